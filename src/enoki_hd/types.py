@@ -1,0 +1,375 @@
+"""Data contracts shared by every stage of the pipeline.
+
+All offsets are half-open ``[start, end)`` Python character offsets into the original,
+unmodified answer string (never into normalized text). Every dataclass round-trips through
+``to_dict`` / ``from_dict`` as plain JSON-safe values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+FactLabel = Literal["supported", "contradicted", "unverifiable"]
+SentenceLabel = Literal["supported", "contradicted", "unverifiable", "unsupported_language"]
+NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
+
+REPORT_SCHEMA_VERSION = "1.0"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A half-open character span ``[start, end)`` into the answer."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.start, int) or not isinstance(self.end, int):
+            raise TypeError(f"Span offsets must be int, got start={self.start!r}, end={self.end!r}")
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(
+                f"Span needs 0 <= start <= end, got start={self.start}, end={self.end}"
+            )
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def text(self, source: str) -> str:
+        """The characters this span covers in ``source``."""
+        return source[self.start : self.end]
+
+    def overlaps(self, other: Span) -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def to_dict(self) -> dict[str, int]:
+        return {"start": self.start, "end": self.end}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | list[int] | tuple[int, int]) -> Span:
+        if isinstance(d, (list, tuple)):
+            return cls(int(d[0]), int(d[1]))
+        return cls(int(d["start"]), int(d["end"]))
+
+
+def _spans_to_list(spans: list[Span]) -> list[dict[str, int]]:
+    return [s.to_dict() for s in spans]
+
+
+def _spans_from_list(items: list[Any] | None) -> list[Span]:
+    return [Span.from_dict(x) for x in (items or [])]
+
+
+@dataclass
+class Fact:
+    """A relational fact (subject, relation, object) anchored to the answer's characters.
+
+    ``parent`` is the id of the coarser fact this one refines (incremental chains are explicit
+    links, never recomputed); ``delta`` holds the spans this fact adds over its parent.
+    ``confidence`` is None for facts whose backend gives no score (LLM extraction).
+    """
+
+    id: str
+    sentence: int
+    subject: str
+    relation: str
+    object: str
+    subject_spans: list[Span] = field(default_factory=list)
+    relation_spans: list[Span] = field(default_factory=list)
+    object_spans: list[Span] = field(default_factory=list)
+    parent: str | None = None
+    delta: list[Span] = field(default_factory=list)
+    confidence: float | None = None
+    source: str = ""
+    negated: bool = False
+    modality: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "sentence": self.sentence,
+            "subject": self.subject,
+            "relation": self.relation,
+            "object": self.object,
+            "subject_spans": _spans_to_list(self.subject_spans),
+            "relation_spans": _spans_to_list(self.relation_spans),
+            "object_spans": _spans_to_list(self.object_spans),
+            "parent": self.parent,
+            "delta": _spans_to_list(self.delta),
+            "confidence": self.confidence,
+            "source": self.source,
+            "negated": self.negated,
+            "modality": self.modality,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Fact:
+        return cls(
+            id=str(d["id"]),
+            sentence=int(d["sentence"]),
+            subject=d["subject"],
+            relation=d["relation"],
+            object=d["object"],
+            subject_spans=_spans_from_list(d.get("subject_spans")),
+            relation_spans=_spans_from_list(d.get("relation_spans")),
+            object_spans=_spans_from_list(d.get("object_spans")),
+            parent=d.get("parent"),
+            delta=_spans_from_list(d.get("delta")),
+            confidence=d.get("confidence"),
+            source=d.get("source", ""),
+            negated=bool(d.get("negated", False)),
+            modality=d.get("modality"),
+        )
+
+
+@dataclass
+class Evidence:
+    """The context passage that decided a verdict: its span in the context and its text."""
+
+    start: int
+    end: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "text": self.text}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Evidence | None:
+        if d is None:
+            return None
+        return cls(int(d["start"]), int(d["end"]), d["text"])
+
+
+@dataclass
+class NLIScores:
+    """Probabilities of (entailment, neutral, contradiction) for one premise/hypothesis pair."""
+
+    entailment: float
+    neutral: float
+    contradiction: float
+
+    @property
+    def hall_prob(self) -> float:
+        """Probability that the hypothesis is not supported: neutral + contradiction."""
+        return self.neutral + self.contradiction
+
+    def label(self) -> str:
+        values = (self.entailment, self.neutral, self.contradiction)
+        return NLI_LABELS[max(range(3), key=values.__getitem__)]
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "entailment": self.entailment,
+            "neutral": self.neutral,
+            "contradiction": self.contradiction,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> NLIScores:
+        return cls(float(d["entailment"]), float(d["neutral"]), float(d["contradiction"]))
+
+
+@dataclass
+class FactVerdict:
+    """The verifier's judgement of one fact.
+
+    ``suppressed`` is True when a coarser parent fact already failed, so this refinement is not
+    blamed for the hallucination. ``decided_by`` names the signal that decided the label
+    (``nli``, ``grounding``, ...).
+    """
+
+    fact: Fact
+    hypothesis: str
+    probs: NLIScores
+    label: FactLabel
+    evidence: Evidence | None = None
+    suppressed: bool = False
+    decided_by: str = "nli"
+
+    @property
+    def hall_prob(self) -> float:
+        return self.probs.hall_prob
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact.to_dict(),
+            "hypothesis": self.hypothesis,
+            "probs": self.probs.to_dict(),
+            "hall_prob": self.hall_prob,
+            "label": self.label,
+            "evidence": self.evidence.to_dict() if self.evidence else None,
+            "suppressed": self.suppressed,
+            "decided_by": self.decided_by,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FactVerdict:
+        return cls(
+            fact=Fact.from_dict(d["fact"]),
+            hypothesis=d["hypothesis"],
+            probs=NLIScores.from_dict(d["probs"]),
+            label=d["label"],
+            evidence=Evidence.from_dict(d.get("evidence")),
+            suppressed=bool(d.get("suppressed", False)),
+            decided_by=d.get("decided_by", "nli"),
+        )
+
+
+@dataclass
+class SentenceVerdict:
+    """Verdict for one answer sentence: its span, a hallucination score in [0, 1] and a label.
+
+    ``method`` says how the score was made: ``sentence-nli`` (the whole sentence checked as one
+    hypothesis), or an aggregation of fact verdicts (``max``, ``mean``, ...).
+    """
+
+    index: int
+    span: Span
+    text: str
+    score: float
+    label: SentenceLabel
+    probs: NLIScores | None = None
+    evidence: Evidence | None = None
+    method: str = "sentence-nli"
+    facts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "span": self.span.to_dict(),
+            "text": self.text,
+            "score": self.score,
+            "label": self.label,
+            "probs": self.probs.to_dict() if self.probs else None,
+            "evidence": self.evidence.to_dict() if self.evidence else None,
+            "method": self.method,
+            "facts": list(self.facts),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SentenceVerdict:
+        return cls(
+            index=int(d["index"]),
+            span=Span.from_dict(d["span"]),
+            text=d["text"],
+            score=float(d["score"]),
+            label=d["label"],
+            probs=NLIScores.from_dict(d["probs"]) if d.get("probs") else None,
+            evidence=Evidence.from_dict(d.get("evidence")),
+            method=d.get("method", "sentence-nli"),
+            facts=list(d.get("facts", [])),
+        )
+
+
+@dataclass
+class HallucinatedSpan:
+    """A merged hallucinated character span (the shape LettuceDetect users know)."""
+
+    start: int
+    end: int
+    text: str
+    score: float
+    facts: list[str] = field(default_factory=list)
+    label: FactLabel = "unverifiable"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "score": self.score,
+            "facts": list(self.facts),
+            "label": self.label,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> HallucinatedSpan:
+        return cls(
+            int(d["start"]),
+            int(d["end"]),
+            d["text"],
+            float(d["score"]),
+            list(d.get("facts", [])),
+            d.get("label", "unverifiable"),
+        )
+
+
+@dataclass
+class Summary:
+    """Answer-level summary.
+
+    ``faithfulness`` = supported / checked units (facts when facts were checked, else
+    sentences); None when nothing could be checked. ``status`` is ``ok``, ``empty_answer``,
+    ``no_context`` or ``no_facts``.
+    """
+
+    status: str
+    faithfulness: float | None
+    counts: dict[str, int]
+    checked: int
+    hallucinated: bool
+    intrinsic: int = 0
+    extrinsic: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "faithfulness": self.faithfulness,
+            "counts": dict(self.counts),
+            "checked": self.checked,
+            "hallucinated": self.hallucinated,
+            "intrinsic": self.intrinsic,
+            "extrinsic": self.extrinsic,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Summary:
+        return cls(
+            status=d["status"],
+            faithfulness=d.get("faithfulness"),
+            counts={k: int(v) for k, v in d.get("counts", {}).items()},
+            checked=int(d.get("checked", 0)),
+            hallucinated=bool(d.get("hallucinated", False)),
+            intrinsic=int(d.get("intrinsic", 0)),
+            extrinsic=int(d.get("extrinsic", 0)),
+        )
+
+
+@dataclass
+class Report:
+    """Everything the detector found for one answer. ``to_dict()`` is stable JSON."""
+
+    answer: str
+    sentences: list[SentenceVerdict]
+    facts: list[FactVerdict]
+    spans: list[HallucinatedSpan]
+    summary: Summary
+    timings: dict[str, float] = field(default_factory=dict)
+    question: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "answer": self.answer,
+            "question": self.question,
+            "summary": self.summary.to_dict(),
+            "sentences": [s.to_dict() for s in self.sentences],
+            "facts": [f.to_dict() for f in self.facts],
+            "spans": [s.to_dict() for s in self.spans],
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            "config": dict(self.config),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Report:
+        return cls(
+            answer=d["answer"],
+            sentences=[SentenceVerdict.from_dict(s) for s in d.get("sentences", [])],
+            facts=[FactVerdict.from_dict(f) for f in d.get("facts", [])],
+            spans=[HallucinatedSpan.from_dict(s) for s in d.get("spans", [])],
+            summary=Summary.from_dict(d["summary"]),
+            timings={k: float(v) for k, v in d.get("timings", {}).items()},
+            question=d.get("question"),
+            config=dict(d.get("config", {})),
+        )
