@@ -1,0 +1,156 @@
+"""ONNX export, dynamic int8 quantization, parity checks and shipping manifests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "config.json",
+)
+
+
+def export_onnx(model_dir: str | Path, onnx_path: str | Path, *, opset: int = 17) -> Path:
+    """Export a sequence-classification model to ONNX with dynamic batch and sequence axes.
+
+    The graph takes the inputs the model's tokenizer produces (``input_ids``,
+    ``attention_mask`` and, for BERT-style models, ``token_type_ids``) and returns ``logits``.
+    """
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    model_dir = Path(model_dir)
+    onnx_path = Path(onnx_path)
+    model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    sample = tokenizer(["a premise"], ["a hypothesis"], return_tensors="pt")
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
+    dynamic = {n: {0: "batch", 1: "sequence"} for n in names}
+    dynamic["logits"] = {0: "batch"}
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = onnx_path.with_name(onnx_path.name + ".tmp")
+    with torch.inference_mode():
+        torch.onnx.export(
+            model,
+            args=(),
+            kwargs={n: sample[n] for n in names},
+            f=str(tmp),
+            input_names=names,
+            output_names=["logits"],
+            dynamic_axes=dynamic,
+            opset_version=opset,
+            dynamo=False,
+        )
+    os.replace(tmp, onnx_path)
+    return onnx_path
+
+
+def quantize_int8(onnx_path: str | Path, out_path: str | Path) -> Path:
+    """Dynamic int8 quantization of the MatMul weights (activations stay float)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out_path = Path(out_path)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    quantize_dynamic(str(onnx_path), str(tmp), weight_type=QuantType.QInt8)
+    os.replace(tmp, out_path)
+    return out_path
+
+
+def parity(reference_probs: np.ndarray, candidate_probs: np.ndarray) -> dict[str, float]:
+    """Label agreement and the largest absolute probability difference between two backends."""
+    if reference_probs.shape != candidate_probs.shape:
+        raise ValueError(
+            f"parity needs equal shapes, got {reference_probs.shape} and {candidate_probs.shape}"
+        )
+    agree = float((reference_probs.argmax(1) == candidate_probs.argmax(1)).mean())
+    return {
+        "label_agreement": round(agree, 5),
+        "max_prob_diff": round(float(np.abs(reference_probs - candidate_probs).max()), 5),
+        "mean_prob_diff": round(float(np.abs(reference_probs - candidate_probs).mean()), 6),
+        "n": int(reference_probs.shape[0]),
+    }
+
+
+def sha256_file(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ship_model(
+    model_dir: str | Path,
+    onnx_file: str | Path,
+    ship_dir: str | Path,
+    *,
+    manifest: dict[str, Any],
+) -> Path:
+    """Copy the ONNX graph, tokenizer and config into ``ship_dir`` with ``manifest.json``
+    (which gets a sha256 per shipped file). The folder is replaced atomically."""
+    model_dir, ship_dir = Path(model_dir), Path(ship_dir)
+    tmp = ship_dir.with_name(ship_dir.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    shutil.copy2(onnx_file, tmp / "model.onnx")
+    for name in TOKENIZER_FILES:
+        if (model_dir / name).exists():
+            shutil.copy2(model_dir / name, tmp / name)
+    files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+    manifest = {**manifest, "files": files}
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    if ship_dir.exists():
+        shutil.rmtree(ship_dir)
+    os.replace(tmp, ship_dir)
+    return ship_dir
+
+
+def onnx_probs(
+    onnx_path: str | Path,
+    tokenizer,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    max_length: int,
+    batch_size: int = 64,
+) -> np.ndarray:
+    """Softmax probabilities from an ONNX graph, in the model's own label order."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    inputs = {i.name for i in session.get_inputs()}
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    out = np.zeros((len(pairs), 0), dtype=np.float32)
+    for start in range(0, len(order), batch_size):
+        idx = order[start : start + batch_size]
+        enc = tokenizer(
+            [pairs[i][0] for i in idx],
+            [pairs[i][1] for i in idx],
+            truncation="only_first",
+            max_length=max_length,
+            padding=True,
+            return_tensors="np",
+        )
+        logits = session.run(
+            ["logits"], {k: v.astype(np.int64) for k, v in enc.items() if k in inputs}
+        )[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        if out.shape[1] == 0:
+            out = np.zeros((len(pairs), probs.shape[1]), dtype=np.float32)
+        out[idx] = probs
+    return out

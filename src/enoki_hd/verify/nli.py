@@ -1,0 +1,529 @@
+"""NLI verifiers: (premise, hypothesis) pairs in, entailment / neutral / contradiction out.
+
+:class:`NLICrossEncoder` runs any ``AutoModelForSequenceClassification`` checkpoint (a local
+directory or a hub id) on one of two backends behind the same interface:
+
+- ``torch``: ``transformers`` + ``torch`` (GPU or CPU);
+- ``onnx``: an ``onnxruntime`` CPU session over ``<dir>/model.onnx``, which needs neither torch
+  nor (when ``tokenizer.json`` and ``config.json`` are there) ``transformers``.
+
+The label order is read from ``config.id2label`` and never assumed. A verifier failure (non-finite
+or misshapen logits, a crashing session) raises :class:`VerifierError`; it is never turned into a
+default probability.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+from tokenizers import Encoding, Tokenizer
+
+from enoki_hd.types import NLIScores
+
+logger = logging.getLogger(__name__)
+
+Backend = Literal["torch", "onnx"]
+
+# The inputs a sequence-classification graph may declare, in the order tokenizers produce them.
+MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+DEFAULT_MAX_LENGTH = 512
+MISSING_MODEL_HINT = (
+    "run `make train-verifier` to build the shipped verifier, or pass a hub id / local path"
+)
+
+_LABEL_ALIASES = {
+    "entailment": "entailment",
+    "entail": "entailment",
+    "entailed": "entailment",
+    "neutral": "neutral",
+    "contradiction": "contradiction",
+    "contradict": "contradiction",
+    "contradicted": "contradiction",
+    "not_entailment": "not_entailment",
+    "non_entailment": "not_entailment",
+}
+
+
+class VerifierError(RuntimeError):
+    """The verifier could not produce valid probabilities (a failure, not a verdict)."""
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Anything that scores (premise, hypothesis) pairs with NLI probabilities."""
+
+    name: str
+    max_length: int
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        """Scores for each ``(premise, hypothesis)`` pair, in input order."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens of ``text`` alone, without special tokens."""
+        ...
+
+
+@dataclass(frozen=True)
+class NLILabelMap:
+    """Where each NLI label sits in the model's output.
+
+    ``contradiction`` is None for a 2-label model (``entailment`` / ``not_entailment``), whose
+    ``not_entailment`` probability is reported as neutral.
+    """
+
+    entailment: int
+    neutral: int
+    contradiction: int | None
+    num_labels: int
+
+    @classmethod
+    def from_id2label(cls, id2label: Mapping[int | str, str]) -> NLILabelMap:
+        """Map ``config.id2label`` names (any case, ``-``/space/``_`` alike) to NLI labels.
+
+        Raises:
+            ValueError: the names are not {entailment, neutral, contradiction} or
+                {entailment, not_entailment}; the message lists the labels found.
+        """
+        found = {int(i): str(name) for i, name in id2label.items()}
+        canonical: dict[str, int] = {}
+        for index, name in found.items():
+            key = _LABEL_ALIASES.get(name.strip().lower().replace("-", "_").replace(" ", "_"))
+            if key is None or key in canonical:
+                canonical = {}
+                break
+            canonical[key] = index
+        if len(found) == 3 and set(canonical) == {"entailment", "neutral", "contradiction"}:
+            return cls(canonical["entailment"], canonical["neutral"], canonical["contradiction"], 3)
+        if len(found) == 2 and set(canonical) == {"entailment", "not_entailment"}:
+            return cls(canonical["entailment"], canonical["not_entailment"], None, 2)
+        raise ValueError(
+            f"cannot map the model's labels {dict(sorted(found.items()))} to NLI labels; "
+            "expected names entailment/neutral/contradiction (or entailment/not_entailment) "
+            "in config.id2label"
+        )
+
+    def scores(self, probs: np.ndarray) -> list[NLIScores]:
+        """``probs: (pairs, num_labels)`` in model order → one :class:`NLIScores` per row."""
+        contradiction = (
+            probs[:, self.contradiction]
+            if self.contradiction is not None
+            else np.zeros(len(probs), dtype=probs.dtype)
+        )
+        return [
+            NLIScores(float(e), float(n), float(c))
+            for e, n, c in zip(
+                probs[:, self.entailment], probs[:, self.neutral], contradiction, strict=True
+            )
+        ]
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits.astype(np.float64)
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def _transformers_available() -> bool:
+    try:
+        return importlib.util.find_spec("transformers") is not None
+    except (ImportError, ValueError):  # a half-imported or deliberately blocked module
+        return False
+
+
+def _looks_like_path(ref: str) -> bool:
+    # Hub ids are "name" or "org/name"; anything else that does not exist is a missing path.
+    return (
+        Path(ref).is_absolute()
+        or ref.startswith((".", "~"))
+        or "\\" in ref
+        or ref.count("/") > 1
+        or ref.endswith("/")
+    )
+
+
+def _resolve_model(model: str | Path) -> tuple[str, Path | None]:
+    """``(reference, local directory)``; the directory is None for a hub id."""
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return str(path), path
+    if path.exists():
+        raise ValueError(f"expected a model directory, got the file {path}")
+    if isinstance(model, Path) or _looks_like_path(str(model)):
+        raise FileNotFoundError(f"NLI verifier not found at {path}: {MISSING_MODEL_HINT}")
+    return str(model), None
+
+
+class _TorchSession:
+    """``AutoModelForSequenceClassification`` in eval mode; torch is imported only here."""
+
+    def __init__(
+        self,
+        ref: str,
+        *,
+        device: str,
+        local_files_only: bool,
+        revision: str | None,
+        trust_remote_code: bool,
+        is_hub_id: bool,
+    ) -> None:
+        import torch
+        from transformers import AutoModelForSequenceClassification
+
+        self._torch = torch
+        try:
+            model = AutoModelForSequenceClassification.from_pretrained(
+                ref,
+                local_files_only=local_files_only,
+                revision=revision,
+                trust_remote_code=trust_remote_code,
+            )
+        except OSError as err:
+            if not is_hub_id:
+                raise
+            raise FileNotFoundError(
+                f"NLI verifier {ref!r} is neither a local directory nor a loadable hub id "
+                f"({err}): {MISSING_MODEL_HINT}"
+            ) from err
+        self.device = torch.device(device)
+        self.model = model.to(self.device).eval()
+        self.id2label = dict(model.config.id2label)
+        accepted = inspect.signature(self.model.forward).parameters
+        self.input_names = tuple(name for name in MODEL_INPUTS if name in accepted)
+
+    def run(self, inputs: dict[str, np.ndarray]) -> np.ndarray:
+        """``inputs: name → (batch, seq)`` → ``logits: (batch, num_labels)`` as float32."""
+        torch = self._torch
+        with torch.inference_mode():
+            tensors = {k: torch.from_numpy(v).to(self.device) for k, v in inputs.items()}
+            logits = self.model(**tensors).logits
+        return logits.float().cpu().numpy()
+
+
+_ONNX_INT_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}
+
+
+class _OnnxSession:
+    """An ``onnxruntime`` CPU session fed only the inputs its graph declares."""
+
+    def __init__(self, path: Path) -> None:
+        import onnxruntime as ort
+
+        self.session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        declared = {i.name: i.type for i in self.session.get_inputs()}
+        unknown = sorted(set(declared) - set(MODEL_INPUTS))
+        if unknown:
+            raise ValueError(
+                f"ONNX graph {path} declares inputs {unknown} that a sequence-classification "
+                f"verifier does not feed (known: {list(MODEL_INPUTS)})"
+            )
+        self.input_names = tuple(name for name in MODEL_INPUTS if name in declared)
+        self._dtypes = {name: _ONNX_INT_TYPES.get(declared[name], np.int64) for name in declared}
+        outputs = [o.name for o in self.session.get_outputs()]
+        self._output = "logits" if "logits" in outputs else outputs[0]
+
+    def run(self, inputs: dict[str, np.ndarray]) -> np.ndarray:
+        """``inputs: name → (batch, seq)`` → ``logits: (batch, num_labels)``."""
+        feed = {name: inputs[name].astype(self._dtypes[name]) for name in self.input_names}
+        return self.session.run([self._output], feed)[0]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+class NLICrossEncoder:
+    """NLI cross-encoder over a sequence-classification checkpoint, on torch or ONNX.
+
+    Pairs are tokenized with ``truncation="only_first"`` (the premise may be cut, the
+    hypothesis never) to ``max_length`` tokens, sorted by length, scored in micro-batches of
+    ``batch_size`` padded to their longest pair, and returned in input order. Scores are kept
+    in a bounded LRU cache keyed by ``(premise, hypothesis)``.
+
+    ``stats`` counts ``pairs`` asked for, ``cache_hits``, ``model_calls`` (forward passes) and
+    ``truncated`` premises — evidence selection should keep the last at zero.
+
+    Args:
+        model: a checkpoint directory or a hub id.
+        backend: ``"torch"``, ``"onnx"`` or ``"auto"`` (onnx when ``<model>/<onnx_file>``
+            exists, else torch).
+        batch_size: pairs per forward pass.
+        max_length: tokens per pair including special tokens; default the tokenizer's
+            ``model_max_length`` capped at 512 (and at the model's position embeddings).
+        device: torch device; the onnx backend runs on ``"cpu"`` only.
+        cache_size: LRU entries; 0 disables the cache.
+        onnx_file: graph file name inside the checkpoint directory.
+        local_files_only, revision, trust_remote_code: passed to ``from_pretrained``.
+
+    Raises:
+        FileNotFoundError: the model path (or its ONNX graph) does not exist.
+        ValueError: labels in ``config.id2label`` cannot be mapped to NLI labels, or the
+            options do not fit together.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        backend: Literal["torch", "onnx", "auto"] = "auto",
+        batch_size: int = 32,
+        max_length: int | None = None,
+        device: str = "cpu",
+        cache_size: int = 4096,
+        onnx_file: str = "model.onnx",
+        local_files_only: bool = False,
+        revision: str | None = None,
+        trust_remote_code: bool = False,
+    ) -> None:
+        if backend not in ("torch", "onnx", "auto"):
+            raise ValueError(f"backend must be 'torch', 'onnx' or 'auto', got {backend!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if cache_size < 0:
+            raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        ref, directory = _resolve_model(model)
+        if backend == "auto":
+            backend = "onnx" if directory and (directory / onnx_file).is_file() else "torch"
+        self.name = ref
+        self.backend: Backend = backend
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.stats = {"pairs": 0, "cache_hits": 0, "model_calls": 0, "truncated": 0}
+        self._cache: OrderedDict[tuple[str, str], tuple[float, float, float]] = OrderedDict()
+        self._warned_truncation = False
+        hub_kw = {
+            "local_files_only": local_files_only,
+            "revision": revision,
+            "trust_remote_code": trust_remote_code,
+        }
+
+        if backend == "torch":
+            self._session: _TorchSession | _OnnxSession = _TorchSession(
+                ref, device=device, is_hub_id=directory is None, **hub_kw
+            )
+            id2label = self._session.id2label
+            config = self._session.model.config.to_dict()
+        else:
+            if directory is None:
+                raise ValueError(
+                    f"the onnx backend needs a local checkpoint directory, got hub id {ref!r}"
+                )
+            if device != "cpu":
+                raise ValueError(f"the onnx backend runs on cpu only, got device={device!r}")
+            graph = directory / onnx_file
+            if not graph.is_file():
+                raise FileNotFoundError(
+                    f"ONNX verifier graph not found at {graph}: {MISSING_MODEL_HINT}"
+                )
+            config = self._onnx_config(directory, hub_kw)
+            id2label = config.get("id2label") or {}
+            self._session = _OnnxSession(graph)
+        self.label_map = NLILabelMap.from_id2label(id2label)
+
+        tokenizer, model_max_length, pad_id = self._load_tokenizer(ref, directory, hub_kw)
+        limit = min(model_max_length or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
+        if config.get("max_position_embeddings"):
+            limit = min(limit, int(config["max_position_embeddings"]))
+        self.max_length = int(max_length) if max_length is not None else limit
+        self.pad_token_id = pad_id
+        # Two copies of the tokenizer: one never truncates (for counting), one truncates pairs.
+        self._counter = Tokenizer.from_str(tokenizer.to_str())
+        self._counter.no_truncation()
+        self._counter.no_padding()
+        self._pair_tokenizer = Tokenizer.from_str(tokenizer.to_str())
+        self._pair_tokenizer.no_padding()
+        self._pair_tokenizer.enable_truncation(self.max_length, strategy="only_first")
+        processor = self._pair_tokenizer.post_processor
+        self.pair_special_tokens = processor.num_special_tokens_to_add(True) if processor else 0
+
+    @staticmethod
+    def _onnx_config(directory: Path, hub_kw: dict[str, Any]) -> dict[str, Any]:
+        if _transformers_available():
+            from transformers import AutoConfig
+
+            return AutoConfig.from_pretrained(directory, **hub_kw).to_dict()
+        config = _read_json(directory / "config.json")
+        if not config:
+            raise FileNotFoundError(f"no config.json in {directory}: {MISSING_MODEL_HINT}")
+        return config
+
+    @staticmethod
+    def _load_tokenizer(
+        ref: str, directory: Path | None, hub_kw: dict[str, Any]
+    ) -> tuple[Tokenizer, int | None, int]:
+        """``(fast tokenizer, model_max_length or None, pad id)``."""
+        if _transformers_available():
+            from transformers import AutoTokenizer
+
+            hf_tokenizer = AutoTokenizer.from_pretrained(ref, **hub_kw)
+            backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+            if backend is None:
+                raise ValueError(
+                    f"the tokenizer of {ref!r} has no fast (tokenizers) backend; "
+                    "save it with a tokenizer.json"
+                )
+            pad_id = hf_tokenizer.pad_token_id
+            return backend, hf_tokenizer.model_max_length, 0 if pad_id is None else pad_id
+        assert directory is not None  # hub ids only reach here through the torch backend
+        tokenizer_file = directory / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise FileNotFoundError(
+                f"no tokenizer.json in {directory}; the onnx backend without transformers "
+                "needs the fast tokenizer file"
+            )
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        settings = _read_json(directory / "tokenizer_config.json")
+        pad_token = settings.get("pad_token")
+        if isinstance(pad_token, dict):
+            pad_token = pad_token.get("content")
+        pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
+        if pad_id is None and tokenizer.padding:
+            pad_id = tokenizer.padding["pad_id"]
+        return tokenizer, settings.get("model_max_length"), pad_id or 0
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` alone (no special tokens, no truncation)."""
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        """:meth:`count_tokens` for many texts at once (tokenized in parallel)."""
+        encodings = self._counter.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encodings]
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        """NLI probabilities for each ``(premise, hypothesis)`` pair, in input order.
+
+        Raises:
+            ValueError: a hypothesis alone does not fit into ``max_length``.
+            VerifierError: the model failed or returned non-finite / misshapen logits.
+        """
+        self.stats["pairs"] += len(pairs)
+        results: list[tuple[float, float, float] | None] = [None] * len(pairs)
+        pending: dict[tuple[str, str], list[int]] = {}
+        for position, (premise, hypothesis) in enumerate(pairs):
+            key = (premise, hypothesis)
+            cached = self._cache_get(key)
+            if cached is not None:
+                self.stats["cache_hits"] += 1
+                results[position] = cached
+            else:
+                pending.setdefault(key, []).append(position)
+        if pending:
+            unique = list(pending)
+            for key, scores in zip(unique, self._score(unique), strict=True):
+                values = (scores.entailment, scores.neutral, scores.contradiction)
+                self._cache_put(key, values)
+                for position in pending[key]:
+                    results[position] = values
+        return [NLIScores(*values) for values in results]  # type: ignore[misc]
+
+    def _cache_get(self, key: tuple[str, str]) -> tuple[float, float, float] | None:
+        values = self._cache.get(key)
+        if values is not None:
+            self._cache.move_to_end(key)
+        return values
+
+    def _cache_put(self, key: tuple[str, str], values: tuple[float, float, float]) -> None:
+        if self.cache_size == 0:
+            return
+        self._cache[key] = values
+        self._cache.move_to_end(key)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def _encode(self, pairs: list[tuple[str, str]]) -> list[Encoding]:
+        try:
+            encodings = self._pair_tokenizer.encode_batch(pairs)
+        except Exception as err:  # tokenizers raises a bare Exception on impossible truncation
+            room = self.max_length - self.pair_special_tokens
+            too_long = [h for _, h in pairs if self.count_tokens(h) >= room]
+            if not too_long:
+                raise
+            raise ValueError(
+                f"hypothesis {too_long[0][:80]!r} has {self.count_tokens(too_long[0])} tokens, "
+                f"leaving no room for a premise within max_length={self.max_length}; "
+                "split the hypothesis"
+            ) from err
+        truncated = sum(1 for e in encodings if e.overflowing)
+        if truncated:
+            self.stats["truncated"] += truncated
+            if not self._warned_truncation:
+                self._warned_truncation = True
+                logger.warning(
+                    "%s: %d premise(s) truncated to fit max_length=%d; evidence selection "
+                    "should pass windows that fit (counted in stats['truncated'])",
+                    self.name,
+                    truncated,
+                    self.max_length,
+                )
+        return encodings
+
+    def _pad(self, encodings: list[Encoding]) -> dict[str, np.ndarray]:
+        """Right-pad to the longest encoding: each input ``(batch, longest)`` int64."""
+        longest = max(len(e.ids) for e in encodings)
+        shape = (len(encodings), longest)
+        inputs = {
+            "input_ids": np.full(shape, self.pad_token_id, dtype=np.int64),
+            "attention_mask": np.zeros(shape, dtype=np.int64),
+            "token_type_ids": np.zeros(shape, dtype=np.int64),
+        }
+        for row, encoding in enumerate(encodings):
+            n = len(encoding.ids)
+            inputs["input_ids"][row, :n] = encoding.ids
+            inputs["attention_mask"][row, :n] = 1
+            inputs["token_type_ids"][row, :n] = encoding.type_ids
+        return {name: inputs[name] for name in self._session.input_names}
+
+    def _score(self, pairs: list[tuple[str, str]]) -> list[NLIScores]:
+        encodings = self._encode(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        probs = np.empty((len(pairs), self.label_map.num_labels), dtype=np.float64)
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            inputs = self._pad([encodings[i] for i in rows])
+            try:
+                logits = self._session.run(inputs)
+            except Exception as err:  # any backend failure is a verifier error, never a score
+                raise VerifierError(
+                    f"{self.backend} verifier {self.name!r} failed on a batch of {len(rows)} "
+                    f"pairs: {err}"
+                ) from err
+            self.stats["model_calls"] += 1
+            self._check_logits(logits, rows, pairs)
+            probs[rows] = _softmax(logits)
+        return self.label_map.scores(probs)
+
+    def _check_logits(
+        self, logits: np.ndarray, rows: list[int], pairs: list[tuple[str, str]]
+    ) -> None:
+        expected = (len(rows), self.label_map.num_labels)
+        if logits.shape != expected:
+            raise VerifierError(
+                f"verifier {self.name!r} returned logits of shape {tuple(logits.shape)}, "
+                f"expected {expected}"
+            )
+        finite = np.isfinite(logits).all(axis=-1)
+        if not finite.all():
+            first = rows[int(np.argmin(finite))]
+            raise VerifierError(
+                f"verifier {self.name!r} returned non-finite logits for "
+                f"{int((~finite).sum())} of {len(rows)} pairs (e.g. hypothesis "
+                f"{pairs[first][1][:80]!r})"
+            )
+
+
+def load_verifier(path_or_id: str | Path, **kwargs: Any) -> NLICrossEncoder:
+    """An :class:`NLICrossEncoder` for a checkpoint directory or hub id (``backend="auto"``)."""
+    return NLICrossEncoder(path_or_id, **kwargs)

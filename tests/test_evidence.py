@@ -1,0 +1,321 @@
+"""Evidence selection and aggregation, with a deterministic word-overlap verifier."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from enoki_hd.text import segment_sentences
+from enoki_hd.types import Evidence, NLIScores, Span
+from enoki_hd.verify.evidence import (
+    EvidenceIndex,
+    EvidenceSelector,
+    aggregate,
+    minilm_embedder,
+    segment_context,
+    split_to_budget,
+)
+from enoki_hd.verify.nli import VerifierError
+
+ENTAILS = NLIScores(0.9, 0.05, 0.05)
+NEUTRAL = NLIScores(0.1, 0.8, 0.1)
+CONTRADICTS = NLIScores(0.05, 0.05, 0.9)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+class WordVerifier:
+    """Contradiction if the premise says "not <w>" for a hypothesis word w; entailment if every
+    hypothesis word is in the premise; else neutral. One token per whitespace-separated word."""
+
+    name = "words"
+
+    def __init__(self, max_length: int = 64) -> None:
+        self.max_length = max_length
+        self.calls: list[list[tuple[str, str]]] = []
+        self.counted: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        self.counted.append(text)
+        return len(text.split())
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        self.calls.append(list(pairs))
+        scores = []
+        for premise, hypothesis in pairs:
+            if any(f"not {w}" in premise.lower() for w in words(hypothesis)):
+                scores.append(CONTRADICTS)
+            elif words(hypothesis) <= words(premise):
+                scores.append(ENTAILS)
+            else:
+                scores.append(NEUTRAL)
+        return scores
+
+
+def window_texts(windows: list[Evidence], context: str) -> list[str]:
+    for w in windows:
+        assert w.text == context[w.start : w.end]
+    return [w.text for w in windows]
+
+
+def test_segment_context_uses_text_segmenter() -> None:
+    context = "Paris is in France. The sky is blue."
+    assert segment_context(context, sentence_backend="regex") == segment_sentences(
+        context, backend="regex"
+    )
+    index = EvidenceIndex(context, sentence_backend="regex")
+    assert index.sentence_texts() == ["Paris is in France.", "The sky is blue."]
+
+
+def test_window_chunks_overlap_by_one_sentence() -> None:
+    context = "Paris is in France. The sky is blue.\n\nCats are not dogs. Rain is wet."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=8)
+    windows = selector.windows(index, "anything", verifier=WordVerifier())
+    assert window_texts(windows, context) == [
+        "Paris is in France. The sky is blue.",
+        "The sky is blue.\n\nCats are not dogs.",
+        "Cats are not dogs. Rain is wet.",
+    ]
+    assert (windows[1].start, windows[1].end) == (20, 56)
+
+
+def test_default_budget_leaves_room_for_hypothesis_and_specials() -> None:
+    verifier = WordVerifier(max_length=20)
+    assert EvidenceSelector().premise_budget(verifier, "three word hypothesis") == 14
+    assert EvidenceSelector(max_premise_tokens=5).premise_budget(verifier, "x") == 5
+    with pytest.raises(ValueError, match="leaving no room for a premise"):
+        EvidenceSelector().premise_budget(verifier, "w " * 17)
+
+
+def test_any_entailing_window_wins_over_a_contradiction() -> None:
+    context = "Cats are dogs. The sky is blue. Cats are not dogs."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    verifier = WordVerifier()
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=4)
+    [decision] = selector.verify(verifier, index, ["cats are dogs"])
+    assert decision.label == "supported"
+    assert decision.evidence == Evidence(0, 14, "Cats are dogs.")
+    assert decision.probs == ENTAILS
+    assert decision.n_windows == 3
+
+
+def test_contradiction_wins_over_neutral() -> None:
+    context = "The sky is blue. Cats are not dogs. Rain is wet."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=4)
+    [decision] = selector.verify(WordVerifier(), index, ["cats are dogs"])
+    assert decision.label == "contradicted"
+    assert decision.evidence == Evidence(17, 35, "Cats are not dogs.")
+    assert decision.probs == CONTRADICTS
+
+
+def test_aggregate_picks_the_deciding_window() -> None:
+    windows = [Evidence(i, i + 1, str(i)) for i in range(4)]
+    weak = NLIScores(0.5, 0.3, 0.2)
+    strong = NLIScores(0.8, 0.1, 0.1)
+    decision = aggregate(windows, [CONTRADICTS, weak, strong, NEUTRAL])
+    assert (decision.label, decision.evidence, decision.probs) == ("supported", windows[2], strong)
+    mild = NLIScores(0.2, 0.3, 0.5)
+    decision = aggregate(windows, [NEUTRAL, mild, CONTRADICTS, NEUTRAL])
+    assert (decision.label, decision.evidence) == ("contradicted", windows[2])
+    least_bad = NLIScores(0.4, 0.5, 0.1)
+    decision = aggregate(windows, [NEUTRAL, least_bad, NLIScores(0.1, 0.5, 0.4), NEUTRAL])
+    assert (decision.label, decision.evidence, decision.probs) == (
+        "unverifiable",
+        windows[1],
+        least_bad,
+    )
+    assert decision.n_windows == 4
+
+
+@pytest.mark.parametrize("context", ["", "  \n\n "])
+def test_empty_context_calls_no_model(context: str) -> None:
+    verifier = WordVerifier()
+    selector = EvidenceSelector()
+    decisions = selector.verify(verifier, EvidenceIndex(context), ["a claim", "another"])
+    assert verifier.calls == []
+    assert selector.stats["pairs"] == 0
+    for decision in decisions:
+        assert decision.label == "unverifiable"
+        assert decision.probs == NLIScores(0.0, 1.0, 0.0)
+        assert decision.evidence is None
+        assert decision.n_windows == 0
+
+
+def test_all_hypotheses_go_in_one_predict_call() -> None:
+    context = "Paris is in France. The sky is blue. Cats are not dogs. Rain is wet."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    verifier = WordVerifier()
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=8)
+    decisions = selector.verify(verifier, index, ["paris is in france", "cats are dogs", "moon"])
+    assert len(verifier.calls) == 1
+    assert len(verifier.calls[0]) == selector.stats["pairs"] == 9
+    assert [d.label for d in decisions] == ["supported", "contradicted", "unverifiable"]
+    assert selector.verify(verifier, index, []) == []
+    assert len(verifier.calls) == 1
+
+
+def test_wrong_number_of_scores_is_a_verifier_error() -> None:
+    class Broken(WordVerifier):
+        def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+            return super().predict(pairs)[:-1]
+
+    index = EvidenceIndex("A b c. D e f.", sentence_backend="regex")
+    with pytest.raises(VerifierError, match="returned 0 scores for 1 pairs"):
+        EvidenceSelector().verify(Broken(), index, ["a"])
+
+
+def long_context(n: int = 300, needle_at: int = 150) -> str:
+    sentences = [f"Filler sentence number {i} talks about topic{i} at length." for i in range(n)]
+    sentences[needle_at] = "The Eiffel Tower stands in Paris."
+    return " ".join(sentences)
+
+
+def test_retrieve_sends_fewer_pairs_than_window_on_a_long_context() -> None:
+    context = long_context()
+    index = EvidenceIndex(context, sentence_backend="regex")
+    hypothesis = "Eiffel Tower stands in Paris"
+    window = EvidenceSelector(strategy="window", max_premise_tokens=60)
+    retrieve = EvidenceSelector(strategy="retrieve", top_k=3, neighbours=1, max_premise_tokens=60)
+    by_window = window.verify(WordVerifier(), index, [hypothesis])[0]
+    by_retrieval = retrieve.verify(WordVerifier(), index, [hypothesis])[0]
+    assert by_window.label == by_retrieval.label == "supported"
+    assert "The Eiffel Tower stands in Paris." in by_retrieval.evidence.text
+    assert retrieve.stats["pairs"] == 1  # only the needle shares a term with the hypothesis
+    assert window.stats["pairs"] > 50
+
+    s = index.sentences
+    [evidence] = retrieve.windows(index, hypothesis, verifier=WordVerifier())
+    assert (evidence.start, evidence.end) == (s[149].start, s[151].end)
+
+
+def test_retrieved_windows_merge_and_fall_back() -> None:
+    context = long_context(n=40, needle_at=20)
+    index = EvidenceIndex(context, sentence_backend="regex")
+    s = index.sentences
+    selector = EvidenceSelector(top_k=3, neighbours=1, max_premise_tokens=100)
+    # topic5, topic6 and topic30 → sentences 4..7 merged, and 29..31.
+    windows = selector.windows(index, "topic5 topic6 topic30", verifier=WordVerifier())
+    assert [(w.start, w.end) for w in windows] == [
+        (s[4].start, s[7].end),
+        (s[29].start, s[31].end),
+    ]
+    # No term in common: the whole context (in budget-sized chunks) is the evidence.
+    windows = selector.windows(index, "zebra", verifier=WordVerifier())
+    assert windows[0].start == s[0].start and windows[-1].end == s[-1].end
+    # A short context is covered whole by the window strategy.
+    short = EvidenceIndex("A b. C d. E f.", sentence_backend="regex")
+    assert window_texts(
+        selector.windows(short, "zebra", verifier=WordVerifier()), short.context
+    ) == ["A b. C d. E f."]
+
+
+def test_token_counts_are_cached_per_context() -> None:
+    index = EvidenceIndex(long_context(n=50), sentence_backend="regex")
+    verifier = WordVerifier()
+    selector = EvidenceSelector(strategy="window")
+    selector.windows(index, "first hypothesis", verifier=verifier)
+    assert len(verifier.counted) == 50 + 1
+    selector.windows(index, "second hypothesis", verifier=verifier)
+    assert verifier.counted[51:] == ["second hypothesis"]
+
+
+def test_long_sentence_is_split_into_pieces_that_cover_it() -> None:
+    long_sentence = " ".join(f"w{i}" for i in range(95)) + "."
+    context = f"Short one. {long_sentence} Short two."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=10)
+    windows = selector.windows(index, "x", verifier=WordVerifier())
+    pieces = [w for w in windows if w.start >= 11 and w.end <= 11 + len(long_sentence)]
+    assert [len(p.text.split()) for p in pieces] == [10] * 9 + [5]
+    assert pieces[0].start == 11 and pieces[-1].end == 11 + len(long_sentence)
+    for left, right in zip(pieces, pieces[1:], strict=False):
+        assert context[left.end : right.start] == " "
+    assert windows[0].text == "Short one." and windows[-1].text == "Short two."
+
+
+def test_split_to_budget_cuts_an_oversized_word_into_characters() -> None:
+    text = "ab " + "x" * 25 + " cd"
+    units = [m.span() for m in re.finditer(r"\S+", text)]
+    pieces = split_to_budget(text, units, 10, lambda t: (len(t) + 3) // 4)  # 4 chars per token
+    assert [text[a:b] for a, b in pieces] == ["ab", "x" * 25, "cd"]
+    pieces = split_to_budget(text, units, 3, lambda t: (len(t) + 3) // 4)
+    assert [text[a:b] for a, b in pieces] == ["ab", "x" * 12, "x" * 12, "x", "cd"]
+
+
+class KeywordEmbedder:
+    """Deterministic fake encoder: one dimension per topic, found by keyword."""
+
+    topics = (("cat", "kitten", "feline"), ("rain", "storm", "weather"), ("car", "engine"))
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        return np.array(
+            [[float(bool(words(t) & set(topic))) for topic in self.topics] + [0.1] for t in texts]
+        )
+
+
+def test_dense_fusion_finds_paraphrases_bm25_misses() -> None:
+    context = "My car has an engine. A storm is coming. The cat sleeps. Roads are long. Sun."
+    embedder = KeywordEmbedder()
+    index = EvidenceIndex(context, sentence_backend="regex", embed=embedder)
+    verifier = WordVerifier()
+    for fusion in ("minmax", "rrf"):
+        selector = EvidenceSelector(top_k=1, neighbours=0, dense_weight=0.8, fusion=fusion)
+        assert window_texts(selector.windows(index, "a kitten", verifier=verifier), context) == [
+            "The cat sleeps."
+        ]
+    assert embedder.calls == 1 + 2  # sentences once, then one call per query
+    with pytest.raises(ValueError, match="embed="):
+        EvidenceSelector(top_k=1, neighbours=0, dense_weight=0.5).windows(
+            EvidenceIndex(context, sentence_backend="regex"), "a kitten", verifier=verifier
+        )
+
+
+def test_windows_fit_a_real_verifier_without_truncation(tiny_nli_dir: Path) -> None:
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    verifier = NLICrossEncoder(tiny_nli_dir, backend="onnx", max_length=32)
+    context = " ".join(
+        f"Sentence {i} mentions the unbelievably interesting number {i * 7}." for i in range(12)
+    )
+    index = EvidenceIndex(context, sentence_backend="regex")
+    for strategy in ("window", "retrieve"):
+        selector = EvidenceSelector(strategy=strategy, top_k=1, neighbours=1)
+        decisions = selector.verify(verifier, index, ["The number 21 is mentioned."])
+        assert decisions[0].n_windows >= 1
+    assert verifier.stats["truncated"] == 0
+
+
+def test_selector_rejects_bad_options() -> None:
+    with pytest.raises(ValueError, match="strategy"):
+        EvidenceSelector(strategy="bm25")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="top_k"):
+        EvidenceSelector(top_k=0)
+    with pytest.raises(ValueError, match="dense_weight"):
+        EvidenceSelector(dense_weight=1.5)
+
+
+def test_index_keeps_offsets_into_the_context() -> None:
+    context = "  Lead.  Next one.  "
+    index = EvidenceIndex(context, sentences=[Span(9, 18), Span(2, 7), Span(0, 1)])
+    assert index.sentences == [Span(2, 7), Span(9, 18)]  # sorted, blank span dropped
+
+
+@pytest.mark.slow
+def test_minilm_embedder_ranks_the_paraphrase_first() -> None:
+    embed = minilm_embedder()
+    vectors = embed(["A kitten is sleeping.", "The stock market fell.", "A young cat naps."])
+    assert vectors.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]

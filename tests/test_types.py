@@ -1,0 +1,219 @@
+"""JSON round trips of every data contract in enoki_hd.types, and Span validation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from enoki_hd.types import (
+    REPORT_SCHEMA_VERSION,
+    Evidence,
+    Fact,
+    FactVerdict,
+    HallucinatedSpan,
+    NLIScores,
+    Report,
+    SentenceVerdict,
+    Span,
+    Summary,
+)
+
+
+def json_round_trip(obj: Any) -> Any:
+    """``obj.to_dict()`` through real JSON text and back with ``from_dict``."""
+    return type(obj).from_dict(json.loads(json.dumps(obj.to_dict())))
+
+
+def make_fact(**overrides: Any) -> Fact:
+    values: dict[str, Any] = {
+        "id": "f2",
+        "sentence": 3,
+        "subject": "The Eiffel Tower",
+        "relation": "was completed in",
+        "object": "1889",
+        "subject_spans": [Span(0, 16)],
+        "relation_spans": [Span(17, 20), Span(21, 30)],
+        "object_spans": [Span(34, 38)],
+        "parent": "f1",
+        "delta": [Span(34, 38)],
+        "confidence": 0.875,
+        "source": "rules:svo",
+        "negated": True,
+        "modality": "possible",
+    }
+    values.update(overrides)
+    return Fact(**values)
+
+
+def make_fact_verdict() -> FactVerdict:
+    return FactVerdict(
+        fact=make_fact(),
+        hypothesis="The Eiffel Tower was completed in 1889.",
+        probs=NLIScores(entailment=0.125, neutral=0.25, contradiction=0.625),
+        label="contradicted",
+        evidence=Evidence(start=10, end=52, text="The tower was finished in 1887."),
+        suppressed=True,
+        decided_by="grounding",
+    )
+
+
+def make_sentence_verdict() -> SentenceVerdict:
+    return SentenceVerdict(
+        index=2,
+        span=Span(40, 81),
+        text="It was completed in 1889 by Gustave Eiffel.",
+        score=0.75,
+        label="unverifiable",
+        probs=NLIScores(0.1, 0.75, 0.15),
+        evidence=Evidence(0, 12, "Some context"),
+        method="max",
+        facts=["f1", "f2"],
+    )
+
+
+def make_summary() -> Summary:
+    return Summary(
+        status="ok",
+        faithfulness=0.5,
+        counts={"supported": 1, "contradicted": 1, "unverifiable": 0},
+        checked=2,
+        hallucinated=True,
+        intrinsic=1,
+        extrinsic=2,
+    )
+
+
+def make_report() -> Report:
+    return Report(
+        answer="The Eiffel Tower is in Paris. It was completed in 1889.",
+        sentences=[make_sentence_verdict()],
+        facts=[make_fact_verdict()],
+        spans=[
+            HallucinatedSpan(
+                start=50, end=54, text="1889", score=0.625, facts=["f2"], label="contradicted"
+            )
+        ],
+        summary=make_summary(),
+        timings={"segment": 0.001234, "verify": 1.5},
+        question="When was the Eiffel Tower completed?",
+        config={"extractor": "rules", "threshold": 0.5, "windows": [1, 2]},
+    )
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        Span(3, 9),
+        Span(4, 4),
+        make_fact(),
+        make_fact(parent=None, confidence=None, modality=None, delta=[], subject_spans=[]),
+        Evidence(start=5, end=17, text="Paris is big."),
+        NLIScores(entailment=0.7, neutral=0.2, contradiction=0.1),
+        make_fact_verdict(),
+        FactVerdict(
+            fact=make_fact(),
+            hypothesis="h",
+            probs=NLIScores(0.9, 0.05, 0.05),
+            label="supported",
+        ),
+        make_sentence_verdict(),
+        SentenceVerdict(index=0, span=Span(0, 5), text="Hello", score=0.0, label="supported"),
+        HallucinatedSpan(
+            start=1, end=8, text="1889 by", score=0.9, facts=["f3"], label="contradicted"
+        ),
+        make_summary(),
+        Summary(status="no_facts", faithfulness=None, counts={}, checked=0, hallucinated=False),
+        make_report(),
+    ],
+    ids=lambda obj: type(obj).__name__,
+)
+def test_json_round_trip_is_lossless(obj: Any) -> None:
+    assert json_round_trip(obj) == obj
+
+
+def test_every_dataclass_is_covered_by_a_round_trip() -> None:
+    import dataclasses
+
+    import enoki_hd.types as types_module
+
+    dataclass_names = {
+        name
+        for name, value in vars(types_module).items()
+        if isinstance(value, type) and dataclasses.is_dataclass(value)
+    }
+    assert dataclass_names == {
+        "Span",
+        "Fact",
+        "Evidence",
+        "NLIScores",
+        "FactVerdict",
+        "SentenceVerdict",
+        "HallucinatedSpan",
+        "Summary",
+        "Report",
+    }
+
+
+def test_report_to_dict_has_schema_version_and_derived_fields() -> None:
+    d = make_report().to_dict()
+    assert d["schema_version"] == REPORT_SCHEMA_VERSION
+    assert d["facts"][0]["hall_prob"] == pytest.approx(0.875)
+    assert d["spans"][0] == {
+        "start": 50,
+        "end": 54,
+        "text": "1889",
+        "score": 0.625,
+        "facts": ["f2"],
+        "label": "contradicted",
+    }
+    assert json.loads(json.dumps(d)) == d
+
+
+def test_report_timings_are_rounded_to_microseconds() -> None:
+    report = make_report()
+    report.timings = {"verify": 0.123456789}
+    assert report.to_dict()["timings"] == {"verify": 0.123457}
+
+
+def test_span_from_dict_accepts_pairs() -> None:
+    assert Span.from_dict([2, 5]) == Span(2, 5)
+    assert Span.from_dict((2, 5)) == Span(2, 5)
+    assert Span.from_dict({"start": 2, "end": 5}) == Span(2, 5)
+
+
+def test_span_helpers() -> None:
+    text = "Paris is big."
+    span = Span(0, 5)
+    assert len(span) == 5
+    assert span.text(text) == "Paris"
+    assert span.overlaps(Span(4, 8))
+    assert not span.overlaps(Span(5, 8))  # half-open: touching is not overlapping
+    assert sorted([Span(3, 4), Span(0, 9), Span(0, 2)]) == [Span(0, 2), Span(0, 9), Span(3, 4)]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "error", "message"),
+    [
+        (-1, 3, ValueError, "0 <= start <= end"),
+        (5, 4, ValueError, "0 <= start <= end"),
+        (1.0, 3, TypeError, "must be int"),
+        (1, "3", TypeError, "must be int"),
+        (None, 3, TypeError, "must be int"),
+    ],
+)
+def test_span_validation(start: Any, end: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        Span(start, end)
+
+
+def test_nli_scores_label_and_hall_prob() -> None:
+    scores = NLIScores(entailment=0.2, neutral=0.3, contradiction=0.5)
+    assert scores.label() == "contradiction"
+    assert scores.hall_prob == pytest.approx(0.8)
+    assert NLIScores(0.6, 0.3, 0.1).label() == "entailment"
+
+
+def test_evidence_from_none_is_none() -> None:
+    assert Evidence.from_dict(None) is None
