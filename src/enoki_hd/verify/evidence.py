@@ -8,7 +8,10 @@ judgements of all windows into one :class:`EvidenceDecision`:
 - ``window``: the whole context in sentence-aligned chunks that fit the verifier together with
   the hypothesis, consecutive chunks overlapping by one sentence;
 - ``retrieve``: the ``top_k`` sentences by BM25 (optionally fused with dense cosine), each
-  widened by ``neighbours`` sentences on both sides, overlapping windows merged.
+  widened by ``neighbours`` sentences on both sides, overlapping or adjacent windows merged.
+  Sentences sharing nothing with the hypothesis (score 0) are not evidence; when no sentence
+  scores above 0, or the context is no longer than the windows would cover anyway, the
+  hypothesis is judged against the whole context as in ``window``.
 
 Windows are never truncated: a window (or a single sentence) longer than the token budget is cut
 into pieces that fit, on word boundaries. Every offset here is a half-open ``[start, end)``
@@ -276,7 +279,10 @@ class EvidenceSelector:
     fusion: Literal["minmax", "rrf"] = "minmax"
     max_premise_tokens: int | None = None
     stats: dict[str, int] = field(
-        default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0}
+        default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
+        init=False,
+        repr=False,
+        compare=False,
     )
 
     def __post_init__(self) -> None:
@@ -314,7 +320,11 @@ class EvidenceSelector:
     def windows(
         self, index: EvidenceIndex, hypothesis: str, *, verifier: Verifier
     ) -> list[Evidence]:
-        """Premise windows for ``hypothesis``, in context order (offsets into the context)."""
+        """Premise windows for ``hypothesis``, in context order (offsets into the context).
+
+        ``verifier`` supplies the token counts and, unless ``max_premise_tokens`` is set, the
+        budget (``max_length`` minus the hypothesis and the pair's special tokens).
+        """
         if index.is_empty:
             return []
         budget = self.premise_budget(verifier, hypothesis)

@@ -1,0 +1,65 @@
+# enoki-hd — `make help` lists the targets.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+SHARED ?= ../shared
+export ENOKI_SHARED_DIR ?= $(abspath $(SHARED))
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export WANDB_MODE ?= offline
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+BENCH ?= psiloqa_en50
+EXAMPLE := src/enoki_hd/examples
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all clean
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch first, pinned: the local CPU build, not a multi-GB CUDA build
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[train,eval,dev]"
+	touch $@
+
+install: $(VENV)/.installed ## create .venv and install the package with its extras (offline-capable)
+
+demo: install ## detect hallucinations in the bundled example on the shipped default models
+	$(VENV)/bin/enoki detect --context $(EXAMPLE)/suede_context.txt --answer $(EXAMPLE)/suede_answer.txt \
+		--question "$$(cat $(EXAMPLE)/suede_question.txt)" --format md
+
+test: install ## the fast test suite (well under 20 min on 2 cores)
+	$(VENV)/bin/pytest -q
+
+test-full: install ## every test, slow ones included
+	$(VENV)/bin/pytest -q -m "slow or not slow"
+
+lint: install ## ruff lint and format check
+	$(VENV)/bin/ruff check src scripts tests
+	$(VENV)/bin/ruff format --check src scripts tests
+
+format: install ## apply ruff fixes and formatting
+	$(VENV)/bin/ruff check --fix src scripts tests
+	$(VENV)/bin/ruff format src scripts tests
+
+train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 70 min on 2 cores)
+	$(PY) scripts/train_verifier.py $(ARGS)
+
+export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
+	$(PY) scripts/export.py $(ARGS)
+
+bench: install ## speed and memory numbers → bench/results.json
+	$(PY) scripts/bench.py $(ARGS)
+
+eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50
+	$(PY) scripts/eval.py benchmark=$(BENCH) $(ARGS)
+
+eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
+	$(PY) scripts/eval_all.py $(ARGS)
+
+clean: ## remove outputs and caches (not the shipped checkpoints)
+	rm -rf outputs .cache .pytest_cache .ruff_cache

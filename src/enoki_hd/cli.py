@@ -1,0 +1,131 @@
+"""``enoki`` command line: detect, version (and the project's make targets' entry points)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from enoki_hd import __version__
+
+logger = logging.getLogger(__name__)
+
+DETECT_EXAMPLES = """\
+examples:
+  enoki detect --context context.txt --answer answer.txt
+  echo "Paris is the capital of Germany." | enoki detect --context context.txt --answer -
+  enoki detect --context ctx.txt --answer ans.txt --question "What is the capital?" --format md
+  enoki detect --context ctx.txt --answer ans.txt --format json --stable --out report.json
+
+exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error
+"""
+
+
+class UsageError(Exception):
+    """A bad command-line argument: reported with exit code 2."""
+
+
+def _read_text(argument: str, value: str, *, stdin_used: list[str]) -> str:
+    if value == "-":
+        if stdin_used:
+            raise UsageError(
+                f"argument {argument}: standard input is already used by {stdin_used[0]}; "
+                "give a file for one of them"
+            )
+        stdin_used.append(argument)
+        return sys.stdin.read()
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"argument {argument}: file not found: {value}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise UsageError(f"argument {argument}: {value} is not UTF-8 text ({err.reason})") from err
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="enoki",
+        description="Find the parts of an LLM answer that the reference context does not support.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    detect = commands.add_parser(
+        "detect",
+        help="check an answer against its context",
+        description="Check every sentence of an answer against the reference context.",
+        epilog=DETECT_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    detect.add_argument("--context", required=True, metavar="FILE|-", help="reference context")
+    detect.add_argument("--answer", required=True, metavar="FILE|-", help="the LLM answer")
+    detect.add_argument("--question", default=None, help="the question the answer replies to")
+    detect.add_argument("--format", choices=("json", "md", "html"), default="json")
+    detect.add_argument("--out", default=None, metavar="FILE", help="write here, not stdout")
+    detect.add_argument("--verifier", default=None, metavar="PATH|HUB_ID",
+                        help="NLI verifier (default: the shipped checkpoints/verifier-minilm)")
+    detect.add_argument("--evidence", choices=("retrieve", "window"), default="retrieve",
+                        help="evidence selection strategy (default: retrieve)")
+    detect.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
+    detect.add_argument("--threshold", type=float, default=0.5,
+                        help="hallucination score at which a sentence is flagged (default 0.5)")
+    detect.add_argument("--stable", action="store_true",
+                        help="leave timings out of JSON so that outputs can be diffed")
+
+    commands.add_parser("version", help="print the version")
+    return parser
+
+
+def _run_detect(args: argparse.Namespace) -> int:
+    from enoki_hd.detector import Detector
+    from enoki_hd.report import render
+    from enoki_hd.verify.evidence import EvidenceSelector
+
+    if args.top_k < 1:
+        raise UsageError(f"argument --top-k: must be >= 1, got {args.top_k}")
+    if not 0.0 <= args.threshold <= 1.0:
+        raise UsageError(f"argument --threshold: must be in [0, 1], got {args.threshold}")
+    stdin_used: list[str] = []
+    context = _read_text("--context", args.context, stdin_used=stdin_used)
+    answer = _read_text("--answer", args.answer, stdin_used=stdin_used)
+    detector = Detector(
+        args.verifier,
+        selector=EvidenceSelector(strategy=args.evidence, top_k=args.top_k),
+        threshold=args.threshold,
+    )
+    report = detector.detect(answer=answer, context=context, question=args.question)
+    kwargs = {"stable": args.stable} if args.format == "json" else {}
+    text = render(report, args.format, **kwargs)
+    if args.out:
+        Path(args.out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        if args.command == "version":
+            print(f"enoki-hd {__version__}")
+            return 0
+        if args.command == "detect":
+            return _run_detect(args)
+    except UsageError as err:
+        parser.exit(2, f"enoki {args.command}: error: {err}\n")
+    except FileNotFoundError as err:
+        parser.exit(2, f"enoki {args.command}: error: {err}\n")
+    parser.error(f"unknown command {args.command!r}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from fakes import FailingVerifier, LexicalVerifier
+
+from enoki_hd.detector import Detector, load_default_verifier
+from enoki_hd.types import Report
+from enoki_hd.verify.nli import VerifierError
+
+CONTEXT = (
+    "Suede are an English rock band formed in London in 1989. "
+    "Their debut album won the Mercury Music Prize in 1993. "
+    "The band disbanded in 2003."
+)
+ANSWER = "Suede is a rock band formed in London. It was formed in Manchester. The band was not formed in London."
+
+
+@pytest.fixture
+def detector() -> Detector:
+    return Detector(LexicalVerifier(), sentence_backend="regex")
+
+
+def test_sentence_verdicts_offsets_labels_and_evidence(detector: Detector) -> None:
+    report = detector.detect(answer=ANSWER, context=CONTEXT)
+    assert [(s.span.start, s.span.end) for s in report.sentences] == [(0, 38), (39, 67), (68, 102)]
+    assert [s.text for s in report.sentences] == [ANSWER[0:38], ANSWER[39:67], ANSWER[68:102]]
+    assert [s.label for s in report.sentences] == ["supported", "unverifiable", "contradicted"]
+    assert [s.score for s in report.sentences] == [pytest.approx(0.1), pytest.approx(0.9), pytest.approx(0.95)]
+    first = report.sentences[0].evidence
+    assert first is not None and CONTEXT[first.start : first.end] == first.text
+    assert "formed in London in 1989" in first.text
+    summary = report.summary
+    assert summary.status == "ok"
+    assert summary.counts == {"supported": 1, "contradicted": 1, "unverifiable": 1}
+    assert summary.faithfulness == pytest.approx(1 / 3, abs=1e-6)
+    assert (summary.intrinsic, summary.extrinsic, summary.hallucinated) == (1, 1, True)
+    assert report.facts == [] and report.spans == []
+    assert set(report.timings) >= {"segment", "index", "verify", "total"}
+
+
+def test_report_json_round_trip(detector: Detector) -> None:
+    report = detector.detect(answer=ANSWER, context=CONTEXT, question="What is Suede?")
+    data = json.loads(json.dumps(report.to_dict()))
+    assert Report.from_dict(data).to_dict() == report.to_dict()
+    assert data["question"] == "What is Suede?"
+
+
+def test_empty_answer_makes_no_model_call() -> None:
+    verifier = LexicalVerifier()
+    report = Detector(verifier, sentence_backend="regex").detect(answer="  \n\t", context=CONTEXT)
+    assert report.summary.status == "empty_answer"
+    assert report.sentences == [] and report.summary.faithfulness is None
+    assert verifier.calls == []
+
+
+def test_empty_context_is_unverifiable_not_supported() -> None:
+    verifier = LexicalVerifier()
+    report = Detector(verifier, sentence_backend="regex").detect(answer=ANSWER, context="   ")
+    assert report.summary.status == "no_context"
+    assert [s.label for s in report.sentences] == ["unverifiable"] * 3
+    assert report.summary.faithfulness == 0.0
+    assert verifier.calls == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name", "got"),
+    [
+        ({"answer": None, "context": CONTEXT}, "answer", "NoneType"),
+        ({"answer": b"bytes", "context": CONTEXT}, "answer", "bytes"),
+        ({"answer": ANSWER, "context": 3}, "context", "int"),
+        ({"answer": ANSWER, "context": CONTEXT, "question": b"q"}, "question", "bytes"),
+    ],
+)
+def test_non_str_input_raises_type_error_naming_argument(detector, kwargs, name, got) -> None:
+    with pytest.raises(TypeError, match=rf"^{name} must be str.*got {got}"):
+        detector.detect(**kwargs)
+
+
+def test_verifier_failure_is_an_error_not_a_hallucination() -> None:
+    with pytest.raises(VerifierError, match="NaN"):
+        Detector(FailingVerifier(), sentence_backend="regex").detect(answer=ANSWER, context=CONTEXT)
+
+
+def test_missing_checkpoint_names_path_and_make_target(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    with pytest.raises(FileNotFoundError) as err:
+        load_default_verifier(missing)
+    assert str(missing) in str(err.value) and "make train-verifier" in str(err.value)
+
+
+def test_one_megabyte_context_is_fully_indexed_without_truncation(detector: Detector) -> None:
+    filler = " ".join(f"Item {i} is stored in warehouse {i % 97}." for i in range(40_000))
+    middle = filler.index(". ", 500_000) + 1  # a sentence boundary past the middle
+    context = filler[:middle] + " The capital of Freedonia is Sylvania." + filler[middle:]
+    assert len(context) > 1_000_000
+    tracemalloc.start()
+    report = detector.detect(answer="The capital of Freedonia is Sylvania.", context=context)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert report.sentences[0].label == "supported"
+    evidence = report.sentences[0].evidence
+    assert evidence is not None and "Freedonia is Sylvania" in evidence.text
+    target = context.index("The capital of Freedonia")
+    assert target > 500_000  # past the middle of the context: nothing was cut off
+    assert evidence.start <= target < evidence.end
+    assert peak < 1_500 * 2**20
+
+
+def test_detect_batch_keeps_order_and_validates(detector: Detector) -> None:
+    reports = detector.detect_batch(
+        [{"answer": "Suede is a rock band.", "context": CONTEXT}, {"answer": "", "context": CONTEXT}],
+        progress=False,
+    )
+    assert [r.summary.status for r in reports] == ["ok", "empty_answer"]
+    with pytest.raises(KeyError, match=r"examples\[0\] lacks context"):
+        detector.detect_batch([{"answer": "x"}], progress=False)
+    with pytest.raises(TypeError, match=r"examples\[0\] must be a mapping"):
+        detector.detect_batch(["x"], progress=False)
+
+
+def test_retrieve_sends_fewer_pairs_than_window_on_long_context() -> None:
+    context = " ".join(f"Fact number {i} concerns topic {i}." for i in range(200)) + " Suede formed in London."
+    pairs = {}
+    for strategy in ("retrieve", "window"):
+        from enoki_hd.verify.evidence import EvidenceSelector
+
+        verifier = LexicalVerifier()
+        verifier.max_length = 64
+        det = Detector(verifier, selector=EvidenceSelector(strategy=strategy), sentence_backend="regex")
+        report = det.detect(answer="Suede formed in London.", context=context)
+        assert report.sentences[0].label == "supported"
+        pairs[strategy] = sum(len(c) for c in verifier.calls)
+    assert pairs["retrieve"] * 5 <= pairs["window"]
