@@ -1,0 +1,187 @@
+"""Speed and memory numbers for this machine → ``bench/results.json``.
+
+    python scripts/bench.py                    # everything, on the shipped verifier
+    python scripts/bench.py nli.pairs=256      # fewer pairs
+
+Numbers are medians over repeats measured in one run (these machines are noisy); compare
+ratios within one file, not absolute values across files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+logger = logging.getLogger(__name__)
+
+
+def _median_rate(run, n_items: int, repeats: int) -> dict[str, float]:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    median = statistics.median(times)
+    return {"median_seconds": round(median, 4), "items_per_second": round(n_items / median, 2)}
+
+
+def bench_nli(cfg: DictConfig, verifier_dir: Path, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """Pairs per second at the configured batch size: torch fp32 vs the shipped ONNX int8.
+
+    The shipped checkpoint holds only the ONNX graph, so the torch fp32 number is measured on
+    the same architecture (the MiniLM backbone with a 3-way head) — the compute is identical.
+    """
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from enoki_hd.train.verifier import resolve_backbone
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    results: dict[str, Any] = {"pairs": len(pairs), "batch_size": int(cfg.nli.batch_size)}
+    torch_dir = Path(cfg.nli.torch_model) if cfg.nli.torch_model else None
+    if torch_dir is None or not torch_dir.exists():
+        torch_dir = Path(cfg.paths.root_dir) / ".cache" / "bench_torch_fp32"
+        if not (torch_dir / "config.json").exists():
+            model = AutoModelForSequenceClassification.from_pretrained(
+                resolve_backbone("minilm"), num_labels=3,
+                id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+            )
+            model.save_pretrained(torch_dir)
+            from transformers import AutoTokenizer
+
+            AutoTokenizer.from_pretrained(resolve_backbone("minilm")).save_pretrained(torch_dir)
+    results["torch_threads"] = torch.get_num_threads()
+    for name, model_dir, backend in (
+        ("torch_fp32", torch_dir, "torch"),
+        ("onnx_int8", verifier_dir, "onnx"),
+    ):
+        verifier = NLICrossEncoder(
+            model_dir, backend=backend, batch_size=int(cfg.nli.batch_size), cache_size=0,
+            max_length=int(cfg.nli.max_length),
+        )
+        verifier.predict(pairs[: int(cfg.nli.batch_size)])  # warm-up
+        results[name] = _median_rate(lambda v=verifier: v.predict(pairs), len(pairs), int(cfg.repeats))
+    results["onnx_int8_speedup"] = round(
+        results["onnx_int8"]["items_per_second"] / results["torch_fp32"]["items_per_second"], 2
+    )
+    return results
+
+
+def bench_evidence(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
+    """Sentence-level detection on PsiloQA with ``retrieve`` vs ``window`` evidence selection:
+    NLI pairs sent and wall time, and their ratios."""
+    from enoki_hd.detector import Detector
+    from enoki_hd.eval.datasets import load_benchmark
+    from enoki_hd.verify.evidence import EvidenceSelector
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    benchmark = load_benchmark(cfg.evidence.benchmark, cfg.paths.shared_dir)
+    examples = benchmark.examples[: cfg.evidence.limit] if cfg.evidence.limit else benchmark.examples
+    out: dict[str, Any] = {"benchmark": benchmark.name, "examples": len(examples)}
+    for strategy in ("retrieve", "window"):
+        verifier = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0, max_length=int(cfg.nli.max_length))
+        selector = EvidenceSelector(strategy=strategy)
+        detector = Detector(verifier, selector=selector)
+        per_example = []
+        started = time.perf_counter()
+        for example in examples:
+            t = time.perf_counter()
+            detector.detect(answer=example.answer, context=example.context, question=example.question)
+            per_example.append(time.perf_counter() - t)
+        out[strategy] = {
+            "nli_pairs": selector.stats["pairs"],
+            "seconds_total": round(time.perf_counter() - started, 3),
+            "median_seconds_per_example": round(statistics.median(per_example), 4),
+            "truncated_premises": verifier.stats["truncated"],
+        }
+    out["pairs_ratio_window_over_retrieve"] = round(
+        out["window"]["nli_pairs"] / max(out["retrieve"]["nli_pairs"], 1), 2
+    )
+    out["time_ratio_window_over_retrieve"] = round(
+        out["window"]["seconds_total"] / max(out["retrieve"]["seconds_total"], 1e-9), 2
+    )
+    return out
+
+
+MEMORY_PROBE = """
+import json, resource, sys
+from enoki_hd.detector import Detector
+from enoki_hd.eval.datasets import load_benchmark
+bench = load_benchmark(sys.argv[1], sys.argv[2])
+example = max(bench.examples, key=lambda e: len(e.context))
+Detector().detect(answer=example.answer, context=example.context, question=example.question)
+print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "context_chars": len(example.context)}))
+"""
+
+
+def bench_memory(cfg: DictConfig) -> dict[str, Any]:
+    """Peak resident memory of a fresh process that loads the default Detector and checks the
+    example with the longest context."""
+    result = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE, cfg.memory.benchmark, str(cfg.paths.shared_dir)],
+        capture_output=True, text=True, check=True, env={**os.environ},
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def sample_pairs(cfg: DictConfig) -> list[tuple[str, str]]:
+    from enoki_hd.train.nli_data import load_pairs
+
+    pairs = load_pairs(
+        Path(cfg.paths.shared_dir) / "data/snli/test.jsonl.gz", source="snli_test", limit=int(cfg.nli.pairs)
+    )
+    return [(p.premise, p.hypothesis) for p in pairs]
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    from enoki_hd.detector import default_verifier_path
+
+    verifier_dir = Path(cfg.verifier_dir) if cfg.verifier_dir else default_verifier_path()
+    results: dict[str, Any] = {
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+        },
+        "verifier": str(verifier_dir),
+        "onnx_size_mb": round((verifier_dir / "model.onnx").stat().st_size / 2**20, 2),
+    }
+    sections = list(cfg.sections)
+    if "nli" in sections:
+        results["nli"] = bench_nli(cfg, verifier_dir, sample_pairs(cfg))
+    if "evidence" in sections:
+        results["evidence"] = bench_evidence(cfg, verifier_dir)
+    if "memory" in sections:
+        results["memory"] = bench_memory(cfg)
+    results["config"] = OmegaConf.to_container(cfg, resolve=True)
+    out = Path(cfg.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, out)
+    logger.info("wrote %s", out)
+    return results, {}
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="bench")
+def main(cfg: DictConfig) -> None:
+    results, _ = run(cfg)
+    sys.stdout.write(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    sys.stdout.write(f"max RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from enoki_hd import __version__
+from enoki_hd.cli import main
+
+
+def run_cli(args: list[str], capsys, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    try:
+        code = main(args)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    context = tmp_path / "context.txt"
+    answer = tmp_path / "answer.txt"
+    context.write_text("Suede formed in London in 1989. The band split in 2003.", encoding="utf-8")
+    answer.write_text("Suede formed in London. It split in 1998.", encoding="utf-8")
+    return context, answer
+
+
+def test_version(capsys) -> None:
+    assert run_cli(["version"], capsys) == (0, f"enoki-hd {__version__}\n", "")
+
+
+def test_help_lists_examples(capsys) -> None:
+    code, out, _ = run_cli(["detect", "--help"], capsys)
+    assert code == 0
+    assert "enoki detect --context context.txt --answer answer.txt" in out
+    assert "exit codes" in out
+
+
+def test_missing_file_is_usage_error_naming_argument(files, capsys) -> None:
+    context, _ = files
+    code, out, err = run_cli(["detect", "--context", str(context), "--answer", "nope.txt"], capsys)
+    assert code == 2 and out == ""
+    assert err == "enoki detect: error: argument --answer: file not found: nope.txt\n"
+
+
+def test_both_from_stdin_is_usage_error(capsys, monkeypatch) -> None:
+    code, _, err = run_cli(["detect", "--context", "-", "--answer", "-"], capsys, "x", monkeypatch)
+    assert code == 2
+    assert "argument --answer: standard input is already used by --context" in err
+
+
+def test_bad_format_and_threshold(files, capsys) -> None:
+    context, answer = files
+    code, _, err = run_cli(
+        ["detect", "--context", str(context), "--answer", str(answer), "--format", "pdf"], capsys
+    )
+    assert code == 2 and "argument --format: invalid choice: 'pdf'" in err
+    code, _, err = run_cli(
+        ["detect", "--context", str(context), "--answer", str(answer), "--threshold", "2"], capsys
+    )
+    assert code == 2 and "argument --threshold: must be in [0, 1], got 2.0" in err
+
+
+def test_missing_verifier_names_path_and_fix(files, capsys, tmp_path: Path) -> None:
+    context, answer = files
+    missing = tmp_path / "no-such-verifier"
+    code, _, err = run_cli(
+        ["detect", "--context", str(context), "--answer", str(answer), "--verifier", str(missing)],
+        capsys,
+    )
+    assert code == 2
+    assert str(missing) in err and "make train-verifier" in err
+
+
+def test_detect_json_with_a_model_path(files, capsys, tiny_nli_dir: Path, tmp_path: Path) -> None:
+    context, answer = files
+    out_file = tmp_path / "report.json"
+    code, out, _ = run_cli(
+        ["detect", "--context", str(context), "--answer", str(answer), "--verifier", str(tiny_nli_dir),
+         "--stable", "--out", str(out_file)],
+        capsys,
+    )
+    assert code == 0 and out == ""
+    report = json.loads(out_file.read_text(encoding="utf-8"))
+    assert [s["text"] for s in report["sentences"]] == ["Suede formed in London.", "It split in 1998."]
+    assert [(s["span"]["start"], s["span"]["end"]) for s in report["sentences"]] == [(0, 23), (24, 41)]
+    assert "timings" not in report
+    assert report["summary"]["checked"] == 2
