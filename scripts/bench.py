@@ -55,7 +55,8 @@ def bench_nli(cfg: DictConfig, verifier_dir: Path, pairs: list[tuple[str, str]])
         torch_dir = Path(cfg.paths.root_dir) / ".cache" / "bench_torch_fp32"
         if not (torch_dir / "config.json").exists():
             model = AutoModelForSequenceClassification.from_pretrained(
-                resolve_backbone("minilm"), num_labels=3,
+                resolve_backbone("minilm"),
+                num_labels=3,
                 id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
             )
             model.save_pretrained(torch_dir)
@@ -68,11 +69,16 @@ def bench_nli(cfg: DictConfig, verifier_dir: Path, pairs: list[tuple[str, str]])
         ("onnx_int8", verifier_dir, "onnx"),
     ):
         verifier = NLICrossEncoder(
-            model_dir, backend=backend, batch_size=int(cfg.nli.batch_size), cache_size=0,
+            model_dir,
+            backend=backend,
+            batch_size=int(cfg.nli.batch_size),
+            cache_size=0,
             max_length=int(cfg.nli.max_length),
         )
         verifier.predict(pairs[: int(cfg.nli.batch_size)])  # warm-up
-        results[name] = _median_rate(lambda v=verifier: v.predict(pairs), len(pairs), int(cfg.repeats))
+        results[name] = _median_rate(
+            lambda v=verifier: v.predict(pairs), len(pairs), int(cfg.repeats)
+        )
     results["onnx_int8_speedup"] = round(
         results["onnx_int8"]["items_per_second"] / results["torch_fp32"]["items_per_second"], 2
     )
@@ -88,17 +94,23 @@ def bench_evidence(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     from enoki_hd.verify.nli import NLICrossEncoder
 
     benchmark = load_benchmark(cfg.evidence.benchmark, cfg.paths.shared_dir)
-    examples = benchmark.examples[: cfg.evidence.limit] if cfg.evidence.limit else benchmark.examples
+    examples = (
+        benchmark.examples[: cfg.evidence.limit] if cfg.evidence.limit else benchmark.examples
+    )
     out: dict[str, Any] = {"benchmark": benchmark.name, "examples": len(examples)}
     for strategy in ("retrieve", "window"):
-        verifier = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0, max_length=int(cfg.nli.max_length))
+        verifier = NLICrossEncoder(
+            verifier_dir, backend="onnx", cache_size=0, max_length=int(cfg.nli.max_length)
+        )
         selector = EvidenceSelector(strategy=strategy)
         detector = Detector(verifier, selector=selector)
         per_example = []
         started = time.perf_counter()
         for example in examples:
             t = time.perf_counter()
-            detector.detect(answer=example.answer, context=example.context, question=example.question)
+            detector.detect(
+                answer=example.answer, context=example.context, question=example.question
+            )
             per_example.append(time.perf_counter() - t)
         out[strategy] = {
             "nli_pairs": selector.stats["pairs"],
@@ -132,7 +144,10 @@ def bench_memory(cfg: DictConfig) -> dict[str, Any]:
     example with the longest context."""
     result = subprocess.run(
         [sys.executable, "-c", MEMORY_PROBE, cfg.memory.benchmark, str(cfg.paths.shared_dir)],
-        capture_output=True, text=True, check=True, env={**os.environ},
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -141,7 +156,9 @@ def sample_pairs(cfg: DictConfig) -> list[tuple[str, str]]:
     from enoki_hd.train.nli_data import load_pairs
 
     pairs = load_pairs(
-        Path(cfg.paths.shared_dir) / "data/snli/test.jsonl.gz", source="snli_test", limit=int(cfg.nli.pairs)
+        Path(cfg.paths.shared_dir) / "data/snli/test.jsonl.gz",
+        source="snli_test",
+        limit=int(cfg.nli.pairs),
     )
     return [(p.premise, p.hypothesis) for p in pairs]
 
@@ -180,7 +197,9 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 def main(cfg: DictConfig) -> None:
     results, _ = run(cfg)
     sys.stdout.write(json.dumps(results, indent=2, sort_keys=True) + "\n")
-    sys.stdout.write(f"max RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB\n")
+    sys.stdout.write(
+        f"max RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB\n"
+    )
 
 
 if __name__ == "__main__":

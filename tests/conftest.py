@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -59,5 +60,20 @@ def tiny_nli_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             },
             opset_version=17,
             dynamo=False,
+        )
+    return directory
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared data folder: ``$ENOKI_SHARED_DIR``, else ``../shared`` next to the repo.
+
+    Tests that read real benchmark rows are skipped when the folder is absent.
+    """
+    default = Path(__file__).resolve().parents[1].parent / "shared"
+    directory = Path(os.environ.get("ENOKI_SHARED_DIR") or default)
+    if not directory.is_dir():
+        pytest.skip(
+            f"shared data folder {directory} not found; set ENOKI_SHARED_DIR to run these tests"
         )
     return directory

@@ -10,7 +10,9 @@ from enoki_hd import __version__
 from enoki_hd.cli import main
 
 
-def run_cli(args: list[str], capsys, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+def run_cli(
+    args: list[str], capsys, stdin: str | None = None, monkeypatch=None
+) -> tuple[int, str, str]:
     if stdin is not None:
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
     try:
@@ -81,13 +83,29 @@ def test_detect_json_with_a_model_path(files, capsys, tiny_nli_dir: Path, tmp_pa
     context, answer = files
     out_file = tmp_path / "report.json"
     code, out, _ = run_cli(
-        ["detect", "--context", str(context), "--answer", str(answer), "--verifier", str(tiny_nli_dir),
-         "--stable", "--out", str(out_file)],
+        [
+            "detect",
+            "--context",
+            str(context),
+            "--answer",
+            str(answer),
+            "--verifier",
+            str(tiny_nli_dir),
+            "--stable",
+            "--out",
+            str(out_file),
+        ],
         capsys,
     )
     assert code == 0 and out == ""
     report = json.loads(out_file.read_text(encoding="utf-8"))
-    assert [s["text"] for s in report["sentences"]] == ["Suede formed in London.", "It split in 1998."]
-    assert [(s["span"]["start"], s["span"]["end"]) for s in report["sentences"]] == [(0, 23), (24, 41)]
+    assert [s["text"] for s in report["sentences"]] == [
+        "Suede formed in London.",
+        "It split in 1998.",
+    ]
+    assert [(s["span"]["start"], s["span"]["end"]) for s in report["sentences"]] == [
+        (0, 23),
+        (24, 41),
+    ]
     assert "timings" not in report
     assert report["summary"]["checked"] == 2

@@ -29,7 +29,11 @@ def test_sentence_verdicts_offsets_labels_and_evidence(detector: Detector) -> No
     assert [(s.span.start, s.span.end) for s in report.sentences] == [(0, 38), (39, 67), (68, 102)]
     assert [s.text for s in report.sentences] == [ANSWER[0:38], ANSWER[39:67], ANSWER[68:102]]
     assert [s.label for s in report.sentences] == ["supported", "unverifiable", "contradicted"]
-    assert [s.score for s in report.sentences] == [pytest.approx(0.1), pytest.approx(0.9), pytest.approx(0.95)]
+    assert [s.score for s in report.sentences] == [
+        pytest.approx(0.1),
+        pytest.approx(0.9),
+        pytest.approx(0.95),
+    ]
     first = report.sentences[0].evidence
     assert first is not None and CONTEXT[first.start : first.end] == first.text
     assert "formed in London in 1989" in first.text
@@ -112,7 +116,10 @@ def test_one_megabyte_context_is_fully_indexed_without_truncation(detector: Dete
 
 def test_detect_batch_keeps_order_and_validates(detector: Detector) -> None:
     reports = detector.detect_batch(
-        [{"answer": "Suede is a rock band.", "context": CONTEXT}, {"answer": "", "context": CONTEXT}],
+        [
+            {"answer": "Suede is a rock band.", "context": CONTEXT},
+            {"answer": "", "context": CONTEXT},
+        ],
         progress=False,
     )
     assert [r.summary.status for r in reports] == ["ok", "empty_answer"]
@@ -123,14 +130,19 @@ def test_detect_batch_keeps_order_and_validates(detector: Detector) -> None:
 
 
 def test_retrieve_sends_fewer_pairs_than_window_on_long_context() -> None:
-    context = " ".join(f"Fact number {i} concerns topic {i}." for i in range(200)) + " Suede formed in London."
+    context = (
+        " ".join(f"Fact number {i} concerns topic {i}." for i in range(200))
+        + " Suede formed in London."
+    )
     pairs = {}
     for strategy in ("retrieve", "window"):
         from enoki_hd.verify.evidence import EvidenceSelector
 
         verifier = LexicalVerifier()
         verifier.max_length = 64
-        det = Detector(verifier, selector=EvidenceSelector(strategy=strategy), sentence_backend="regex")
+        det = Detector(
+            verifier, selector=EvidenceSelector(strategy=strategy), sentence_backend="regex"
+        )
         report = det.detect(answer="Suede formed in London.", context=context)
         assert report.sentences[0].label == "supported"
         pairs[strategy] = sum(len(c) for c in verifier.calls)

@@ -63,7 +63,11 @@ def _require_str(name: str, value: object, *, optional: bool = False) -> None:
         expected = "str or None" if optional else "str"
         raise TypeError(
             f"{name} must be {expected}, got {type(value).__name__}"
-            + (" (decode bytes first, e.g. value.decode('utf-8'))" if isinstance(value, bytes) else "")
+            + (
+                " (decode bytes first, e.g. value.decode('utf-8'))"
+                if isinstance(value, bytes)
+                else ""
+            )
         )
 
 
@@ -111,9 +115,9 @@ class Detector:
     def from_config(cls, cfg: Mapping[str, Any]) -> Detector:
         """Build from a plain mapping (a resolved Hydra ``detector`` node)::
 
-            {"verifier": {"path": null, "backend": "auto", "max_length": 256, "batch_size": 32},
-             "evidence": {"strategy": "retrieve", "top_k": 3, "neighbours": 1},
-             "sentence_backend": "spacy", "context_backend": "regex", "threshold": 0.5}
+        {"verifier": {"path": null, "backend": "auto", "max_length": 256, "batch_size": 32},
+         "evidence": {"strategy": "retrieve", "top_k": 3, "neighbours": 1},
+         "sentence_backend": "spacy", "context_backend": "regex", "threshold": 0.5}
         """
         verifier_cfg = dict(cfg.get("verifier") or {})
         path = verifier_cfg.pop("path", None)
@@ -256,7 +260,9 @@ class Detector:
 
 
 def _rounded(probs: NLIScores) -> NLIScores:
-    return NLIScores(round(probs.entailment, 6), round(probs.neutral, 6), round(probs.contradiction, 6))
+    return NLIScores(
+        round(probs.entailment, 6), round(probs.neutral, 6), round(probs.contradiction, 6)
+    )
 
 
 def summarize_sentences(sentences: list[SentenceVerdict], *, no_context: bool) -> Summary:

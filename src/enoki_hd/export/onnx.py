@@ -6,7 +6,10 @@ import hashlib
 import json
 import logging
 import os
+import platform
 import shutil
+import subprocess
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +46,9 @@ def export_onnx(model_dir: str | Path, onnx_path: str | Path, *, opset: int = 17
     dynamic["logits"] = {0: "batch"}
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = onnx_path.with_name(onnx_path.name + ".tmp")
-    with torch.inference_mode():
+    # The tracer warns about control flow that is constant for an encoder-only classifier.
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(
             model,
             args=(),
@@ -154,3 +159,80 @@ def onnx_probs(
             out = np.zeros((len(pairs), probs.shape[1]), dtype=np.float32)
         out[idx] = probs
     return out
+
+
+def git_commit() -> str | None:
+    """The repository's HEAD commit, or None outside a git checkout."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def export_and_ship(
+    model_dir: str | Path,
+    ship_dir: str | Path,
+    *,
+    work_dir: str | Path,
+    parity_pairs: Sequence,
+    metrics: dict[str, Any],
+    data_sources: dict[str, Any],
+    config: dict[str, Any],
+    opset: int = 17,
+    quantize: str | None = "int8",
+) -> Path:
+    """Export a trained NLI model to ONNX (int8 by default), measure torch-vs-ONNX parity on
+    ``parity_pairs`` (``NLIPair`` objects), and ship graph + tokenizer + manifest.
+
+    ``metrics`` gains ``onnx_parity``, ``<set>_accuracy_onnx`` and ``onnx_size_mb``.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from enoki_hd.train.verifier import accuracy, predict_probs
+
+    model_dir, work_dir = Path(model_dir), Path(work_dir)
+    graph = export_onnx(model_dir, work_dir / "model.fp32.onnx", opset=opset)
+    if quantize == "int8":
+        graph = quantize_int8(graph, work_dir / "model.int8.onnx")
+    elif quantize not in (None, "none"):
+        raise ValueError(f"export.quantize must be 'int8' or null, got {quantize!r}")
+    max_length = int(config["model"]["max_length"])
+    if parity_pairs:
+        model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        reference = predict_probs(
+            model, tokenizer, list(parity_pairs), max_length=max_length, batch_size=64, device="cpu"
+        )
+        candidate = onnx_probs(
+            graph,
+            tokenizer,
+            [(p.premise, p.hypothesis) for p in parity_pairs],
+            max_length=max_length,
+        )
+        metrics["onnx_parity"] = parity(reference, candidate)
+        metrics[f"{parity_pairs[0].source}_accuracy_onnx"] = round(
+            accuracy(list(parity_pairs), candidate), 4
+        )
+    metrics["onnx_size_mb"] = round(graph.stat().st_size / 2**20, 2)
+    logger.info("metrics: %s", metrics)
+    manifest = {
+        "name": Path(ship_dir).name,
+        "kind": "nli-cross-encoder",
+        "labels": ["entailment", "neutral", "contradiction"],
+        "backbone": config["model"]["backbone"],
+        "max_length": max_length,
+        "quantization": quantize,
+        "data": data_sources,
+        "config": config,
+        "metrics": metrics,
+        "git_commit": git_commit(),
+        "python": platform.python_version(),
+        "reproduce": "make train-verifier",
+        "licence": "weights derived from all-MiniLM-L6-v2 (Apache-2.0), fine-tuned on SNLI "
+        "(CC BY-SA 4.0) and the other NLI sets listed under data (see their licences)",
+    }
+    shipped = ship_model(model_dir, graph, ship_dir, manifest=manifest)
+    logger.info("shipped %s", shipped)
+    return shipped

