@@ -96,7 +96,7 @@ def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir
     with initialize(version_base="1.3", config_path="../configs"):
         cfg = compose(config_name="train_verifier", overrides=overrides)
     cfg.paths.output_dir = str(tmp_path / "run")
-    metrics, objects = train_verifier.run(cfg)
+    metrics, _ = train_verifier.run(cfg)
     assert metrics["steps"] == 4 and metrics["train_pairs"] == 96
     assert {"snli_test_accuracy", "rte_dev_accuracy", "onnx_parity", "onnx_size_mb"} <= set(metrics)
     assert metrics["onnx_parity"]["n"] == 32
