@@ -1,0 +1,44 @@
+"""Smoke test of `make bench` on a tiny random model (the numbers themselves are not asserted)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from hydra import compose, initialize
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Path) -> None:
+    import bench
+
+    out = tmp_path / "results.json"
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="bench",
+            overrides=[
+                "sections=[nli,evidence]",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                f"verifier_dir={tiny_nli_dir}",
+                f"nli.torch_model={tiny_nli_dir}",
+                "nli.pairs=16",
+                "nli.batch_size=8",
+                "repeats=1",
+                "evidence.limit=3",
+                f"output={out}",
+            ],
+        )
+    results, _ = bench.run(cfg)
+    saved = json.loads(out.read_text())
+    assert saved["nli"]["pairs"] == 16
+    assert set(saved["nli"]) >= {"torch_fp32", "onnx_int8", "onnx_int8_speedup"}
+    assert saved["evidence"]["examples"] == 3
+    assert (
+        saved["evidence"]["window"]["nli_pairs"] >= saved["evidence"]["retrieve"]["nli_pairs"] > 0
+    )
+    assert results["onnx_size_mb"] == saved["onnx_size_mb"]
