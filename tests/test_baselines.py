@@ -3,12 +3,15 @@ from __future__ import annotations
 import pytest
 
 from enoki_hd.eval.baselines import (
-    absent_fraction,
+    LexicalAbsent,
+    MarkAll,
+    MarkNone,
+    lexical_absence,
     lexical_absent_spans,
+    make_prediction,
     mark_all_spans,
     mark_none_spans,
     normalize_word,
-    spans_to_dicts,
 )
 from enoki_hd.types import Span
 
@@ -69,12 +72,18 @@ def test_whole_words_only() -> None:
 def test_empty_and_stop_word_answers() -> None:
     assert lexical_absent_spans("", CONTEXT, sentence_backend="regex") == []
     assert lexical_absent_spans("It was there.", "", sentence_backend="regex") == []
-    assert absent_fraction("It was there.", "") == 0.0
+    assert lexical_absence("It was there.", "", sentence_backend="regex").score == 0.0
 
 
-def test_absent_fraction() -> None:
-    # content words: suede formed lyon 2004 -> lyon and 2004 absent
-    assert absent_fraction("Suede formed in Lyon in 2004.", CONTEXT) == 0.5
+def test_sentence_scores_are_shares_of_absent_content_words() -> None:
+    # content words: (suede formed lyon 2004) (band split) -> lyon and 2004 absent
+    answer = "Suede formed in Lyon in 2004. The band split."
+    found = lexical_absence(answer, CONTEXT, sentence_backend="regex")
+    assert found.sentences == [Span(0, 29), Span(30, 45)]
+    assert found.sentence_scores == [0.5, 0.0]
+    assert found.sentence_flags == [True, False]
+    assert found.score == pytest.approx(2 / 6)
+    assert texts(answer, found.spans) == ["Lyon", "2004"]
 
 
 def test_mark_all_strips_and_mark_none() -> None:
@@ -84,10 +93,50 @@ def test_mark_all_strips_and_mark_none() -> None:
     assert mark_none_spans(answer) == []
 
 
-def test_spans_to_dicts_and_normalize() -> None:
-    answer = "Hello world."
-    assert spans_to_dicts(answer, [Span(6, 11)], 0.5) == [
-        {"start": 6, "end": 11, "text": "world", "score": 0.5}
-    ]
+def test_normalize_word() -> None:
     assert normalize_word("Einstein’s") == "einstein"
     assert normalize_word("1,900") == "1900"
+    assert normalize_word("3.5") == "3.5"
+
+
+ANSWER = "Suede formed in Lyon. The band split."
+
+
+def test_lexical_absent_prediction_record() -> None:
+    record = LexicalAbsent(sentence_backend="regex").predict(answer=ANSWER, context=CONTEXT)
+    assert record == {
+        "status": "ok",
+        "level": "word",
+        "hallucinated": True,
+        "score": 1 / 3,
+        "spans": [{"start": 16, "end": 20, "text": "Lyon", "score": 1.0}],
+        "sentences": [
+            {"index": 0, "start": 0, "end": 21, "score": 1 / 3, "label": "unverifiable"},
+            {"index": 1, "start": 22, "end": 37, "score": 0.0, "label": "supported"},
+        ],
+        "facts": [],
+    }
+    assert list(record) == ["status", "level", "hallucinated", "score", "spans", "sentences", "facts"]
+
+
+def test_mark_all_and_mark_none_records() -> None:
+    everything = MarkAll(sentence_backend="regex").predict(answer=ANSWER + "\n", context="")
+    assert everything["spans"] == [{"start": 0, "end": 37, "text": ANSWER, "score": 1.0}]
+    assert [s["label"] for s in everything["sentences"]] == ["unverifiable", "unverifiable"]
+    assert everything["score"] == 1.0 and everything["hallucinated"] is True
+    nothing = MarkNone(sentence_backend="regex").predict(answer=ANSWER, context="")
+    assert nothing["spans"] == [] and nothing["hallucinated"] is False
+    assert [s["score"] for s in nothing["sentences"]] == [0.0, 0.0]
+    blank = MarkAll(sentence_backend="regex").predict(answer="  ", context="")
+    assert blank["spans"] == [] and blank["sentences"] == [] and blank["score"] == 0.0
+
+
+def test_prediction_score_falls_back_to_facts_then_spans() -> None:
+    facts = [
+        {"id": "f1", "hall_prob": 0.9, "suppressed": True},
+        {"id": "f2", "hall_prob": 0.4, "suppressed": False},
+    ]
+    record = make_prediction("a b", level="fact", spans=[(Span(2, 3), 0.7)], sentences=[], facts=facts)
+    assert record["score"] == 0.4
+    record = make_prediction("a b", level="fact", spans=[(Span(2, 3), 0.7)], sentences=[])
+    assert record["score"] == 0.7 and record["spans"][0]["text"] == "b"

@@ -173,9 +173,11 @@ class NLIScores:
 class FactVerdict:
     """The verifier's judgement of one fact.
 
-    ``suppressed`` is True when a coarser parent fact already failed, so this refinement is not
-    blamed for the hallucination. ``decided_by`` names the signal that decided the label
-    (``nli``, ``grounding``, ...).
+    ``hall_prob`` is the verifier's neutral + contradiction; ``score`` is the final
+    hallucination score after the signals are combined (equal to ``hall_prob`` when NLI alone
+    decides). ``suppressed`` is True when a coarser parent fact already failed, so this
+    refinement is not blamed for the hallucination. ``decided_by`` names the signal that decided
+    the label (``nli``, ``grounding``, ...).
     """
 
     fact: Fact
@@ -185,6 +187,11 @@ class FactVerdict:
     evidence: Evidence | None = None
     suppressed: bool = False
     decided_by: str = "nli"
+    score: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.score is None:
+            self.score = self.probs.hall_prob
 
     @property
     def hall_prob(self) -> float:
@@ -196,6 +203,7 @@ class FactVerdict:
             "hypothesis": self.hypothesis,
             "probs": self.probs.to_dict(),
             "hall_prob": self.hall_prob,
+            "score": self.score,
             "label": self.label,
             "evidence": self.evidence.to_dict() if self.evidence else None,
             "suppressed": self.suppressed,
@@ -212,6 +220,7 @@ class FactVerdict:
             evidence=Evidence.from_dict(d.get("evidence")),
             suppressed=bool(d.get("suppressed", False)),
             decided_by=d.get("decided_by", "nli"),
+            score=d.get("score"),
         )
 
 

@@ -1,0 +1,94 @@
+"""Small predicates over spaCy tokens shared by the rule families.
+
+Token indices used by the rules extractor are indices into one sentence's spaCy ``Doc``; they
+become half-open character spans into the original answer only when facts are shaped
+(:mod:`enoki_hd.extract.rules.candidates`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+ARTICLES = frozenset({"a", "an", "the"})
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that", "whose"})
+NOUN_LIKE_POS = frozenset({"NOUN", "PROPN", "PRON", "NUM", "X"})
+# Dependents of a clause's verb that belong to the relation phrase.
+RELATION_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
+# A relative pronoun is an argument only through its antecedent; a clause that cannot be
+# walked up to one within this many heads is malformed.
+_MAX_CLIMB = 32
+
+
+def is_content(token: Token) -> bool:
+    """A token that can carry meaning: not whitespace and holding a letter or digit."""
+    return not token.is_space and any(c.isalnum() for c in token.text)
+
+
+def is_dropped_article(token: Token) -> bool:
+    """``a`` / ``an`` / ``the`` as a determiner, left out of fact text.
+
+    Articles glued to a hyphen (``state-of-the-art``) stay: they are part of a word.
+    """
+    return token.dep_ == "det" and token.lower_ in ARTICLES and bool(token.whitespace_)
+
+
+def is_noun_like(token: Token) -> bool:
+    return token.pos_ in NOUN_LIKE_POS
+
+
+def is_copula(token: Token) -> bool:
+    """``be`` heading its clause (``Bath is in Somerset``), not as an auxiliary."""
+    return token.lemma_.lower() == "be" and token.dep_ not in ("aux", "auxpass")
+
+
+def relative_clause_of(token: Token) -> Token | None:
+    """The ``relcl`` verb whose clause contains ``token`` (nearest), or None."""
+    current = token
+    for _ in range(_MAX_CLIMB):
+        if current.dep_ == "relcl":
+            return current
+        if current.head is current:
+            return None
+        current = current.head
+    return None
+
+
+def is_relative_pronoun(token: Token) -> bool:
+    return token.tag_ in ("WDT", "WP", "WP$") or (
+        token.lower_ in RELATIVE_PRONOUNS and relative_clause_of(token) is not None
+    )
+
+
+def resolve_argument(token: Token) -> Token | None:
+    """The token that stands for an argument: a relative pronoun is replaced by its antecedent.
+
+    Returns None for a relative pronoun outside any relative clause (nothing to resolve to).
+    """
+    if not is_relative_pronoun(token):
+        return token
+    clause = relative_clause_of(token)
+    return None if clause is None else clause.head
+
+
+def entity_of(noun: Token) -> Token:
+    """The entity a noun phrase describes: an appositive or predicate nominal climbs to it.
+
+    ``Suede, an English band formed in Bath`` and ``Suede is a band formed in Bath`` both make
+    ``Suede`` the one that was formed, not ``band``.
+    """
+    current = noun
+    for _ in range(_MAX_CLIMB):
+        if current.dep_ == "appos" and current.head is not current:
+            current = current.head
+        elif current.dep_ == "attr" and is_copula(current.head):
+            subject = next((c for c in current.head.children if c.dep_ in SUBJECT_DEPS), None)
+            if subject is None or subject.dep_ == "expl":
+                return current
+            return resolve_argument(subject) or current
+        else:
+            return current
+    return current
