@@ -92,3 +92,20 @@ def entity_of(noun: Token) -> Token:
         else:
             return current
     return current
+
+
+def conjuncts(token: Token) -> list[Token]:
+    """``token`` and the nominal conjuncts coordinated with it, in text order.
+
+    ``fever, cough and toxins`` gives the three heads; verbs coordinated with a verb are
+    clauses, not conjuncts, and are left out.
+    """
+    found: list[Token] = []
+    stack = [token]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(
+            c for c in current.children if c.dep_ == "conj" and c.pos_ not in ("VERB", "AUX")
+        )
+    return sorted(found, key=lambda t: t.i)

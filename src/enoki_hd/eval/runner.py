@@ -1,0 +1,1187 @@
+"""The evaluation runner: one benchmark, several methods, every metric that applies.
+
+:func:`run_eval` loads the benchmark ``cfg.benchmark.name`` from the shared data folder, runs
+each method of ``cfg.methods`` over its examples and writes to ``cfg.paths.output_dir``
+(``outputs/eval/<benchmark>/<run_name>/`` by default):
+
+- ``metrics.json``: metrics per method, the resolved config, the git commit, the manifests of
+  the models used and timings;
+- ``predictions.jsonl``: one line per example and method (in benchmark order, then method
+  order): predicted spans with scores, sentence and fact verdicts; no timings, so two runs of
+  the same config give the same bytes;
+- ``report.md``: one table per metric family, one row per method;
+- ``thresholds.png``: metric against threshold for the methods whose scores vary.
+
+Methods: ``detector`` (the configured pipeline; its spans are ``report.spans`` when it
+produces spans below sentence level, else the flagged sentences), ``sentence_nli`` (the
+decomposition-free sentence-level detector on the same verifier) and the baselines of
+:mod:`enoki_hd.eval.baselines` (``lexical_absent``, ``mark_all``, ``mark_none``).
+
+Metric families, chosen by the gold labels the examples carry:
+
+- span (``gold_spans``): span coverage F1 micro / macro at δ = 0…5 characters, character
+  P / R / F1, mean character IoU, example-level P / R / F1, and Spearman correlation with
+  ``soft_labels`` where present; with several references (PsiloQA annotators) the same
+  metrics against each reference and their mean;
+- sentence / claim (``sentence_labels`` / ``claim_labels``): macro-F1 at the detector
+  threshold, ROC-AUC, PR-AUC and the best threshold on this set; for WiCE-style claims
+  (supported / partially_supported / not_supported) also 3-way accuracy;
+- entity (``entity_labels``): pooled and per-sample AUROC / AUPRC.
+
+Verifier-backed predictions are cached under ``<paths.cache_dir>/eval/`` (one JSON file per
+example and method, keyed by the sha256 of method, model, method config and the example's
+answer / context / question, written atomically as each example finishes), so a rerun with
+the same config reuses them and an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from tqdm.auto import tqdm
+
+from enoki_hd import __version__
+from enoki_hd.eval import metrics as M
+from enoki_hd.eval.baselines import BASELINES, make_prediction, sentence_row
+from enoki_hd.eval.datasets import Benchmark, EvalExample, load_benchmark
+from enoki_hd.types import Report, Span
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_METHODS",
+    "DetectorMethod",
+    "PredictionCache",
+    "compose_eval_config",
+    "evaluate",
+    "prediction_from_report",
+    "run_eval",
+    "run_eval_all",
+]
+
+DEFAULT_METHODS = ("detector", "sentence_nli", "lexical_absent", "mark_all", "mark_none")
+# Bump when the prediction record or a cached method's behaviour changes.
+CACHE_VERSION = 1
+SWEEP_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(21))
+WICE_LABELS = ("supported", "partially_supported", "not_supported")
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+class Method(Protocol):
+    """Anything the runner can evaluate."""
+
+    name: str
+    uses_verifier: bool
+
+    def config(self) -> dict[str, Any]: ...
+
+    def predict(
+        self, *, answer: str, context: str, question: str | None = None
+    ) -> dict[str, Any]: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Small I/O helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder + ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _json(value: Any, **kwargs: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, **kwargs)
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _git_state(root: Path) -> dict[str, Any]:
+    """Commit of the working tree at ``root`` and whether it has uncommitted changes."""
+
+    def git(*args: str) -> str | None:
+        try:
+            return subprocess.run(
+                ["git", *args], cwd=root, capture_output=True, text=True, check=True, timeout=30
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": None if status is None else bool(status)}
+
+
+def _plain_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """A resolved plain-dict copy of ``cfg`` (a Hydra ``DictConfig`` or any mapping)."""
+    try:
+        from omegaconf import DictConfig, OmegaConf
+    except ImportError:  # omegaconf comes with the eval extra; plain mappings need none
+        DictConfig = ()  # noqa: N806
+    if isinstance(cfg, DictConfig):
+        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+    return copy.deepcopy(dict(cfg))
+
+
+# ---------------------------------------------------------------------------------------------
+# Methods backed by the detector
+# ---------------------------------------------------------------------------------------------
+
+
+def _offsets(span: Any) -> Span | None:
+    return None if span is None else Span(int(span.start), int(span.end))
+
+
+def prediction_from_report(report: Report) -> dict[str, Any]:
+    """The prediction record (:func:`~enoki_hd.eval.baselines.make_prediction`) of a report.
+
+    Spans are ``report.spans`` when the detector works below sentence level
+    (``report.config["level"] != "sentence"``); a sentence-level report has no spans of its
+    own, so its spans are the sentences whose label is not ``supported``, scored with the
+    sentence score (one span per sentence, not merged).
+    """
+    answer = report.answer
+    level = str(report.config.get("level", "sentence"))
+    sentences = [
+        sentence_row(
+            s.index,
+            s.span,
+            s.score,
+            s.label,
+            Span(s.evidence.start, s.evidence.end) if s.evidence else None,
+        )
+        for s in report.sentences
+    ]
+    facts = [
+        {
+            "id": v.fact.id,
+            "sentence": v.fact.sentence,
+            "subject": v.fact.subject,
+            "relation": v.fact.relation,
+            "object": v.fact.object,
+            "parent": v.fact.parent,
+            "delta": [[s.start, s.end] for s in v.fact.delta],
+            "label": v.label,
+            "hall_prob": round(v.hall_prob, 6),
+            "suppressed": v.suppressed,
+            "decided_by": v.decided_by,
+        }
+        for v in report.facts
+    ]
+    if level == "sentence":
+        spans = [(s.span, s.score) for s in report.sentences if s.label != "supported"]
+    else:
+        spans = [(Span(s.start, s.end), s.score) for s in report.spans]
+    return make_prediction(
+        answer,
+        level=level,
+        spans=spans,
+        sentences=sentences,
+        facts=facts,
+        status=report.summary.status,
+    )
+
+
+class DetectorMethod:
+    """A :class:`~enoki_hd.detector.Detector` as an evaluated method.
+
+    ``model_id`` names the verifier in cache keys: the sha256 of its ``manifest.json`` when
+    the checkpoint has one, so that the cache does not depend on where the model lies.
+    """
+
+    uses_verifier = True
+
+    def __init__(self, name: str, detector: Any, model_id: str) -> None:
+        self.name = name
+        self.detector = detector
+        self.model_id = model_id
+
+    def config(self) -> dict[str, Any]:
+        return {**self.detector.config(), "verifier": self.model_id}
+
+    def predict(self, *, answer: str, context: str, question: str | None = None) -> dict[str, Any]:
+        report = self.detector.detect(answer=answer, context=context, question=question)
+        return prediction_from_report(report)
+
+
+def _detector_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``Detector.from_config`` mapping of an eval config."""
+    verifier = dict(cfg.get("verifier") or {})
+    detector = dict(cfg.get("detector") or {})
+    return {
+        "verifier": {
+            key: verifier[key]
+            for key in ("path", "backend", "max_length", "batch_size")
+            if key in verifier
+        },
+        "evidence": dict(verifier.get("evidence") or {}),
+        "extractor": dict(cfg.get("extractor") or {}),
+        **detector,
+    }
+
+
+def sentence_level_twin(detector: Any) -> Any:
+    """A sentence-level :class:`~enoki_hd.detector.Detector` sharing ``detector``'s verifier,
+    evidence selection, segmentation and threshold (the ``sentence_nli`` baseline)."""
+    from enoki_hd.detector import Detector
+
+    return Detector(
+        detector.verifier,
+        selector=detector.selector,
+        sentence_backend=detector.sentence_backend,
+        context_backend=detector.context_backend,
+        threshold=detector.threshold,
+    )
+
+
+def _model_dir(verifier: Any, cfg_path: str | None) -> Path | None:
+    candidates = [cfg_path, getattr(verifier, "name", None)]
+    if cfg_path is None:
+        from enoki_hd.detector import default_verifier_path
+
+        candidates.append(str(default_verifier_path()))
+    for candidate in candidates:
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+def describe_model(verifier: Any, cfg_path: str | None = None) -> tuple[str, dict[str, Any]]:
+    """``(model_id, record)`` of a verifier: the id is ``sha256:<manifest sha>`` when its
+    checkpoint has a ``manifest.json`` (else the ONNX graph's sha, else the verifier's name);
+    the record holds the path, the id and the manifest itself."""
+    name = str(getattr(verifier, "name", type(verifier).__name__))
+    directory = _model_dir(verifier, cfg_path)
+    record: dict[str, Any] = {"name": name, "path": str(directory) if directory else None}
+    model_id = name
+    if directory is not None:
+        manifest = directory / "manifest.json"
+        graph = directory / "model.onnx"
+        if manifest.is_file():
+            model_id = f"sha256:{_sha256_file(manifest)}"
+            record["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
+        elif graph.is_file():
+            model_id = f"sha256:{_sha256_file(graph)}"
+    record["id"] = model_id
+    return model_id, record
+
+
+def build_methods(
+    names: Sequence[str], cfg: Mapping[str, Any], detector: Any | None = None
+) -> tuple[list[Method], dict[str, Any]]:
+    """The methods named in ``names`` and the records of the models they use.
+
+    ``detector`` replaces the configured one (tests inject a fake verifier this way);
+    ``sentence_nli`` always shares the detector's verifier.
+    """
+    unknown = [n for n in names if n not in ("detector", "sentence_nli", *BASELINES)]
+    if unknown:
+        known = ", ".join(("detector", "sentence_nli", *BASELINES))
+        raise ValueError(f"unknown method(s) {', '.join(unknown)}; known: {known}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"methods must be distinct, got {list(names)}")
+    detector_cfg = _detector_config(cfg)
+    sentence_backend = detector_cfg.get("sentence_backend", "spacy")
+    models: dict[str, Any] = {}
+    methods: list[Method] = []
+    needs_verifier = any(n in ("detector", "sentence_nli") for n in names)
+    model_id = ""
+    if needs_verifier:
+        if detector is None:
+            from enoki_hd.detector import Detector
+
+            detector = Detector.from_config(detector_cfg)
+        model_id, record = describe_model(detector.verifier, detector_cfg["verifier"].get("path"))
+        models["verifier"] = record
+        sentence_backend = detector.sentence_backend
+    for name in names:
+        if name == "detector":
+            methods.append(DetectorMethod(name, detector, model_id))
+        elif name == "sentence_nli":
+            methods.append(DetectorMethod(name, sentence_level_twin(detector), model_id))
+        else:
+            methods.append(BASELINES[name](sentence_backend=sentence_backend))
+    return methods, models
+
+
+# ---------------------------------------------------------------------------------------------
+# Content-addressed prediction cache
+# ---------------------------------------------------------------------------------------------
+
+
+class PredictionCache:
+    """One JSON file per (method, model, method config, example inputs) under ``directory``.
+
+    ``directory=None`` disables caching. ``hits`` / ``misses`` count lookups.
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def method_key(method: Method) -> str:
+        """The part of every key that depends on the method only."""
+        return _json(
+            {"cache_version": CACHE_VERSION, "method": method.name, "config": method.config()},
+            sort_keys=True,
+        )
+
+    @staticmethod
+    def key(method_key: str, example: EvalExample) -> str:
+        payload = _json(
+            {
+                "method": method_key,
+                "answer": example.answer,
+                "context": example.context,
+                "question": example.question,
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def path(self, method: Method, key: str) -> Path:
+        assert self.directory is not None
+        return self.directory / method.name / key[:2] / f"{key}.json"
+
+    def get(self, method: Method, key: str) -> dict[str, Any] | None:
+        if self.directory is None:
+            return None
+        path = self.path(method, key)
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except (OSError, ValueError) as err:
+            logger.warning("ignoring unreadable cache entry %s (%s)", path, err)
+            self.misses += 1
+            return None
+        self.hits += 1
+        return value
+
+    def put(self, method: Method, key: str, prediction: Mapping[str, Any]) -> None:
+        if self.directory is not None:
+            _atomic_write(self.path(method, key), _json(prediction))
+
+
+def run_methods(
+    methods: Sequence[Method],
+    examples: Sequence[EvalExample],
+    cache: PredictionCache,
+    *,
+    progress: bool = True,
+    desc: str = "eval",
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float | int]]]:
+    """Every method on every example, example by example (so a sentence-level detector and
+    ``sentence_nli`` share the verifier's pair cache). Verifier-backed methods go through the
+    cache; baselines are cheap and always recomputed.
+
+    Returns predictions per method (aligned with ``examples``) and timings per method.
+    """
+    predictions: dict[str, list[dict[str, Any]]] = {m.name: [] for m in methods}
+    timings = {m.name: {"seconds": 0.0, "computed": 0, "cached": 0} for m in methods}
+    method_keys = {m.name: PredictionCache.method_key(m) for m in methods}
+    for example in tqdm(examples, desc=desc, unit="example", disable=not progress):
+        for method in methods:
+            key = PredictionCache.key(method_keys[method.name], example)
+            prediction = cache.get(method, key) if method.uses_verifier else None
+            if prediction is not None:
+                timings[method.name]["cached"] += 1
+            else:
+                started = time.perf_counter()
+                prediction = method.predict(
+                    answer=example.answer, context=example.context, question=example.question
+                )
+                timings[method.name]["seconds"] += time.perf_counter() - started
+                timings[method.name]["computed"] += 1
+                if method.uses_verifier:
+                    cache.put(method, key, prediction)
+            predictions[method.name].append(prediction)
+    for row in timings.values():
+        row["seconds"] = round(float(row["seconds"]), 3)
+        row["per_example"] = round(row["seconds"] / row["computed"], 4) if row["computed"] else None
+    return predictions, timings
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics
+# ---------------------------------------------------------------------------------------------
+
+
+def _pred_spans(prediction: Mapping[str, Any]) -> list[tuple[int, int]]:
+    return [(s["start"], s["end"]) for s in prediction["spans"]]
+
+
+def _candidates(prediction: Mapping[str, Any]) -> list[tuple[int, int, float]]:
+    """Scored spans a threshold selects from: every sentence for a sentence projection,
+    else the predicted spans."""
+    rows = prediction["sentences"] if prediction["level"] == "sentence" else prediction["spans"]
+    return [(r["start"], r["end"], float(r["score"])) for r in rows]
+
+
+def span_metrics(
+    preds: Sequence[Sequence[tuple[int, int]]],
+    golds: Sequence[Sequence[Span]],
+    lengths: Sequence[int],
+    *,
+    deltas: Iterable[int] = range(6),
+) -> dict[str, Any]:
+    """Span-level metrics of one method against one reference (see the module docstring)."""
+    coverage = M.coverage_f1_sweep(preds, golds, deltas)
+    return {
+        "coverage": {str(d): values for d, values in coverage.items()},
+        "char": M.char_prf(preds, golds, lengths),
+        "iou": M.char_iou(preds, golds)["iou"],
+        "example": M.example_prf([bool(p) for p in preds], [bool(g) for g in golds]),
+    }
+
+
+def _mean_of(dicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Leaf-wise mean of same-shaped nested dicts of numbers (non-numbers are dropped)."""
+    out: dict[str, Any] = {}
+    for key, first in dicts[0].items():
+        values = [d[key] for d in dicts]
+        if isinstance(first, Mapping):
+            out[key] = _mean_of(values)
+        elif isinstance(first, (int, float)) and not isinstance(first, bool):
+            out[key] = sum(float(v) for v in values) / len(values)
+    return out
+
+
+def _overlapping_max(rows: Sequence[Mapping[str, Any]], span: Span) -> float:
+    return max(
+        (float(r["score"]) for r in rows if r["start"] < span.end and span.start < r["end"]),
+        default=0.0,
+    )
+
+
+def unit_scores(
+    examples: Sequence[EvalExample], predictions: Sequence[Mapping[str, Any]], kind: str
+) -> tuple[list[float], list[int], list[str]]:
+    """Scores, gold labels (1 = hallucinated) and raw gold labels of every labelled unit.
+
+    A sentence unit scores the highest predicted sentence score among the predicted sentences
+    overlapping it (0.0 if none does; the answer's score when the gold sentence could not be
+    located). A claim unit is a whole answer (claim sets have one claim per example) and
+    scores the answer's score. An entity scores the highest predicted span score over it.
+    """
+    scores: list[float] = []
+    gold: list[int] = []
+    raw: list[str] = []
+    for example, prediction in zip(examples, predictions, strict=True):
+        if kind == "sentence":
+            for label in example.sentence_labels or []:
+                scores.append(
+                    float(prediction["score"])
+                    if label.span is None
+                    else _overlapping_max(prediction["sentences"], label.span)
+                )
+                gold.append(int(label.hallucinated))
+                raw.append(str(label.hallucinated))
+        elif kind == "claim":
+            for label in example.claim_labels or []:
+                scores.append(float(prediction["score"]))
+                gold.append(int(label.hallucinated))
+                raw.append(label.label)
+        else:
+            raise ValueError(f"kind must be 'sentence' or 'claim', got {kind!r}")
+    return scores, gold, raw
+
+
+def classification_metrics(
+    scores: Sequence[float], gold: Sequence[int], *, threshold: float
+) -> dict[str, Any]:
+    """:func:`~enoki_hd.eval.metrics.binary_classification` plus the best threshold on this
+    very set (``best_threshold`` / ``best_macro_f1``: optimistic, for reference only)."""
+    result: dict[str, Any] = dict(M.binary_classification(scores, gold, threshold=threshold))
+    best, value = M.best_threshold(scores, gold, "macro_f1")
+    result["best_threshold"] = best
+    result["best_macro_f1"] = value
+    return result
+
+
+def three_way_label(prediction: Mapping[str, Any]) -> str:
+    """WiCE-style label of a prediction: its checked units (unsuppressed facts if it has facts,
+    else sentences) all supported → ``supported``, none → ``not_supported``, else
+    ``partially_supported``. Nothing checked counts as ``supported`` (nothing was flagged)."""
+    facts = [f for f in prediction["facts"] if not f.get("suppressed")]
+    units = facts or prediction["sentences"]
+    supported = sum(u["label"] == "supported" for u in units)
+    if supported == len(units):
+        return "supported"
+    return "not_supported" if supported == 0 else "partially_supported"
+
+
+def three_way_metrics(predicted: Sequence[str], gold: Sequence[str]) -> dict[str, Any]:
+    """Accuracy, macro-F1 over the three WiCE labels and the confusion counts (gold → pred)."""
+    confusion = {g: dict.fromkeys(WICE_LABELS, 0) for g in WICE_LABELS}
+    for p, g in zip(predicted, gold, strict=True):
+        confusion[g][p] += 1
+    f1s = []
+    for label in WICE_LABELS:
+        tp = confusion[label][label]
+        fp = sum(confusion[g][label] for g in WICE_LABELS) - tp
+        fn = sum(confusion[label].values()) - tp
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+    correct = sum(confusion[label][label] for label in WICE_LABELS)
+    return {
+        "accuracy": correct / len(gold),
+        "macro_f1": sum(f1s) / len(f1s),
+        "confusion": confusion,
+        "n": len(gold),
+    }
+
+
+def entity_scores(
+    examples: Sequence[EvalExample], predictions: Sequence[Mapping[str, Any]]
+) -> tuple[list[list[float]], list[list[int]], int]:
+    """Per-sample entity scores (highest predicted span score over the entity) and labels;
+    entities that could not be located are left out and counted."""
+    scores: list[list[float]] = []
+    labels: list[list[int]] = []
+    unlocated = 0
+    for example, prediction in zip(examples, predictions, strict=True):
+        sample_scores: list[float] = []
+        sample_labels: list[int] = []
+        for entity in example.entity_labels or []:
+            if entity.span is None:
+                unlocated += 1
+                continue
+            sample_scores.append(_overlapping_max(prediction["spans"], entity.span))
+            sample_labels.append(int(entity.hallucinated))
+        scores.append(sample_scores)
+        labels.append(sample_labels)
+    return scores, labels, unlocated
+
+
+def families(benchmark: Benchmark) -> list[str]:
+    """The metric families the benchmark's gold labels allow, in report order."""
+    examples = benchmark.examples
+    found = []
+    if examples and all(e.gold_spans is not None for e in examples):
+        found.append("span")
+    if any(e.sentence_labels for e in examples):
+        found.append("sentence")
+    if any(e.claim_labels for e in examples):
+        found.append("claim")
+    if any(e.entity_labels for e in examples):
+        found.append("entity")
+    return found
+
+
+def evaluate(
+    benchmark: Benchmark,
+    predictions: Sequence[Mapping[str, Any]],
+    *,
+    threshold: float = 0.5,
+    deltas: Iterable[int] = range(6),
+) -> dict[str, Any]:
+    """Every metric that applies to ``benchmark``, for one method's ``predictions`` (aligned
+    with ``benchmark.examples``)."""
+    examples = benchmark.examples
+    deltas = list(deltas)
+    result: dict[str, Any] = {}
+    for family in families(benchmark):
+        if family == "span":
+            preds = [_pred_spans(p) for p in predictions]
+            lengths = [len(e.answer) for e in examples]
+            span = span_metrics(preds, [e.gold_spans or [] for e in examples], lengths, deltas=deltas)
+            soft = [(i, e) for i, e in enumerate(examples) if e.soft_labels is not None]
+            if soft:
+                span["soft_spearman"] = M.soft_spearman(
+                    [
+                        M.span_scores_to_char_scores(
+                            [(s["start"], s["end"], s["score"]) for s in predictions[i]["spans"]],
+                            len(e.answer),
+                        )
+                        for i, e in soft
+                    ],
+                    [e.soft_labels for _, e in soft],
+                    [len(e.answer) for _, e in soft],
+                )
+                span["soft_spearman_n"] = len(soft)
+            if benchmark.references:
+                per_reference = {
+                    name: span_metrics(preds, refs, lengths, deltas=deltas)
+                    for name, refs in benchmark.references.items()
+                }
+                span["references"] = {
+                    "mean": _mean_of(list(per_reference.values())),
+                    "names": list(per_reference),
+                    "per_reference": per_reference,
+                }
+            result["span"] = span
+        elif family in ("sentence", "claim"):
+            scores, gold, raw = unit_scores(examples, predictions, family)
+            unit = classification_metrics(scores, gold, threshold=threshold)
+            if family == "claim" and raw and set(raw) <= set(WICE_LABELS):
+                predicted = [
+                    three_way_label(p)
+                    for e, p in zip(examples, predictions, strict=True)
+                    for _ in e.claim_labels or []
+                ]
+                unit["three_way"] = three_way_metrics(predicted, raw)
+            result[family] = unit
+        elif family == "entity":
+            scores_per_sample, labels_per_sample, unlocated = entity_scores(examples, predictions)
+            entity = dict(M.entity_auc(scores_per_sample, labels_per_sample))
+            entity["unlocated"] = unlocated
+            result["entity"] = entity
+    return result
+
+
+def threshold_sweep(
+    benchmark: Benchmark,
+    predictions: Mapping[str, Sequence[Mapping[str, Any]]],
+    thresholds: Sequence[float] = SWEEP_THRESHOLDS,
+) -> dict[str, Any]:
+    """Metric against threshold for every method whose scores vary over the set.
+
+    Span sets: character F1 and mean IoU of the scored spans with score >= t (a sentence
+    projection re-selects its sentences at each t). Sentence / claim sets: macro-F1 and F1 of
+    the hallucinated class on the unit scores.
+    """
+    kinds = families(benchmark)
+    examples = benchmark.examples
+    sweep: dict[str, Any] = {"thresholds": list(thresholds), "family": None, "methods": {}}
+    if "span" in kinds:
+        sweep["family"] = "span"
+        golds = [e.gold_spans or [] for e in examples]
+        lengths = [len(e.answer) for e in examples]
+        for name, preds in predictions.items():
+            candidates = [_candidates(p) for p in preds]
+            if len({c[2] for per in candidates for c in per}) < 2:
+                continue
+            f1s, ious = [], []
+            for t in thresholds:
+                kept = [[(a, b) for a, b, s in per if s >= t] for per in candidates]
+                f1s.append(M.char_prf(kept, golds, lengths)["f1"])
+                ious.append(M.char_iou(kept, golds)["iou"])
+            sweep["methods"][name] = {"char_f1": f1s, "iou": ious}
+        return sweep
+    for kind in ("sentence", "claim"):
+        if kind not in kinds:
+            continue
+        sweep["family"] = kind
+        for name, preds in predictions.items():
+            scores, gold, _ = unit_scores(examples, preds, kind)
+            if len(set(scores)) < 2:
+                continue
+            rows = [M.binary_classification(scores, gold, threshold=t) for t in thresholds]
+            sweep["methods"][name] = {
+                "macro_f1": [r["macro_f1"] for r in rows],
+                "f1_pos": [r["f1_pos"] for r in rows],
+            }
+        break
+    return sweep
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+
+def _get(mapping: Mapping[str, Any] | None, path: str) -> Any:
+    value: Any = mapping
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+SPAN_COLUMNS = (
+    ("cov-F1 µ δ0", "coverage.0.micro_f1"),
+    ("cov-F1 M δ0", "coverage.0.macro_f1"),
+    ("cov-F1 µ δ5", "coverage.5.micro_f1"),
+    ("cov-F1 M δ5", "coverage.5.macro_f1"),
+    ("char P", "char.precision"),
+    ("char R", "char.recall"),
+    ("char F1", "char.f1"),
+    ("IoU", "iou"),
+    ("ex P", "example.precision"),
+    ("ex R", "example.recall"),
+    ("ex F1", "example.f1"),
+)
+UNIT_COLUMNS = (
+    ("macro-F1", "macro_f1"),
+    ("F1 hal", "f1_pos"),
+    ("P hal", "precision"),
+    ("R hal", "recall"),
+    ("acc", "accuracy"),
+    ("ROC-AUC", "roc_auc"),
+    ("PR-AUC", "pr_auc"),
+    ("best thr*", "best_threshold"),
+    ("macro-F1 @best*", "best_macro_f1"),
+)
+ENTITY_COLUMNS = (
+    ("AUROC pooled", "pooled_auroc"),
+    ("AUPRC pooled", "pooled_auprc"),
+    ("AUROC per sample", "sample_auroc"),
+    ("AUPRC per sample", "sample_auprc"),
+    ("samples used", "n_samples_used"),
+)
+
+
+def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
+    methods = metrics["methods"]
+    names = list(methods)
+    lines: list[str] = []
+    first = methods[names[0]] if names else {}
+    if "span" in first:
+        columns = list(SPAN_COLUMNS)
+        if "soft_spearman" in first["span"]:
+            columns.append(("soft ρ", "soft_spearman"))
+        gold = metrics["benchmark"].get("gold_reference")
+        title = "## Span level" + (f" (gold: {gold})" if gold else "")
+        lines += [title, ""]
+        lines += _table(
+            ["method", *(c for c, _ in columns)],
+            ([n, *(_get(methods[n]["span"], p) for _, p in columns)] for n in names),
+        )
+        references = first["span"].get("references")
+        if references:
+            lines += [
+                "",
+                f"## Span level, mean over {len(references['names'])} references "
+                f"({', '.join(references['names'])})",
+                "",
+            ]
+            lines += _table(
+                ["method", *(c for c, _ in SPAN_COLUMNS)],
+                (
+                    [n, *(_get(methods[n]["span"]["references"]["mean"], p) for _, p in SPAN_COLUMNS)]
+                    for n in names
+                ),
+            )
+        lines += [
+            "",
+            "cov-F1: span coverage F1 of the Enoki paper (a predicted span counts when a gold span "
+            "widened by δ characters contains it), micro (µ) and macro (M) over examples; char: "
+            "character-level P/R/F1 pooled over the set (LettuceDetect); IoU: mean per-example "
+            "character IoU (MuSHROOM); ex: example-level (any hallucination in the answer)"
+            + ("; soft ρ: Spearman with MuSHROOM soft labels" if "soft_spearman" in first["span"] else "")
+            + ".",
+            "",
+        ]
+    for family in ("sentence", "claim"):
+        if family not in first:
+            continue
+        n = first[family]["n"]
+        lines += [f"## {family.capitalize()} level ({n} {family}s)", ""]
+        columns = list(UNIT_COLUMNS)
+        if "three_way" in first[family]:
+            columns += [("3-way acc", "three_way.accuracy"), ("3-way macro-F1", "three_way.macro_f1")]
+        lines += _table(
+            ["method", *(c for c, _ in columns)],
+            ([name, *(_get(methods[name][family], p) for _, p in columns)] for name in names),
+        )
+        lines += [
+            "",
+            f"Hallucinated = positive class; macro-F1, P, R, acc at threshold {threshold:g}. "
+            "*best thr: the threshold with the best macro-F1 on this very set (optimistic, "
+            "for reference only)."
+            + (
+                " 3-way: supported / partially_supported / not_supported from the share of "
+                "supported units."
+                if "three_way" in first[family]
+                else ""
+            ),
+            "",
+        ]
+    if "entity" in first:
+        lines += ["## Entity level", ""]
+        lines += _table(
+            ["method", *(c for c, _ in ENTITY_COLUMNS)],
+            ([n, *(_get(methods[n]["entity"], p) for _, p in ENTITY_COLUMNS)] for n in names),
+        )
+        lines += ["", "Pooled: over all entities together; per sample: mean over samples with both classes.", ""]
+    return lines
+
+
+def render_report(metrics: Mapping[str, Any]) -> str:
+    """``report.md``: what was run and one table per metric family, one row per method."""
+    bench = metrics["benchmark"]
+    cfg = metrics["config"]
+    detector = cfg.get("detector") or {}
+    verifier = cfg.get("verifier") or {}
+    evidence = verifier.get("evidence") or {}
+    model = _get(metrics, "models.verifier.id")
+    git = metrics.get("git") or {}
+    lines = [
+        f"# Evaluation: {bench['name']}",
+        "",
+        f"- benchmark: `{bench['name']}` ({bench['level']} level), {bench['n_examples']} "
+        f"examples (of {bench['n_total']}); dropped {bench['dropped'] or 'none'}, "
+        f"flagged {bench['flagged'] or 'none'}",
+        f"- methods: {', '.join(metrics['methods'])}",
+        f"- detector: extractor `{_get(cfg, 'extractor.name')}`, verifier "
+        f"`{verifier.get('name')}` ({model or 'not used'}), evidence "
+        f"{evidence.get('strategy')} top_k={evidence.get('top_k')} "
+        f"neighbours={evidence.get('neighbours')}, threshold {detector.get('threshold')}",
+        f"- git: {git.get('commit') or 'unknown'}" + (" (uncommitted changes)" if git.get("dirty") else ""),
+        f"- command: `{metrics.get('command')}`",
+        "",
+    ]
+    lines += _method_tables(metrics, float(detector.get("threshold", 0.5)))
+    lines += ["## Timings", ""]
+    timing = metrics["timings"]["methods"]
+    lines += _table(
+        ["method", "computed", "cached", "seconds", "s / example"],
+        (
+            [n, t["computed"], t["cached"], t["seconds"], t["per_example"]]
+            for n, t in timing.items()
+        ),
+    )
+    lines += ["", f"Total wall time {metrics['timings']['total']:.1f} s.", ""]
+    return "\n".join(lines)
+
+
+def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, title: str) -> None:
+    """``thresholds.png``: one panel per swept metric, one line per method."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    panels = (
+        [("char_f1", "character F1"), ("iou", "mean IoU")]
+        if sweep["family"] == "span"
+        else [("macro_f1", "macro-F1"), ("f1_pos", "F1 (hallucinated)")]
+    )
+    figure = Figure(figsize=(10, 4), dpi=100)
+    FigureCanvasAgg(figure)
+    for k, (key, label) in enumerate(panels):
+        axes = figure.add_subplot(1, len(panels), k + 1)
+        for name, series in sweep["methods"].items():
+            axes.plot(sweep["thresholds"], series[key], marker="o", markersize=3, label=name)
+        axes.axvline(threshold, color="grey", linestyle="--", linewidth=1)
+        axes.set_xlabel("threshold")
+        axes.set_ylabel(label)
+        axes.set_xlim(0, 1)
+        axes.set_ylim(0, 1)
+        axes.grid(alpha=0.3)
+        if sweep["methods"]:
+            axes.legend(fontsize=8)
+        else:
+            axes.text(0.5, 0.5, "no method with varying scores", ha="center", va="center")
+    figure.suptitle(title)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.close(fd)
+    try:
+        figure.savefig(tmp, format="png")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------------
+
+
+def _limit(benchmark: Benchmark, limit: int | None) -> Benchmark:
+    if limit is None or limit >= len(benchmark):
+        return benchmark
+    if limit < 1:
+        raise ValueError(f"limit must be >= 1 or null, got {limit}")
+    references = (
+        None
+        if benchmark.references is None
+        else {k: v[:limit] for k, v in benchmark.references.items()}
+    )
+    return Benchmark(
+        benchmark.name,
+        benchmark.level,
+        benchmark.examples[:limit],
+        references=references,
+        dropped=benchmark.dropped,
+        flagged=benchmark.flagged,
+        source=benchmark.source,
+    )
+
+
+def run_eval(
+    cfg: Mapping[str, Any],
+    *,
+    detector: Any | None = None,
+    benchmark: Benchmark | None = None,
+    command: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Evaluate ``cfg.methods`` on ``cfg.benchmark`` and write the run folder.
+
+    Args:
+        cfg: a resolved eval config (Hydra ``DictConfig`` or plain mapping; see
+            ``configs/eval.yaml``).
+        detector: replaces the configured detector (and the verifier ``sentence_nli`` uses).
+        benchmark: an already loaded benchmark, instead of loading ``cfg.benchmark.name``.
+        command: the command line recorded in the report.
+
+    Returns:
+        ``(metrics, objects)``: the content of ``metrics.json``, and the benchmark,
+        predictions, methods, output paths and cache counts.
+    """
+    started = time.perf_counter()
+    plain = _plain_config(cfg)
+    paths = plain["paths"]
+    name = plain["benchmark"]["name"]
+    output_dir = Path(paths["output_dir"])
+    shared_dir = Path(paths["shared_dir"]).expanduser().resolve()
+
+    mark = time.perf_counter()
+    full = benchmark if benchmark is not None else load_benchmark(name, shared_dir)
+    expected_level = plain["benchmark"].get("level")
+    if expected_level and expected_level != full.level:
+        logger.warning("config says %s is %s level, the loader says %s", name, expected_level, full.level)
+    bench = _limit(full, plain.get("limit"))
+    load_seconds = time.perf_counter() - mark
+    if not bench.examples:
+        raise ValueError(f"benchmark {name} has no examples to evaluate")
+
+    names = list(plain.get("methods") or DEFAULT_METHODS)
+    methods, models = build_methods(names, plain, detector)
+    use_cache = plain.get("cache", True)
+    cache = PredictionCache(Path(paths["cache_dir"]) / "eval" if use_cache else None)
+    logger.info("evaluating %s on %d examples of %s", ", ".join(names), len(bench), name)
+    predictions, method_timings = run_methods(
+        methods, bench.examples, cache, progress=bool(plain.get("progress", True)), desc=name
+    )
+
+    mark = time.perf_counter()
+    threshold = float((plain.get("detector") or {}).get("threshold", 0.5))
+    deltas = [int(d) for d in plain.get("deltas", range(6))]
+    per_method = {
+        n: evaluate(bench, predictions[n], threshold=threshold, deltas=deltas) for n in names
+    }
+    sweep = threshold_sweep(bench, predictions)
+    metric_seconds = time.perf_counter() - mark
+
+    gold_reference = bench.examples[0].metadata.get("gold_annotator") if bench.references else None
+    metrics: dict[str, Any] = {
+        "benchmark": {
+            "name": bench.name,
+            "level": bench.level,
+            "families": families(bench),
+            "n_examples": len(bench),
+            "n_total": len(full),
+            "dropped": dict(full.dropped),
+            "flagged": dict(full.flagged),
+            "source": full.source,
+            "gold_reference": gold_reference,
+        },
+        "methods": per_method,
+        "threshold_sweep": sweep,
+        "config": plain,
+        "command": command or f"make eval BENCH={name}",
+        "git": _git_state(REPO_ROOT),
+        "enoki_hd_version": __version__,
+        "models": models,
+        "cache": {"hits": cache.hits, "misses": cache.misses, "enabled": use_cache},
+        "timings": {
+            "load": round(load_seconds, 3),
+            "methods": method_timings,
+            "metrics": round(metric_seconds, 3),
+        },
+    }
+
+    output_dir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i, example in enumerate(bench.examples):
+        for method_name in names:
+            lines.append(_json({"id": example.id, "method": method_name, **predictions[method_name][i]}))
+    _atomic_write(output_dir / "predictions.jsonl", "\n".join(lines) + "\n")
+    plot_thresholds(
+        sweep,
+        output_dir / "thresholds.png",
+        threshold=threshold,
+        title=f"{bench.name}: {sweep['family'] or 'no'}-level metric vs threshold",
+    )
+    metrics["timings"]["total"] = round(time.perf_counter() - started, 3)
+    _atomic_write(output_dir / "report.md", render_report(metrics))
+    _atomic_write(output_dir / "metrics.json", _json(metrics, indent=2) + "\n")
+    logger.info("wrote %s (%.1f s)", output_dir, metrics["timings"]["total"])
+    objects = {
+        "benchmark": bench,
+        "predictions": predictions,
+        "methods": methods,
+        "output_dir": output_dir,
+        "files": {
+            key: output_dir / f
+            for key, f in (
+                ("metrics", "metrics.json"),
+                ("predictions", "predictions.jsonl"),
+                ("report", "report.md"),
+                ("thresholds", "thresholds.png"),
+            )
+        },
+        "cache": {"hits": cache.hits, "misses": cache.misses},
+    }
+    return metrics, objects
+
+
+# ---------------------------------------------------------------------------------------------
+# Composing configs outside a Hydra app (``enoki eval``, ``make eval-all``)
+# ---------------------------------------------------------------------------------------------
+
+
+def default_config_dir() -> Path:
+    """The repository's ``configs/`` folder."""
+    return REPO_ROOT / "configs"
+
+
+def compose_eval_config(
+    overrides: Sequence[str] = (), *, config_dir: str | Path | None = None
+) -> Any:
+    """Compose ``eval.yaml`` with Hydra overrides (``benchmark=wice_dev``, ``limit=5``, ...)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    directory = Path(config_dir) if config_dir is not None else default_config_dir()
+    if not (directory / "eval.yaml").is_file():
+        raise FileNotFoundError(
+            f"no eval.yaml in {directory}; run from a source checkout or pass the configs folder"
+        )
+    if GlobalHydra.instance().is_initialized():
+        return compose(config_name="eval", overrides=list(overrides))
+    with initialize_config_dir(config_dir=str(directory.resolve()), version_base="1.3"):
+        return compose(config_name="eval", overrides=list(overrides))
+
+
+def benchmark_names(config_dir: str | Path | None = None) -> list[str]:
+    """The benchmarks with a config in ``configs/benchmark/``, sorted."""
+    directory = Path(config_dir) if config_dir is not None else default_config_dir()
+    return sorted(p.stem for p in (directory / "benchmark").glob("*.yaml"))
+
+
+SUMMARY_COLUMNS = (
+    ("cov-F1 µ δ0", "span.coverage.0.micro_f1"),
+    ("cov-F1 µ δ5", "span.coverage.5.micro_f1"),
+    ("char F1", "span.char.f1"),
+    ("IoU", "span.iou"),
+)
+SUMMARY_UNIT_COLUMNS = (("macro-F1", "macro_f1"), ("ROC-AUC", "roc_auc"), ("PR-AUC", "pr_auc"))
+
+
+def render_summary(results: Mapping[str, Mapping[str, Any]], skipped: Mapping[str, str]) -> str:
+    """``summary.md``: one table, benchmark × method × key metrics."""
+    header = ["benchmark", "level", "method", "n", *(c for c, _ in SUMMARY_COLUMNS)]
+    header += [c for c, _ in SUMMARY_UNIT_COLUMNS]
+    rows = []
+    for name, metrics in results.items():
+        kinds = metrics["benchmark"]["families"]
+        unit = next((k for k in ("sentence", "claim") if k in kinds), None)
+        for method, values in metrics["methods"].items():
+            n = values[unit]["n"] if unit else metrics["benchmark"]["n_examples"]
+            rows.append(
+                [
+                    name,
+                    unit or metrics["benchmark"]["level"],
+                    method,
+                    n,
+                    *(_get(values, p) for _, p in SUMMARY_COLUMNS),
+                    *(_get(values.get(unit) if unit else None, p) for _, p in SUMMARY_UNIT_COLUMNS),
+                ]
+            )
+    lines = ["# Evaluation summary", ""]
+    lines += _table(header, rows)
+    lines += [
+        "",
+        "Span metrics against each set's primary gold; macro-F1 at the detector threshold. "
+        "Each benchmark's report.md has every metric.",
+    ]
+    if skipped:
+        lines += ["", "Skipped:", ""]
+        lines += [f"- `{name}`: {reason}" for name, reason in skipped.items()]
+    return "\n".join(lines) + "\n"
+
+
+def run_eval_all(
+    overrides: Sequence[str] = (),
+    *,
+    config_dir: str | Path | None = None,
+    detector: Any | None = None,
+    benchmarks: Sequence[str] | None = None,
+    on_result: Callable[[str, dict[str, Any]], None] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`run_eval` on every configured benchmark whose files exist under the shared
+    folder (the others are skipped with the reason logged), then ``outputs/eval/summary.md``.
+
+    Returns ``({benchmark: metrics}, {"skipped": {benchmark: reason}, "summary": path})``.
+    """
+    from enoki_hd.eval.datasets import BENCHMARKS
+
+    names = list(benchmarks) if benchmarks is not None else benchmark_names(config_dir)
+    results: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    summary_dir: Path | None = None
+    for name in names:
+        cfg = compose_eval_config([*overrides, f"benchmark={name}"], config_dir=config_dir)
+        plain = _plain_config(cfg)
+        summary_dir = Path(plain["paths"]["root_dir"]) / "outputs" / "eval"
+        if name not in BENCHMARKS:
+            skipped[name] = "no loader registered under this name"
+            logger.warning("skipping %s: %s", name, skipped[name])
+            continue
+        try:
+            loaded = load_benchmark(name, Path(plain["paths"]["shared_dir"]).expanduser())
+        except FileNotFoundError as err:
+            skipped[name] = str(err)
+            logger.warning("skipping %s: %s", name, err)
+            continue
+        metrics, _ = run_eval(
+            plain, detector=detector, benchmark=loaded, command=f"make eval-all ({name})"
+        )
+        results[name] = metrics
+        if on_result is not None:
+            on_result(name, metrics)
+    if summary_dir is None:
+        raise ValueError("no benchmark to evaluate")
+    summary = summary_dir / "summary.md"
+    _atomic_write(summary, render_summary(results, skipped))
+    logger.info("wrote %s", summary)
+    return results, {"skipped": skipped, "summary": summary}

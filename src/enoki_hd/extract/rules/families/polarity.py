@@ -1,0 +1,45 @@
+"""Negation and modality, recorded on the fact (``negated``, ``modality``).
+
+The negation word stays in the relation text (``was not formed in``), so the verbalized
+hypothesis keeps it; ``no`` as the object's determiner (``has no children``) negates too.
+``modality`` is the lemma of the clause's modal auxiliary (``may``, ``can``, ``will``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract.rules.families import Example
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+FAMILY = "polarity"
+
+EXAMPLES = (
+    Example("Suede was not formed in London.", (("Suede", "was not formed in", "London"),)),
+    Example(
+        "The drug may cause severe headaches.",
+        (("drug", "may cause", "headaches"), ("drug", "may cause", "severe headaches")),
+    ),
+    Example("The band never released an album.", (("band", "never released", "album"),)),
+)
+
+NEGATION_WORDS = frozenset({"not", "n't", "never", "cannot"})
+NEGATING_DETERMINERS = frozenset({"no", "neither"})
+
+
+def is_negated(relation: Iterable[Token], obj: Iterable[Token]) -> bool:
+    """Whether the relation holds a negation or the object is quantified by ``no``."""
+    if any(t.dep_ == "neg" or t.lower_ in NEGATION_WORDS for t in relation):
+        return True
+    return any(t.dep_ == "det" and t.lower_ in NEGATING_DETERMINERS for t in obj)
+
+
+def modality_of(relation: Iterable[Token]) -> str | None:
+    """The lemma of the first modal auxiliary in the relation, or None."""
+    for token in sorted(relation, key=lambda t: t.i):
+        if token.tag_ == "MD":
+            return token.lemma_.lower()
+    return None

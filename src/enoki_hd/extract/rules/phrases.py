@@ -1,0 +1,131 @@
+"""Noun phrases as incremental chains of token sets, coarse to fine.
+
+A phrase headed by ``head`` is built in steps: the core (the head, the rest of a proper name,
+and meaning-bearing determiners such as ``no``), then one modifier at a time — pre-modifiers
+nearest the head first, then post-modifiers in text order — so ``influential English rock
+band`` gives ``band`` → ``rock band`` → ``English rock band`` → ``influential English rock
+band``. A date replaces the core by its year → month → day refinement. Relative and
+participial clauses, identity appositives, conjuncts and ``including`` lists are never part of
+a phrase: other rule families turn them into facts of their own.
+
+Steps hold token indices into the sentence's ``Doc``; articles and whitespace tokens are left
+out, punctuation is added back when the facts are shaped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract.rules.families import composite, dates
+from enoki_hd.extract.rules.families.including import is_including_prep
+from enoki_hd.extract.rules.syntax import is_content, is_dropped_article
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+# Dependents that never join the phrase of their head: they are facts of their own, or glue.
+_NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", "punct", "case"})
+# Dependents cut from a modifier's subtree; coordination inside a modifier stays
+# (``English and American bands``).
+_PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
+_CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a phrase chain: the cumulative token indices and the family adding it.
+
+    ``family`` is None for steps that take the family of the fact they belong to, and
+    ``date`` / ``composite`` for the refinements those families define.
+    """
+
+    tokens: frozenset[int]
+    family: str | None = None
+
+
+def _is_pruned(token: Token) -> bool:
+    if token.dep_ in _PRUNED_IN_SUBTREE or is_including_prep(token):
+        return True
+    return token.dep_ == "appos" and not composite.is_composite(token)
+
+
+def content_subtree(token: Token) -> set[int]:
+    """Indices of the content tokens in ``token``'s subtree, other facts' clauses pruned."""
+    found: set[int] = set()
+    stack = [token]
+    while stack:
+        current = stack.pop()
+        if current is not token and _is_pruned(current):
+            continue
+        if is_content(current) and not is_dropped_article(current):
+            found.add(current.i)
+        stack.extend(current.children)
+    return found
+
+
+def core_tokens(head: Token) -> set[int]:
+    """The head, the rest of its proper name, and determiners that change the meaning."""
+    core = {head.i}
+    for child in head.children:
+        if child.dep_ in _CORE_DETERMINER_DEPS and is_content(child):
+            if not is_dropped_article(child):
+                core.add(child.i)
+        elif head.pos_ == "PROPN" and child.dep_ == "compound" and child.pos_ == "PROPN":
+            core |= content_subtree(child)
+    return core
+
+
+def _is_modifier(token: Token) -> bool:
+    if token.dep_ in _NOT_MODIFIERS or token.dep_ in _CORE_DETERMINER_DEPS:
+        return False
+    if is_including_prep(token):
+        return False
+    return token.dep_ != "appos" or composite.is_composite(token)
+
+
+def phrase_steps(
+    head: Token, *, max_tokens: int, exclude: frozenset[int] = frozenset()
+) -> list[Step]:
+    """The chain of ``head``'s phrase, coarse to fine, as cumulative token sets.
+
+    Modifiers whose token index is in ``exclude`` are left out (prepositions another rule
+    attaches to the verb). Steps stop before the phrase exceeds ``max_tokens`` tokens; a core
+    already longer gives ``[]``.
+    """
+    steps: list[Step] = []
+    parts = dates.date_parts(head)
+    if parts:
+        used = {p.i for p in parts}
+        extra = core_tokens(head) - {head.i}
+        cumulative: set[int] = set()
+        for k, part in enumerate(parts):
+            cumulative |= {part.i} | (extra if k == 0 else set())
+            steps.append(Step(frozenset(cumulative), None if k == 0 else dates.FAMILY))
+    else:
+        cumulative = core_tokens(head)
+        used = set(cumulative)
+        steps.append(Step(frozenset(cumulative)))
+    if len(steps[0].tokens) > max_tokens:
+        return []
+    modifiers = [
+        c for c in head.children if c.i not in used and c.i not in exclude and _is_modifier(c)
+    ]
+    before = sorted((m for m in modifiers if m.i < head.i), key=lambda t: -t.i)
+    after = sorted((m for m in modifiers if m.i > head.i), key=lambda t: t.i)
+    for modifier in before + after:
+        added = content_subtree(modifier) - cumulative
+        if not added:
+            continue
+        if len(cumulative) + len(added) > max_tokens:
+            break
+        cumulative |= added
+        family = composite.FAMILY if modifier.dep_ == "appos" else None
+        steps.append(Step(frozenset(cumulative), family))
+    return steps
+
+
+def widest(head: Token, *, max_tokens: int) -> frozenset[int]:
+    """The full phrase of ``head`` (the last chain step), or empty if even its core is too long."""
+    steps = phrase_steps(head, max_tokens=max_tokens)
+    return steps[-1].tokens if steps else frozenset()
