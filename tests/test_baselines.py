@@ -116,7 +116,15 @@ def test_lexical_absent_prediction_record() -> None:
         ],
         "facts": [],
     }
-    assert list(record) == ["status", "level", "hallucinated", "score", "spans", "sentences", "facts"]
+    assert list(record) == [
+        "status",
+        "level",
+        "hallucinated",
+        "score",
+        "spans",
+        "sentences",
+        "facts",
+    ]
 
 
 def test_mark_all_and_mark_none_records() -> None:
@@ -133,10 +141,12 @@ def test_mark_all_and_mark_none_records() -> None:
 
 def test_prediction_score_falls_back_to_facts_then_spans() -> None:
     facts = [
-        {"id": "f1", "hall_prob": 0.9, "suppressed": True},
-        {"id": "f2", "hall_prob": 0.4, "suppressed": False},
+        {"id": "f1", "hall_prob": 0.9, "score": 0.9, "suppressed": True},
+        {"id": "f2", "hall_prob": 0.6, "score": 0.4, "suppressed": False},
     ]
-    record = make_prediction("a b", level="fact", spans=[(Span(2, 3), 0.7)], sentences=[], facts=facts)
+    record = make_prediction(
+        "a b", level="fact", spans=[(Span(2, 3), 0.7)], sentences=[], facts=facts
+    )
     assert record["score"] == 0.4
     record = make_prediction("a b", level="fact", spans=[(Span(2, 3), 0.7)], sentences=[])
     assert record["score"] == 0.7 and record["spans"][0]["text"] == "b"

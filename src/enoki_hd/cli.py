@@ -1,4 +1,4 @@
-"""``enoki`` command line: detect, version (and the project's make targets' entry points)."""
+"""``enoki`` command line: detect, eval, version (and the project's make targets' entry points)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,19 @@ examples:
   enoki detect --context ctx.txt --answer ans.txt --format json --stable --out report.json
 
 exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error
+"""
+
+
+EVAL_EXAMPLES = """\
+examples:
+  enoki eval                                       # psiloqa_en50, shipped verifier
+  enoki eval benchmark=wice_dev limit=20 verifier=window
+  enoki eval benchmark=ragtruth_sent48 "methods=[detector,lexical_absent]"
+  enoki eval --all                                 # every benchmark -> outputs/eval/summary.md
+
+Arguments are Hydra overrides of configs/eval.yaml (the same runner as `make eval`).
+Outputs: outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
+thresholds.png); the report is printed.
 """
 
 
@@ -65,15 +78,52 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--question", default=None, help="the question the answer replies to")
     detect.add_argument("--format", choices=("json", "md", "html"), default="json")
     detect.add_argument("--out", default=None, metavar="FILE", help="write here, not stdout")
-    detect.add_argument("--verifier", default=None, metavar="PATH|HUB_ID",
-                        help="NLI verifier (default: the shipped checkpoints/verifier-minilm)")
-    detect.add_argument("--evidence", choices=("retrieve", "window"), default="retrieve",
-                        help="evidence selection strategy (default: retrieve)")
+    detect.add_argument(
+        "--verifier",
+        default=None,
+        metavar="PATH|HUB_ID",
+        help="NLI verifier (default: the shipped checkpoints/verifier-minilm)",
+    )
+    detect.add_argument(
+        "--evidence",
+        choices=("retrieve", "window"),
+        default="retrieve",
+        help="evidence selection strategy (default: retrieve)",
+    )
     detect.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
-    detect.add_argument("--threshold", type=float, default=0.5,
-                        help="hallucination score at which a sentence is flagged (default 0.5)")
-    detect.add_argument("--stable", action="store_true",
-                        help="leave timings out of JSON so that outputs can be diffed")
+    detect.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="hallucination score at which a sentence is flagged (default 0.5)",
+    )
+    detect.add_argument(
+        "--stable",
+        action="store_true",
+        help="leave timings out of JSON so that outputs can be diffed",
+    )
+
+    evaluate = commands.add_parser(
+        "eval",
+        help="evaluate on benchmarks (the runner of make eval)",
+        description="Run the detector and the baselines on a benchmark and write its metrics.",
+        epilog=EVAL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluate.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE", help="Hydra overrides of configs/eval.yaml"
+    )
+    evaluate.add_argument(
+        "--all",
+        action="store_true",
+        help="every benchmark under the shared folder, then summary.md",
+    )
+    evaluate.add_argument(
+        "--config-dir",
+        default=None,
+        metavar="DIR",
+        help="folder holding eval.yaml (default: the checkout's configs/)",
+    )
 
     commands.add_parser("version", help="print the version")
     return parser
@@ -106,6 +156,35 @@ def _run_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_eval(args: argparse.Namespace) -> int:
+    import shlex
+
+    bad = [o for o in args.overrides if "=" not in o]
+    if bad:
+        raise UsageError(f"expected KEY=VALUE overrides of configs/eval.yaml, got {bad[0]!r}")
+    try:
+        from hydra.errors import HydraException
+
+        from enoki_hd.eval.runner import compose_eval_config, run_eval, run_eval_all
+    except ImportError as err:
+        raise UsageError(
+            f"enoki eval needs the eval extra: pip install 'enoki-hd[eval]' ({err})"
+        ) from err
+    try:
+        if args.all:
+            _, objects = run_eval_all(args.overrides, config_dir=args.config_dir)
+            report = objects["summary"]
+        else:
+            cfg = compose_eval_config(args.overrides, config_dir=args.config_dir)
+            command = shlex.join(["enoki", "eval", *args.overrides])
+            _, objects = run_eval(cfg, command=command)
+            report = objects["files"]["report"]
+    except HydraException as err:
+        raise UsageError(str(err)) from err
+    sys.stdout.write(report.read_text(encoding="utf-8"))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -119,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "detect":
             return _run_detect(args)
+        if args.command == "eval":
+            return _run_eval(args)
     except UsageError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except FileNotFoundError as err:

@@ -30,12 +30,15 @@ SentenceBackend = Literal["spacy", "regex"]
 
 # spaCy's English stop list names numbers ("two", "fifty", "first", ...); a changed number is a
 # typical hallucination, so number words stay content words.
-NUMBER_WORDS = frozenset(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
-    "ninety hundred thousand million billion trillion first second third fourth fifth sixth "
-    "seventh eighth ninth tenth once twice".split()
-)
+# fmt: off
+NUMBER_WORDS = frozenset((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    "hundred", "thousand", "million", "billion", "trillion", "first", "second", "third",
+    "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "once", "twice",
+))
+# fmt: on
 _WORD_CHAR_RE = re.compile(r"\w")
 _NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)+")
 _POSSESSIVE_RE = re.compile(r"'s$")
@@ -234,7 +237,8 @@ def make_prediction(
       projections, ``word``, ``answer``, ``none``);
     - ``hallucinated``: any span, or any sentence whose label is not ``supported``;
     - ``score``: the answer's hallucination score: the highest sentence score, else the highest
-      ``hall_prob`` of an unsuppressed fact, else the highest span score, else 0.0;
+      ``score`` (``hall_prob`` if absent) of an unsuppressed fact, else the highest span
+      score, else 0.0;
     - ``spans``: ``{start, end, text, score}`` sorted by offset; ``sentences``: see
       :func:`sentence_row`; ``facts``: fact verdict rows as the detector gives them.
     """
@@ -246,7 +250,11 @@ def make_prediction(
     fact_rows = [dict(row) for row in facts]
     candidates = [row["score"] for row in sentence_rows]
     if not candidates:
-        candidates = [row["hall_prob"] for row in fact_rows if not row.get("suppressed")]
+        candidates = [
+            row.get("score", row.get("hall_prob", 0.0))
+            for row in fact_rows
+            if not row.get("suppressed")
+        ]
     if not candidates:
         candidates = [row["score"] for row in span_rows]
     return {

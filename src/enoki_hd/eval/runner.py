@@ -75,6 +75,7 @@ CACHE_VERSION = 1
 SWEEP_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(21))
 WICE_LABELS = ("supported", "partially_supported", "not_supported")
 REPO_ROOT = Path(__file__).resolve().parents[3]
+FILE_MODE = 0o644
 
 
 class Method(Protocol):
@@ -104,6 +105,7 @@ def _atomic_write(path: Path, data: str | bytes) -> None:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, FILE_MODE)  # mkstemp creates 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -143,7 +145,7 @@ def _plain_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     try:
         from omegaconf import DictConfig, OmegaConf
     except ImportError:  # omegaconf comes with the eval extra; plain mappings need none
-        DictConfig = ()  # noqa: N806
+        return copy.deepcopy(dict(cfg))
     if isinstance(cfg, DictConfig):
         return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
     return copy.deepcopy(dict(cfg))
@@ -189,6 +191,7 @@ def prediction_from_report(report: Report) -> dict[str, Any]:
             "delta": [[s.start, s.end] for s in v.fact.delta],
             "label": v.label,
             "hall_prob": round(v.hall_prob, 6),
+            "score": round(float(v.score if v.score is not None else v.hall_prob), 6),
             "suppressed": v.suppressed,
             "decided_by": v.decided_by,
         }
@@ -217,13 +220,26 @@ class DetectorMethod:
 
     uses_verifier = True
 
-    def __init__(self, name: str, detector: Any, model_id: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        detector: Any,
+        model_id: str,
+        *,
+        extractor_options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.name = name
         self.detector = detector
         self.model_id = model_id
+        self.extractor_options = dict(extractor_options or {})
 
     def config(self) -> dict[str, Any]:
-        return {**self.detector.config(), "verifier": self.model_id}
+        """The detector's settings with the model id; the extractor's options from the eval
+        config join them (``detector.config()`` names the extractor only)."""
+        out = {**self.detector.config(), "verifier": self.model_id}
+        if self.extractor_options and out.get("level") != "sentence":
+            out["extractor_options"] = self.extractor_options
+        return out
 
     def predict(self, *, answer: str, context: str, question: str | None = None) -> dict[str, Any]:
         report = self.detector.detect(answer=answer, context=context, question=question)
@@ -260,24 +276,13 @@ def sentence_level_twin(detector: Any) -> Any:
     )
 
 
-def _model_dir(verifier: Any, cfg_path: str | None) -> Path | None:
-    candidates = [cfg_path, getattr(verifier, "name", None)]
-    if cfg_path is None:
-        from enoki_hd.detector import default_verifier_path
-
-        candidates.append(str(default_verifier_path()))
-    for candidate in candidates:
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return None
-
-
-def describe_model(verifier: Any, cfg_path: str | None = None) -> tuple[str, dict[str, Any]]:
-    """``(model_id, record)`` of a verifier: the id is ``sha256:<manifest sha>`` when its
-    checkpoint has a ``manifest.json`` (else the ONNX graph's sha, else the verifier's name);
-    the record holds the path, the id and the manifest itself."""
+def describe_model(verifier: Any) -> tuple[str, dict[str, Any]]:
+    """``(model_id, record)`` of a verifier. A verifier loaded from a local checkpoint is
+    named by its directory; its id is ``sha256:<sha of manifest.json>`` (else of
+    ``model.onnx``), so cache keys do not depend on where the model lies. Any other verifier's
+    id is its name. The record holds the name, path, id and the manifest itself."""
     name = str(getattr(verifier, "name", type(verifier).__name__))
-    directory = _model_dir(verifier, cfg_path)
+    directory = Path(name) if Path(name).is_dir() else None
     record: dict[str, Any] = {"name": name, "path": str(directory) if directory else None}
     model_id = name
     if directory is not None:
@@ -312,17 +317,19 @@ def build_methods(
     methods: list[Method] = []
     needs_verifier = any(n in ("detector", "sentence_nli") for n in names)
     model_id = ""
+    injected = detector
     if needs_verifier:
         if detector is None:
             from enoki_hd.detector import Detector
 
             detector = Detector.from_config(detector_cfg)
-        model_id, record = describe_model(detector.verifier, detector_cfg["verifier"].get("path"))
+        model_id, record = describe_model(detector.verifier)
         models["verifier"] = record
         sentence_backend = detector.sentence_backend
     for name in names:
         if name == "detector":
-            methods.append(DetectorMethod(name, detector, model_id))
+            options = detector_cfg["extractor"] if injected is None else None
+            methods.append(DetectorMethod(name, detector, model_id, extractor_options=options))
         elif name == "sentence_nli":
             methods.append(DetectorMethod(name, sentence_level_twin(detector), model_id))
         else:
@@ -613,7 +620,9 @@ def evaluate(
         if family == "span":
             preds = [_pred_spans(p) for p in predictions]
             lengths = [len(e.answer) for e in examples]
-            span = span_metrics(preds, [e.gold_spans or [] for e in examples], lengths, deltas=deltas)
+            span = span_metrics(
+                preds, [e.gold_spans or [] for e in examples], lengths, deltas=deltas
+            )
             soft = [(i, e) for i, e in enumerate(examples) if e.soft_labels is not None]
             if soft:
                 span["soft_spearman"] = M.soft_spearman(
@@ -794,7 +803,13 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             lines += _table(
                 ["method", *(c for c, _ in SPAN_COLUMNS)],
                 (
-                    [n, *(_get(methods[n]["span"]["references"]["mean"], p) for _, p in SPAN_COLUMNS)]
+                    [
+                        n,
+                        *(
+                            _get(methods[n]["span"]["references"]["mean"], p)
+                            for _, p in SPAN_COLUMNS
+                        ),
+                    ]
                     for n in names
                 ),
             )
@@ -804,7 +819,11 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             "widened by δ characters contains it), micro (µ) and macro (M) over examples; char: "
             "character-level P/R/F1 pooled over the set (LettuceDetect); IoU: mean per-example "
             "character IoU (MuSHROOM); ex: example-level (any hallucination in the answer)"
-            + ("; soft ρ: Spearman with MuSHROOM soft labels" if "soft_spearman" in first["span"] else "")
+            + (
+                "; soft ρ: Spearman with MuSHROOM soft labels"
+                if "soft_spearman" in first["span"]
+                else ""
+            )
             + ".",
             "",
         ]
@@ -815,7 +834,10 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
         lines += [f"## {family.capitalize()} level ({n} {family}s)", ""]
         columns = list(UNIT_COLUMNS)
         if "three_way" in first[family]:
-            columns += [("3-way acc", "three_way.accuracy"), ("3-way macro-F1", "three_way.macro_f1")]
+            columns += [
+                ("3-way acc", "three_way.accuracy"),
+                ("3-way macro-F1", "three_way.macro_f1"),
+            ]
         lines += _table(
             ["method", *(c for c, _ in columns)],
             ([name, *(_get(methods[name][family], p) for _, p in columns)] for name in names),
@@ -839,7 +861,11 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             ["method", *(c for c, _ in ENTITY_COLUMNS)],
             ([n, *(_get(methods[n]["entity"], p) for _, p in ENTITY_COLUMNS)] for n in names),
         )
-        lines += ["", "Pooled: over all entities together; per sample: mean over samples with both classes.", ""]
+        lines += [
+            "",
+            "Pooled: over all entities together; per sample: mean over samples with both classes.",
+            "",
+        ]
     return lines
 
 
@@ -863,7 +889,8 @@ def render_report(metrics: Mapping[str, Any]) -> str:
         f"`{verifier.get('name')}` ({model or 'not used'}), evidence "
         f"{evidence.get('strategy')} top_k={evidence.get('top_k')} "
         f"neighbours={evidence.get('neighbours')}, threshold {detector.get('threshold')}",
-        f"- git: {git.get('commit') or 'unknown'}" + (" (uncommitted changes)" if git.get("dirty") else ""),
+        f"- git: {git.get('commit') or 'unknown'}"
+        + (" (uncommitted changes)" if git.get("dirty") else ""),
         f"- command: `{metrics.get('command')}`",
         "",
     ]
@@ -914,6 +941,7 @@ def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, t
     os.close(fd)
     try:
         figure.savefig(tmp, format="png")
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -977,7 +1005,9 @@ def run_eval(
     full = benchmark if benchmark is not None else load_benchmark(name, shared_dir)
     expected_level = plain["benchmark"].get("level")
     if expected_level and expected_level != full.level:
-        logger.warning("config says %s is %s level, the loader says %s", name, expected_level, full.level)
+        logger.warning(
+            "config says %s is %s level, the loader says %s", name, expected_level, full.level
+        )
     bench = _limit(full, plain.get("limit"))
     load_seconds = time.perf_counter() - mark
     if not bench.examples:
@@ -1033,7 +1063,9 @@ def run_eval(
     lines = []
     for i, example in enumerate(bench.examples):
         for method_name in names:
-            lines.append(_json({"id": example.id, "method": method_name, **predictions[method_name][i]}))
+            lines.append(
+                _json({"id": example.id, "method": method_name, **predictions[method_name][i]})
+            )
     _atomic_write(output_dir / "predictions.jsonl", "\n".join(lines) + "\n")
     plot_thresholds(
         sweep,

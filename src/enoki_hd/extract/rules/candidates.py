@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import polarity
@@ -51,6 +52,10 @@ class Candidate:
 
     ``relation_text`` is set for a synthesized relation (the appositive ``is``), whose
     ``relation`` token set is empty. ``parent`` is the index of the coarser candidate.
+    ``relation_order`` splits the relation tokens into groups read one after the other (verb
+    group, folded object, preposition), so the relation text reads ``formed in`` for ``In
+    1992, Suede formed`` and ``fires from`` for ``the energy that he fires from his eyes``;
+    empty means text order.
     """
 
     family: str
@@ -59,6 +64,7 @@ class Candidate:
     object: frozenset[int]
     parent: int | None = None
     relation_text: str | None = None
+    relation_order: tuple[frozenset[int], ...] = ()
     negated: bool = False
     modality: str | None = None
 
@@ -94,6 +100,7 @@ class FactBuilder:
         *,
         parent: int | None = None,
         relation_text: str | None = None,
+        relation_order: tuple[frozenset[int], ...] = (),
     ) -> int | None:
         """Add a candidate; returns its index (or the equal earlier one's), None if filtered."""
         if not subject or (not relation and relation_text is None):
@@ -114,6 +121,7 @@ class FactBuilder:
             object=obj,
             parent=parent,
             relation_text=relation_text,
+            relation_order=relation_order,
             negated=polarity.is_negated(relation_tokens, (self.doc[i] for i in obj)),
             modality=polarity.modality_of(relation_tokens),
         )
@@ -130,6 +138,7 @@ class FactBuilder:
         *,
         parent: int | None = None,
         relation_text: str | None = None,
+        relation_order: tuple[frozenset[int], ...] = (),
     ) -> int | None:
         """Add one candidate per phrase step, each the parent of the next.
 
@@ -145,6 +154,7 @@ class FactBuilder:
                 step.tokens,
                 parent=parent if last is None else last,
                 relation_text=relation_text,
+                relation_order=relation_order,
             )
             if index is None:
                 break
@@ -215,6 +225,22 @@ def _text(answer: str, spans: list[Span]) -> str:
     return " ".join(answer[s.start : s.end] for s in spans)
 
 
+def _relation_text(doc: Doc, candidate: Candidate, answer: str, base: int) -> str | None:
+    """The relation text read group by group (``relation_order``), or None for text order."""
+    groups = [g for g in candidate.relation_order if g]
+    if len(groups) < 2 or all(max(a) < min(b) for a, b in pairwise(groups)):
+        return None
+    first_token = next((t.i for t in doc if not t.is_space), None)
+    words: list[str] = []
+    for k, group in enumerate(groups):
+        text = _text(answer, token_spans(doc, with_punctuation(doc, group), answer, base))
+        # moved away from the start of the sentence, a word loses its capital ("In 1992, ...")
+        if k > 0 and min(group) == first_token and doc[first_token].pos_ != "PROPN":
+            text = text[:1].lower() + text[1:]
+        words.append(text)
+    return " ".join(words)
+
+
 def _content(doc: Doc, tokens: Iterable[int]) -> set[int]:
     """``tokens`` less function words, unless nothing else is left."""
     tokens = set(tokens)
@@ -260,11 +286,9 @@ def shape_facts(
         ]
         parent = None if candidate.parent is None else candidates[candidate.parent]
         delta = token_spans(doc, blamed_tokens(doc, candidate, parent), answer, base)
-        relation = (
-            candidate.relation_text
-            if candidate.relation_text is not None
-            else _text(answer, parts[1])
-        )
+        relation = candidate.relation_text
+        if relation is None:
+            relation = _relation_text(doc, candidate, answer, base) or _text(answer, parts[1])
         facts.append(
             Fact(
                 id=ids[k],

@@ -1,0 +1,94 @@
+"""Fact quality of the rules extractor on CaRB dev: P / R / F1 / AUC, chains kept and collapsed.
+
+python scripts/carb_eval.py                      # writes outputs/carb/metrics.json
+python scripts/carb_eval.py --model en_core_web_lg --out outputs/carb_lg
+
+Each CaRB sentence is extracted once (timed with ``time.perf_counter``); the same facts are
+scored with every fact of each incremental chain (``chains``) and with only the widest fact of
+each chain (``collapsed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
+from enoki_hd.eval.metrics import carb_score
+from enoki_hd.extract import get_extractor
+from enoki_hd.extract.carb import carb_tuples
+from enoki_hd.types import Span
+
+logger = logging.getLogger(__name__)
+
+_SETTINGS = {"chains": False, "collapsed": True}
+_REPORTED = ("precision", "recall", "f1", "auc", "threshold", "n_gold", "n_pred")
+
+
+def run(
+    shared_dir: Path, out_dir: Path, *, model: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``."""
+    carb_dir = shared_dir / "data" / "carb"
+    carb = load_carb(carb_dir / "dev_sentences.txt", carb_dir / "dev_gold.tsv")
+    extractor = get_extractor("rules", **({"model": model} if model else {}))
+    extractor.extract(carb.sentences[0])  # load the pipeline before timing
+    facts, latencies = {}, []
+    for sentence in carb.sentences:
+        start = time.perf_counter()
+        facts[sentence] = extractor.extract(sentence, sentences=[Span(0, len(sentence))])
+        latencies.append(time.perf_counter() - start)
+    metrics: dict[str, Any] = {
+        "extractor": "rules",
+        "model": extractor.model,
+        "n_sentences": len(carb.sentences),
+        "latency_s_per_sentence": {
+            "median": statistics.median(latencies),
+            "mean": statistics.fmean(latencies),
+            "max": max(latencies),
+        },
+    }
+    for setting, collapse in _SETTINGS.items():
+        predicted = {s: carb_tuples(f, collapse_chains=collapse) for s, f in facts.items()}
+        scores = carb_score(predicted, carb.gold)
+        metrics[setting] = {key: scores[key] for key in _REPORTED}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    return metrics, {"facts": facts, "latencies": latencies}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--shared-dir",
+        type=Path,
+        default=Path(os.environ.get(SHARED_DIR_ENV, "../shared")),
+        help=f"shared folder holding data/carb/ (default ${SHARED_DIR_ENV} or ../shared)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("outputs/carb"))
+    parser.add_argument("--model", default=None, help="spaCy pipeline for the rules extractor")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    metrics, _ = run(args.shared_dir, args.out, model=args.model)
+    print(f"CaRB dev, {metrics['n_sentences']} sentences, rules extractor ({metrics['model']})")
+    print(f"{'setting':<10} {'P':>6} {'R':>6} {'F1':>6} {'AUC':>6} {'#pred':>6}")
+    for setting in _SETTINGS:
+        m = metrics[setting]
+        print(
+            f"{setting:<10} {m['precision']:6.3f} {m['recall']:6.3f} {m['f1']:6.3f} "
+            f"{m['auc']:6.3f} {m['n_pred']:6d}"
+        )
+    latency = metrics["latency_s_per_sentence"]
+    print(f"extraction latency per sentence: median {latency['median'] * 1000:.1f} ms")
+    print(f"wrote {args.out / 'metrics.json'}")
+    return metrics
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Evaluate the detector and the baselines on one benchmark.
+
+python scripts/eval.py                                   # psiloqa_en50, shipped verifier
+python scripts/eval.py benchmark=wice_dev verifier=window limit=20
+make eval BENCH=ragtruth_sent48 ARGS="methods=[detector,lexical_absent]"
+
+Writes outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
+thresholds.png); see enoki_hd.eval.runner.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig
+
+from enoki_hd.eval.runner import run_eval
+
+logger = logging.getLogger(__name__)
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Compose → evaluate → write the run folder. Returns ``(metrics, objects)``."""
+    command = shlex.join(["python", "scripts/eval.py", *sys.argv[1:]])
+    return run_eval(cfg, command=command)
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="eval")
+def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    metrics, objects = run(cfg)
+    sys.stdout.write(objects["files"]["report"].read_text(encoding="utf-8"))
+    return metrics, objects
+
+
+if __name__ == "__main__":
+    main()

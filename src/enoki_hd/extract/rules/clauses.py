@@ -1,0 +1,136 @@
+"""Clause splitting: every verb that heads a clause, with the subject it has or inherits.
+
+- a clause's own ``nsubj`` / ``nsubjpass`` is its subject; a relative pronoun (``which``,
+  ``who``, ``that``) stands for the noun the relative clause modifies;
+- a conjoined verb without a subject inherits it (``He served ... and became ...``), and so
+  does a participial adverbial clause (``Formed in 1992, Suede ...``) and a prepositional
+  gerund (``before splitting up``);
+- a reduced relative (participial ``acl``: ``a band formed in Bath``) takes the entity its
+  noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
+- ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
+  record``); they are not clauses of their own.
+
+Coordinated subjects are distributed later, by the families (one fact per conjunct).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from enoki_hd.extract.rules.syntax import (
+    RELATION_DEPS,
+    SUBJECT_DEPS,
+    entity_of,
+    is_content,
+    is_noun_like,
+    resolve_argument,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+ClauseKind = Literal["finite", "participial"]
+
+_PREDICATE_DEPS = frozenset(
+    {"ROOT", "conj", "ccomp", "advcl", "relcl", "acl", "pcomp", "parataxis"}
+)
+_PARTICIPLE_TAGS = frozenset({"VBN", "VBG"})
+_VERB_POS = frozenset({"VERB", "AUX"})
+_MAX_INHERIT = 8
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause: its verb, its subject head and the token indices of its relation.
+
+    ``heads`` are the verbs whose dependents hold the clause's arguments: the predicate and
+    the ``xcomp`` verbs folded into its relation.
+    """
+
+    predicate: Token
+    subject: Token
+    relation: frozenset[int]
+    heads: tuple[Token, ...]
+    kind: ClauseKind
+
+
+def _own_subject(verb: Token) -> Token | None:
+    return next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+
+
+def subject_of(verb: Token, depth: int = 0) -> Token | None:
+    """The subject head of ``verb``'s clause, own or inherited, or None (no subject)."""
+    own = _own_subject(verb)
+    if own is not None:
+        return resolve_argument(own)
+    if depth >= _MAX_INHERIT or any(c.dep_ == "expl" for c in verb.children):
+        return None
+    head = verb.head
+    if verb.dep_ in ("conj", "xcomp") and head.pos_ in _VERB_POS and head is not verb:
+        return subject_of(head, depth + 1)
+    if verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and head.pos_ in _VERB_POS:
+        return subject_of(head, depth + 1)
+    if verb.dep_ == "acl" and is_noun_like(head):
+        return entity_of(head)
+    if verb.dep_ == "pcomp" and head.head.pos_ in _VERB_POS and head.head is not head:
+        return subject_of(head.head, depth + 1)
+    return None
+
+
+def _in_relation(child: Token) -> bool:
+    """Auxiliaries, negation, particles and a nominal indirect object (``gave him``)."""
+    if child.dep_ in RELATION_DEPS:
+        return is_content(child)
+    return child.dep_ == "dative" and is_noun_like(child)
+
+
+def _relation_dependents(verb: Token) -> set[int]:
+    return {verb.i} | {c.i for c in verb.children if _in_relation(c)}
+
+
+def relation_of(verb: Token) -> tuple[frozenset[int], tuple[Token, ...]]:
+    """The relation tokens of ``verb`` (auxiliaries, negation, particles, folded ``xcomp``
+    verbs) and the verbs whose dependents hold the arguments."""
+    relation = _relation_dependents(verb)
+    heads = [verb]
+    current = verb
+    for _ in range(_MAX_INHERIT):
+        xcomp = next(
+            (
+                c
+                for c in current.children
+                if c.dep_ == "xcomp" and c.pos_ == "VERB" and _own_subject(c) is None
+            ),
+            None,
+        )
+        if xcomp is None:
+            break
+        relation |= _relation_dependents(xcomp)
+        heads.append(xcomp)
+        current = xcomp
+    return frozenset(relation), tuple(heads)
+
+
+def find_clause(verb: Token) -> Clause | None:
+    """The clause ``verb`` heads, or None when it heads none or has no subject."""
+    if verb.pos_ not in _VERB_POS or verb.dep_ not in _PREDICATE_DEPS:
+        return None
+    if verb.dep_ == "conj" and verb.head.pos_ not in _VERB_POS:
+        return None
+    if verb.dep_ == "acl" and verb.tag_ not in _PARTICIPLE_TAGS:
+        return None
+    participial = verb.dep_ == "acl" or (
+        verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and _own_subject(verb) is None
+    )
+    subject = subject_of(verb)
+    if subject is None or subject.dep_ == "expl":
+        return None
+    relation, heads = relation_of(verb)
+    return Clause(
+        predicate=verb,
+        subject=subject,
+        relation=relation,
+        heads=heads,
+        kind="participial" if participial else "finite",
+    )

@@ -1,0 +1,232 @@
+"""The rules extractor's pipeline, from answer text to anchored facts.
+
+mask Markdown (offsets kept) → parse each sentence with spaCy → flag sentences that are not
+parseable English → split into clauses → propose facts with the rule families → shape spans
+→ filter → de-duplicate. Every span is a half-open ``[start, end)`` character offset pair into
+the ORIGINAL answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract import register
+from enoki_hd.extract.rules import language
+from enoki_hd.extract.rules.candidates import FactBuilder, shape_facts
+from enoki_hd.extract.rules.clauses import find_clause
+from enoki_hd.extract.rules.families import appositive, copula, participial, verb_object
+from enoki_hd.extract.rules.markdown import mask_markdown
+from enoki_hd.extract.rules.syntax import is_copula
+from enoki_hd.text import DEFAULT_SPACY_MODEL, _chunks, load_spacy_pipeline, segment_sentences
+from enoki_hd.types import Fact, Span
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class RulesAnalysis:
+    """What the rules extractor found in one answer.
+
+    ``sentences`` are the sentence spans used (offsets into the answer); ``unparseable`` the
+    indices of sentences with no parseable English (they yield no facts; a detector reports
+    them as ``unsupported_language``); ``dropped`` the number of candidate facts left out by
+    the per-sentence cap.
+    """
+
+    facts: list[Fact]
+    sentences: list[Span]
+    unparseable: set[int] = field(default_factory=set)
+    dropped: int = 0
+
+
+def propose(builder: FactBuilder, doc: Doc) -> None:
+    """Run every rule family over one parsed sentence, in token order."""
+    for token in doc:
+        if token.dep_ == "appos":
+            appositive.propose(builder, token)
+        clause = find_clause(token)
+        if clause is None:
+            continue
+        if clause.kind == "participial":
+            participial.propose(builder, clause)
+        elif is_copula(clause.predicate) and len(clause.heads) == 1:
+            copula.propose(builder, clause)
+        else:
+            verb_object.propose(builder, clause)
+
+
+@register("rules")
+class RulesExtractor:
+    """Relational facts from a spaCy dependency parse, with incremental chains.
+
+    For one (subject, relation) the facts go from coarse to fine (``band`` → ``rock band`` →
+    ``English rock band``); each refinement's ``parent`` is the next coarser fact's id and its
+    ``delta`` the spans it adds (function words left out when it adds content words). A fact
+    without parent has as ``delta`` its object spans (else relation, else subject): what it
+    asserts. Ids are ``f{sentence}.{k}``, deterministic; ``source`` is ``rules:<family>`` and
+    ``confidence`` the family's (:data:`~enoki_hd.extract.rules.candidates.FAMILY_CONFIDENCE`).
+
+    Args:
+        model: spaCy pipeline name (default the small English model; ``en_core_web_trf`` or
+            ``en_core_web_lg`` where installed).
+        max_facts_per_sentence: cap on the facts of one sentence; candidates past it are
+            dropped and counted in :attr:`RulesAnalysis.dropped` (logged).
+        max_phrase_tokens: longest subject or object phrase kept, in tokens; longer chain
+            steps are not emitted.
+        max_sentence_chars: sentences longer than this are parsed in pieces cut at line
+            breaks, sentence punctuation or whitespace (logged), never truncated.
+        min_english_share: sentences whose English-lexicon share is below this yield no
+            facts and are reported unparseable (:mod:`.language`).
+        batch_size: sentences per ``nlp.pipe`` batch.
+    """
+
+    name = "rules"
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_SPACY_MODEL,
+        max_facts_per_sentence: int = 64,
+        max_phrase_tokens: int = 24,
+        max_sentence_chars: int = 5_000,
+        min_english_share: float = language.DEFAULT_MIN_ENGLISH_SHARE,
+        batch_size: int = 64,
+    ) -> None:
+        for option, value in (
+            ("max_facts_per_sentence", max_facts_per_sentence),
+            ("max_phrase_tokens", max_phrase_tokens),
+            ("max_sentence_chars", max_sentence_chars),
+            ("batch_size", batch_size),
+        ):
+            if value < 1:
+                raise ValueError(f"{option} must be >= 1, got {value}")
+        if not 0.0 <= min_english_share <= 1.0:
+            raise ValueError(f"min_english_share must be in [0, 1], got {min_english_share}")
+        self.model = model
+        self.max_facts_per_sentence = max_facts_per_sentence
+        self.max_phrase_tokens = max_phrase_tokens
+        self.max_sentence_chars = max_sentence_chars
+        self.min_english_share = min_english_share
+        self.batch_size = batch_size
+        self._last: tuple[tuple[str, tuple[Span, ...] | None], RulesAnalysis] | None = None
+
+    @property
+    def nlp(self) -> Language:
+        """The spaCy pipeline (loaded on first use, shared through the loader's cache)."""
+        return load_spacy_pipeline(self.model)
+
+    def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
+        """Facts of ``answer`` with spans into the original answer (see the class docstring)."""
+        return self.analyze(answer, sentences=sentences).facts
+
+    def unparseable_sentences(self, answer: str, sentences: list[Span] | None = None) -> set[int]:
+        """Indices of the sentences with no parseable English (they yield no facts)."""
+        return self.analyze(answer, sentences=sentences).unparseable
+
+    def analyze(self, answer: str, *, sentences: list[Span] | None = None) -> RulesAnalysis:
+        """Facts, sentence spans and unparseable sentences of ``answer``.
+
+        The last answer's analysis is kept, so :meth:`extract` followed by
+        :meth:`unparseable_sentences` on the same answer parses once.
+        """
+        if not isinstance(answer, str):
+            raise TypeError(f"answer must be str, got {type(answer).__name__}")
+        key = (answer, None if sentences is None else tuple(sentences))
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        if sentences is None:
+            sentences = segment_sentences(answer, model=self.model)
+        for span in sentences:
+            if not isinstance(span, Span) or span.end > len(answer):
+                raise ValueError(
+                    f"sentence {span!r} is not a Span inside the answer of length {len(answer)}"
+                )
+        analysis = self._analyze(answer, list(sentences))
+        self._last = (key, analysis)
+        return analysis
+
+    def _pieces(self, masked: str, sentence: Span) -> list[Span]:
+        text = masked[sentence.start : sentence.end]
+        if len(text) <= self.max_sentence_chars:
+            return [sentence]
+        logger.info(
+            "sentence %d:%d has %d characters; parsing it in pieces of at most %d",
+            sentence.start,
+            sentence.end,
+            len(text),
+            self.max_sentence_chars,
+        )
+        return [
+            Span(sentence.start + s, sentence.start + e)
+            for s, e in _chunks(text, self.max_sentence_chars)
+        ]
+
+    def _analyze(self, answer: str, sentences: list[Span]) -> RulesAnalysis:
+        nlp = self.nlp
+        lexicon = language.english_lexicon(nlp)
+        masked = mask_markdown(answer)
+        units = [
+            (index, piece) for index, s in enumerate(sentences) for piece in self._pieces(masked, s)
+        ]
+        docs = nlp.pipe((masked[p.start : p.end] for _, p in units), batch_size=self.batch_size)
+        parsed: list[list[tuple[Span, Doc]]] = [[] for _ in sentences]
+        for (index, piece), doc in zip(units, docs, strict=True):
+            parsed[index].append((piece, doc))
+        facts: list[Fact] = []
+        unparseable: set[int] = set()
+        dropped = 0
+        for index, pieces in enumerate(parsed):
+            counts = [language.english_counts(doc, lexicon) for _, doc in pieces]
+            recognised, considered = sum(c[0] for c in counts), sum(c[1] for c in counts)
+            if lexicon and language.is_unparseable(
+                recognised, considered, threshold=self.min_english_share
+            ):
+                logger.debug(
+                    "sentence %d is not parseable English (%d/%d)", index, recognised, considered
+                )
+                unparseable.add(index)
+                continue
+            k = 0
+            for piece, doc in pieces:
+                room = self.max_facts_per_sentence - k
+                builder = FactBuilder(
+                    doc, max_facts=max(room, 0), max_phrase_tokens=self.max_phrase_tokens
+                )
+                propose(builder, doc)
+                dropped += builder.dropped
+                facts.extend(
+                    shape_facts(
+                        doc,
+                        builder.candidates,
+                        answer=answer,
+                        base=piece.start,
+                        sentence=index,
+                        first_k=k,
+                    )
+                )
+                k += len(builder.candidates)
+        if dropped:
+            logger.info(
+                "left out %d candidate facts past the cap of %d per sentence",
+                dropped,
+                self.max_facts_per_sentence,
+            )
+        return RulesAnalysis(facts, sentences, unparseable, dropped)
+
+
+def unparseable_sentences(
+    answer: str,
+    sentences: list[Span] | None = None,
+    *,
+    model: str = DEFAULT_SPACY_MODEL,
+    threshold: float = language.DEFAULT_MIN_ENGLISH_SHARE,
+) -> set[int]:
+    """Indices of ``answer``'s sentences with no parseable English (see :mod:`.language`)."""
+    extractor = RulesExtractor(model=model, min_english_share=threshold)
+    return extractor.unparseable_sentences(answer, sentences)

@@ -1,0 +1,81 @@
+"""The argument structure shared by the verb–object, copula and participial families.
+
+For each subject (conjuncts distributed) the clause gives: one chain per (coordinated) object,
+coarse to fine; then, per verb-level preposition, a chain whose relation takes the widest
+object in and whose first fact refines the object chain's last; with no object, one root chain
+per preposition; with neither, an intransitive fact with an empty object. Clausal complements
+add their own fact (:mod:`.clausal`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract.rules.families import clausal
+from enoki_hd.extract.rules.families.coordination import alternatives
+from enoki_hd.extract.rules.families.prepositional import emit_prep_chains, verb_preps
+from enoki_hd.extract.rules.phrases import phrase_steps, widest
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+    from enoki_hd.extract.rules.candidates import FactBuilder
+    from enoki_hd.extract.rules.clauses import Clause
+
+
+def emit_predicate(
+    builder: FactBuilder,
+    clause: Clause,
+    *,
+    objects: list[Token],
+    object_family: str,
+    prep_family: str,
+    preps: list[Token] | None = None,
+    intransitive: bool = True,
+) -> None:
+    """Propose the facts of ``clause`` with the given object heads.
+
+    ``preps`` overrides the verb-level prepositions (default :func:`verb_preps`);
+    ``intransitive`` allows the empty-object fact when there is nothing else to say.
+    """
+    if preps is None:
+        preps = verb_preps(clause, objects)
+    moved = frozenset(p.i for p in preps)
+    limit = builder.max_phrase_tokens
+    for subject_head, subject_family in alternatives(clause.subject):
+        subject = widest(subject_head, max_tokens=limit)
+        if not subject:
+            continue
+        for obj in objects:
+            for head, head_family in alternatives(obj):
+                steps = phrase_steps(head, max_tokens=limit, exclude=moved)
+                family = subject_family or head_family or object_family
+                last = builder.chain(family, subject, clause.relation, steps)
+                if last is None:
+                    continue
+                relation = (clause.relation, steps[-1].tokens)
+                for prep in preps:
+                    emit_prep_chains(
+                        builder,
+                        subject,
+                        relation,
+                        prep,
+                        family=subject_family or prep_family,
+                        parent=last,
+                        exclude=moved,
+                    )
+        if not objects:
+            for prep in preps:
+                emit_prep_chains(
+                    builder,
+                    subject,
+                    (clause.relation,),
+                    prep,
+                    family=subject_family or prep_family,
+                    exclude=moved,
+                )
+        complements = clausal.complements(clause)
+        if not objects and not preps and not complements and intransitive:
+            builder.add(subject_family or object_family, subject, clause.relation, frozenset())
+        for complement in complements:
+            clausal.emit(builder, subject, clause.relation, complement, family=subject_family)

@@ -1,0 +1,60 @@
+"""Clausal complements: ``She said that the band split up`` → (She, said, that the band split
+up), and the complement clause's own facts (it is a clause of its own).
+
+``xcomp`` complements without their own subject are folded into the relation instead
+(``began to record albums`` → (band, began to record, albums)); see
+:mod:`enoki_hd.extract.rules.clauses`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract.rules.families import Example
+from enoki_hd.extract.rules.syntax import is_content
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+    from enoki_hd.extract.rules.candidates import FactBuilder
+    from enoki_hd.extract.rules.clauses import Clause
+
+FAMILY = "clausal"
+
+EXAMPLES = (
+    Example(
+        "She said that the band split up in 2003.",
+        (
+            ("She", "said", "that the band split up in 2003"),
+            ("band", "split up in", "2003"),
+        ),
+    ),
+    Example(
+        "The band began to record albums.",
+        (("band", "began to record", "albums"),),
+    ),
+)
+
+
+def complements(clause: Clause) -> list[Token]:
+    """The clausal complements (``ccomp`` verbs) of the clause's verbs."""
+    return [
+        c
+        for h in clause.heads
+        for c in h.children
+        if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")
+    ]
+
+
+def emit(
+    builder: FactBuilder,
+    subject: frozenset[int],
+    relation: frozenset[int],
+    complement: Token,
+    *,
+    family: str | None = None,
+) -> None:
+    """(subject, relation, the whole complement clause), when it fits the phrase limit."""
+    tokens = frozenset(t.i for t in complement.subtree if is_content(t))
+    if tokens and len(tokens) <= builder.max_phrase_tokens:
+        builder.add(family or FAMILY, subject, relation, tokens)

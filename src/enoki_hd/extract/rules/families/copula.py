@@ -1,0 +1,91 @@
+"""Copula facts: ``X is Y`` (chain over Y), ``X is in Y``, ``X is famous for Y`` and
+``X is part of Y`` — a relational noun (``part``, ``member``, ``one``, ...) followed by ``of``
+joins the relation: (Wales, is part of, United Kingdom)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from enoki_hd.extract.rules.families import Example
+from enoki_hd.extract.rules.families.arguments import emit_predicate
+from enoki_hd.extract.rules.families.prepositional import prep_object, verb_preps
+from enoki_hd.extract.rules.families.verb_object import object_heads
+from enoki_hd.extract.rules.phrases import core_tokens
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+    from enoki_hd.extract.rules.candidates import FactBuilder
+    from enoki_hd.extract.rules.clauses import Clause
+
+FAMILY = "copula"
+
+EXAMPLES = (
+    Example(
+        "Suede is an English rock band.",
+        (
+            ("Suede", "is", "band"),
+            ("Suede", "is", "rock band"),
+            ("Suede", "is", "English rock band"),
+        ),
+    ),
+    Example("Bath is in Somerset.", (("Bath", "is in", "Somerset"),)),
+    Example("Wales is part of the United Kingdom.", (("Wales", "is part of", "United Kingdom"),)),
+    Example(
+        "Paris is the capital of France.",
+        (("Paris", "is", "capital"), ("Paris", "is", "capital of France")),
+    ),
+    Example(
+        "The town is famous for its cheese.",
+        (("town", "is", "famous"), ("town", "is famous for", "cheese")),
+    ),
+    Example("Suede is not a band.", (("Suede", "is not", "band"),)),
+)
+
+RELATIONAL_NOUNS = frozenset(
+    {"part", "member", "one", "home", "example", "kind", "type", "form", "sort", "subset",
+     "component", "variety", "some", "many", "most", "none", "all"}
+)  # fmt: skip
+
+
+def _relational_of(attr: Token) -> Token | None:
+    """The ``of`` preposition that makes ``attr`` a relational noun (``part of``), or None."""
+    if attr.lemma_.lower() not in RELATIONAL_NOUNS and attr.lower_ not in RELATIONAL_NOUNS:
+        return None
+    return next(
+        (c for c in attr.children if c.dep_ == "prep" and c.lower_ == "of" and prep_object(c)),
+        None,
+    )
+
+
+def propose(builder: FactBuilder, clause: Clause) -> None:
+    objects: list[Token] = []
+    for obj in object_heads(clause):
+        of = _relational_of(obj)
+        if of is None:
+            objects.append(obj)
+            continue
+        relational = dataclasses.replace(
+            clause, relation=clause.relation | frozenset(core_tokens(obj))
+        )
+        emit_predicate(
+            builder,
+            relational,
+            objects=[],
+            object_family=FAMILY,
+            prep_family=FAMILY,
+            preps=[of],
+            intransitive=False,
+        )
+    preps = verb_preps(clause, objects)
+    if objects or preps:
+        emit_predicate(
+            builder,
+            clause,
+            objects=objects,
+            object_family=FAMILY,
+            prep_family=FAMILY,
+            preps=preps,
+            intransitive=False,
+        )

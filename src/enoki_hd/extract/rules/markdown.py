@@ -1,0 +1,71 @@
+"""Mask Markdown markup without moving any character.
+
+The parser should read ``**Suede** formed in [Bath](https://...)`` as plain prose, yet every
+offset must still point into the original answer. :func:`mask_markdown` therefore returns a
+string of the SAME length in which markup characters are replaced by spaces (line breaks are
+kept), so a token at ``[i, j)`` in the masked text is the same characters at ``[i, j)`` in the
+answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE_RE = re.compile(r"[ \t]{0,3}(```|~~~)")
+_LINE_MARKERS = (
+    re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t]|$)"),  # heading
+    re.compile(r"[ \t]*(?:>[ \t]?)+"),  # block quote
+    re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])(?=[ \t])"),  # list item
+)
+_RULE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|=+|[|:\- \t]*-[|:\- \t]*)$")
+_INLINE = (
+    re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)"),  # image: all of it
+    re.compile(r"<[a-zA-Z/][^<>\n]*>"),  # HTML tag
+    re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]"),  # URL
+    re.compile(r"\*\*|__|~~|`+"),  # strong, strikethrough, code ticks (code text stays)
+    re.compile(r"(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"),  # *emphasis*
+    re.compile(r"\|"),  # table pipes
+)
+# [text](url): the brackets and the (url) part go, the link text stays.
+_LINK_RE = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
+
+
+def _blank(chars: list[str], start: int, end: int) -> None:
+    for i in range(start, end):
+        if chars[i] not in "\r\n":
+            chars[i] = " "
+
+
+def mask_markdown(text: str) -> str:
+    """``text`` with Markdown markup replaced by spaces; same length, same line breaks.
+
+    Masked: fenced code blocks (fences and contents), heading / block-quote / list markers,
+    rules and table separator rows, table pipes, ``**`` / ``__`` / ``~~`` / ``*``, inline-code
+    backticks (the code text stays), link brackets and link targets (the link text stays),
+    images, HTML tags and bare URLs.
+    """
+    chars = list(text)
+    pos = 0
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        start, end = pos, pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+        body = text[start:end]
+        if _FENCE_RE.match(body):
+            in_fence = not in_fence
+            _blank(chars, start, end)
+            continue
+        if in_fence or _RULE_RE.match(body):
+            _blank(chars, start, end)
+            continue
+        for marker in _LINE_MARKERS:
+            m = marker.match(body)
+            if m:
+                _blank(chars, start, start + m.end())
+        for m in _LINK_RE.finditer(body):
+            _blank(chars, start + m.start(), start + m.start(1))
+            _blank(chars, start + m.end(1), start + m.end())
+        for pattern in _INLINE:
+            for m in pattern.finditer(body):
+                _blank(chars, start + m.start(), start + m.end())
+    return "".join(chars)

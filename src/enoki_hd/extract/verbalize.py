@@ -1,0 +1,94 @@
+"""Turn a fact into the hypothesis sentence the NLI verifier checks."""
+
+from __future__ import annotations
+
+import re
+
+from enoki_hd.types import Fact
+
+_COPULAS = frozenset({"is", "are", "was", "were"})
+# Relations after which a singular common noun needs an article to read as English.
+_COPULA_ENDINGS = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "became",
+        "become",
+        "becomes",
+        "remains",
+        "remained",
+    }
+)
+_AUXILIARIES = frozenset(
+    {
+        "is", "are", "was", "were", "be", "been", "am", "has", "have", "had", "do", "does",
+        "did", "will", "would", "can", "could", "may", "might", "must", "shall", "should",
+    }
+)  # fmt: skip
+_NEGATION_RE = re.compile(r"\b(?:not|never|no|none|nor|neither|cannot)\b|n't", re.IGNORECASE)
+_NO_ARTICLE_BEFORE = frozenset(
+    {
+        "a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her", "its",
+        "our", "their", "some", "any", "no", "every", "each", "all", "many", "several", "few",
+        "one", "two", "three", "both", "either", "neither", "another", "such", "most", "more",
+    }
+)  # fmt: skip
+_A_BEFORE_VOWEL = ("uni", "use", "usu", "eu", "one", "once")
+_AN_BEFORE_CONSONANT = ("hour", "honest", "honor", "honour", "heir")
+_TRAILING = " \t\n,;:"
+
+
+def _article(phrase: str) -> str:
+    """``phrase`` with ``a`` / ``an`` in front when it reads as one common noun phrase."""
+    words = phrase.split()
+    first, last = words[0], words[-1]
+    if first.lower() in _NO_ARTICLE_BEFORE or not first[0].isalpha():
+        return phrase
+    if all(w[0].isupper() for w in words if w[0].isalpha()):
+        return phrase  # a name: "United Kingdom"
+    if last.lower().endswith("s") and not last.lower().endswith(("ss", "us", "is")):
+        return phrase  # a plural: "physicists"
+    lower = first.lower()
+    vowel = lower[0] in "aeiou" and not lower.startswith(_A_BEFORE_VOWEL)
+    an = vowel or lower.startswith(_AN_BEFORE_CONSONANT)
+    return f"{'an' if an else 'a'} {phrase}"
+
+
+def _negate(relation: str) -> str:
+    words = relation.split()
+    if words and words[0].lower() in _AUXILIARIES:
+        return " ".join([words[0], "not", *words[1:]])
+    return " ".join(["not", *words])
+
+
+def verbalize(fact: Fact) -> str:
+    """The hypothesis for NLI: subject, relation and object as one sentence.
+
+    - Whitespace is collapsed; the first letter is capitalised and a final period added.
+    - A negated fact keeps its negation: the relation text already holds it for the rules
+      extractor (``Suede was not formed in London.``); when it does not (``negated`` set by
+      another backend), ``not`` goes after a leading auxiliary or before the relation.
+    - A synthesized copula (no relation spans, relation ``is``, as appositive facts have)
+      reads ``X is a Y``: an article is added to a singular common-noun object; so it is after
+      a relation ending in a copula (``is``, ``was``, ``became``, ...), since the rules
+      extractor leaves articles out of fact text (``Suede is a band.``).
+    - An empty object gives ``Subject relation.`` (``The band split up.``).
+    """
+    subject, relation, obj = (
+        " ".join(part.split()) for part in (fact.subject, fact.relation, fact.object)
+    )
+    if fact.negated and not _NEGATION_RE.search(f"{relation} {obj}"):
+        relation = _negate(relation)
+    synthesized = not fact.relation_spans and relation.lower() in _COPULAS
+    if obj and relation and (synthesized or relation.split()[-1].lower() in _COPULA_ENDINGS):
+        obj = _article(obj)
+    text = " ".join(part for part in (subject, relation, obj) if part).rstrip(_TRAILING)
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else f"{text}."

@@ -1,0 +1,160 @@
+"""Span projection: from unsupported facts to merged hallucinated character spans.
+
+All spans are half-open ``[start, end)`` character offsets into the ORIGINAL answer.
+
+Rules (Enoki's projection, with incremental chains):
+
+- a fact is *unsupported* when ``verdict.label != "supported"`` and
+  ``verdict.hall_prob >= threshold``;
+- an unsupported refinement whose parent (transitively) is unsupported too is *suppressed*:
+  the coarser failure is the cause, so it blames nothing;
+- an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
+- a fact with no parent, or with an empty ``delta``, blames its object spans, else its
+  relation spans, else its subject spans;
+- blamed spans are trimmed of surrounding whitespace and trailing punctuation, then spans of
+  all facts are merged when they overlap or only whitespace separates them. A merged span
+  carries the highest ``hall_prob`` of its facts, their ids, and the label ``contradicted``
+  when any of them is contradicted, else ``unverifiable``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Iterable
+
+from enoki_hd.text import merge_spans
+from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, Span
+
+logger = logging.getLogger(__name__)
+
+_TRAILING_PUNCTUATION = ",;:!?.…"
+_CLOSERS = {")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
+_SYMMETRIC_QUOTES = "\"'"
+_ID_NUMBERS_RE = re.compile(r"(\d+)")
+
+
+def _check_threshold(threshold: float) -> None:
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a probability in [0, 1], got {threshold}")
+
+
+def is_unsupported(verdict: FactVerdict, threshold: float = 0.5) -> bool:
+    """Whether the verdict blames its fact: not ``supported`` and ``hall_prob >= threshold``."""
+    return verdict.label != "supported" and verdict.hall_prob >= threshold
+
+
+def mark_suppressed(verdicts: list[FactVerdict], threshold: float = 0.5) -> list[FactVerdict]:
+    """Set ``verdict.suppressed`` on every verdict, in place, and return the list.
+
+    A verdict is suppressed when its fact is unsupported and some ancestor (parent, its
+    parent, ...) among ``verdicts`` is unsupported too. Parents missing from ``verdicts``
+    end the walk up the chain.
+    """
+    _check_threshold(threshold)
+    facts = {v.fact.id: v.fact for v in verdicts}
+    failed = {v.fact.id for v in verdicts if is_unsupported(v, threshold)}
+    for verdict in verdicts:
+        verdict.suppressed = verdict.fact.id in failed and _has_failed_ancestor(
+            verdict.fact, facts, failed
+        )
+    return verdicts
+
+
+def _has_failed_ancestor(fact: Fact, facts: dict[str, Fact], failed: set[str]) -> bool:
+    seen = {fact.id}
+    parent = fact.parent
+    while parent is not None and parent not in seen:
+        if parent in failed:
+            return True
+        seen.add(parent)
+        ancestor = facts.get(parent)
+        parent = None if ancestor is None else ancestor.parent
+    return False
+
+
+def blamed_spans(fact: Fact) -> list[Span]:
+    """The spans an unsupported ``fact`` blames (untrimmed): its delta when it refines a
+    parent, else its object, else its relation, else its subject spans."""
+    if fact.parent is not None and fact.delta:
+        return list(fact.delta)
+    for spans in (fact.object_spans, fact.relation_spans, fact.subject_spans):
+        if spans:
+            return list(spans)
+    return []
+
+
+def _is_trailing_junk(last: str, inside: str) -> bool:
+    if last.isspace() or last in _TRAILING_PUNCTUATION:
+        return True
+    if last in _CLOSERS:
+        return _CLOSERS[last] not in inside
+    return last in _SYMMETRIC_QUOTES and inside.count(last) % 2 == 0
+
+
+def trim_span(answer: str, span: Span) -> Span:
+    """``span`` without surrounding whitespace and trailing punctuation (``,;:!?.…``), nor a
+    trailing closing bracket or quote that has no opener inside the span. May become empty."""
+    start, end = span.start, span.end
+    while start < end and answer[start].isspace():
+        start += 1
+    while end > start and _is_trailing_junk(answer[end - 1], answer[start : end - 1]):
+        end -= 1
+    return Span(start, end)
+
+
+def _id_key(fact_id: str) -> list[object]:
+    """Natural sort key: ``f0.2`` before ``f0.10``."""
+    return [int(p) if p.isdigit() else p for p in _ID_NUMBERS_RE.split(fact_id)]
+
+
+def project_spans(
+    answer: str, verdicts: list[FactVerdict], *, threshold: float = 0.5
+) -> list[HallucinatedSpan]:
+    """Merged hallucinated spans of ``answer`` from fact verdicts (rules in the module docstring).
+
+    Sets ``suppressed`` on every verdict (:func:`mark_suppressed`). Returns spans sorted by
+    start, each with ``text == answer[start:end]``, the max ``hall_prob`` of its facts as
+    ``score``, the contributing fact ids in natural order (``f0.2`` before ``f0.10``) and its
+    label. Raises ``ValueError`` for a fact span outside the answer or a threshold outside
+    [0, 1].
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be str, got {type(answer).__name__}")
+    mark_suppressed(verdicts, threshold)
+    blamed: list[tuple[Span, FactVerdict]] = []
+    for verdict in verdicts:
+        if verdict.suppressed or not is_unsupported(verdict, threshold):
+            continue
+        for span in blamed_spans(verdict.fact):
+            if span.end > len(answer):
+                raise ValueError(
+                    f"fact {verdict.fact.id} has span {span.start}:{span.end} outside the answer "
+                    f"of length {len(answer)}"
+                )
+            trimmed = trim_span(answer, span)
+            if len(trimmed) > 0:
+                blamed.append((trimmed, verdict))
+    merged = merge_spans((span for span, _ in blamed), text=answer)
+    starts = [m.start for m in merged]
+    groups: list[list[FactVerdict]] = [[] for _ in merged]
+    for span, verdict in blamed:
+        groups[bisect.bisect_right(starts, span.start) - 1].append(verdict)
+    return [_hallucinated_span(answer, m, group) for m, group in zip(merged, groups, strict=True)]
+
+
+def _hallucinated_span(
+    answer: str, span: Span, verdicts: Iterable[FactVerdict]
+) -> HallucinatedSpan:
+    verdicts = list(verdicts)
+    return HallucinatedSpan(
+        start=span.start,
+        end=span.end,
+        text=answer[span.start : span.end],
+        score=max(v.hall_prob for v in verdicts),
+        facts=sorted({v.fact.id for v in verdicts}, key=_id_key),
+        label="contradicted"
+        if any(v.label == "contradicted" for v in verdicts)
+        else "unverifiable",
+    )

@@ -1,0 +1,1034 @@
+"""Grounding check: does a piece of answer text have a lexical trace in its evidence?
+
+A lexical judge beside the NLI verifier (the kind the FaithSift tool shows to be strong). The
+text checked is usually a fact's *delta* (the words the fact adds over its parent); its
+**units** are content words, numbers and dates:
+
+- :func:`parse_numbers` normalizes numbers written in digits or words ("1992", "nineteen
+  ninety-two", "1.9 million", "1,900,000", "1.9m", "two hundred and five", "3.5%",
+  "$4 billion", "25th", "twenty-fifth", "a dozen") to a value and a kind;
+- :func:`parse_dates` normalizes dates ("15 March 2021", "March 15, 2021", "March 2021",
+  "2021-03-15", "the 1990s") to (year, month, day) where known. A bare year is a number of
+  kind ``year``, not a date;
+- :class:`GroundingIndex` holds what one context (and optionally the question) offers: its
+  normalized words, numbers and dates; built once, in time linear in the context;
+- :func:`ground` looks every unit of a text up in an index and says whether the text is
+  grounded, partially grounded, absent, or contradicted by a differing number or date;
+- :func:`combine` merges the grounding result with an NLI hallucination probability for the
+  ``nli``, ``grounding`` and ``hybrid`` verifier modes.
+
+Every span here is a half-open ``[start, end)`` character offset into the string that was
+parsed (the text passed to :func:`parse_numbers` / :func:`parse_dates`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import logging
+import math
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from enoki_hd.text import tokenize_words
+from enoki_hd.types import FactLabel, Span
+
+logger = logging.getLogger(__name__)
+
+NumberKind = Literal["year", "number", "percent", "money", "ordinal"]
+DateKind = Literal["day", "month", "decade"]
+GroundingStatus = Literal["grounded", "partial", "absent", "mismatch", "empty"]
+VerifierMode = Literal["nli", "grounding", "hybrid"]
+
+YEAR_RANGE = (1000, 2100)
+"""Four plain digits in this (inclusive) range read as a year."""
+HEDGE_TOLERANCE = 0.02
+"""Relative difference under which a hedged answer number ("about 1.9 million") is found."""
+CONTRADICTED_HALL_FLOOR = 0.9
+"""Lowest hallucination probability of a fact whose number or date contradicts its evidence."""
+ABSENT_THRESHOLD = 0.5
+"""A grounding score at or above this is ``absent``; above 0 and below it, ``partial``."""
+
+# Compact English stop list. Number words are absent on purpose: a changed number is a typical
+# hallucination, and :func:`parse_numbers` turns them into number units anyway.
+STOP_WORDS = frozenset(
+    {
+        "a", "about", "above", "across", "after", "afterwards", "again", "against", "all",
+        "almost", "along", "already", "also", "although", "always", "am", "among", "an", "and",
+        "another", "any", "anyone", "anything", "are", "around", "as", "at", "be", "became",
+        "because", "become", "been", "before", "being", "below", "beside", "besides",
+        "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing",
+        "done", "down", "during", "each", "either", "else", "elsewhere", "enough", "etc",
+        "even", "ever", "every", "few", "for", "former", "formerly", "from", "further", "had",
+        "has", "have", "having", "he", "hence", "her", "here", "hers", "herself", "him",
+        "himself", "his", "how", "however", "i", "ie", "if", "in", "indeed", "into", "is",
+        "it", "its", "itself", "just", "last", "latter", "least", "less", "many", "may", "me",
+        "meanwhile", "might", "mine", "more", "moreover", "most", "mostly", "much", "must",
+        "my", "myself", "namely", "neither", "never", "nevertheless", "no", "nobody", "none",
+        "nor", "not", "nothing", "now", "of", "off", "often", "on", "once", "one", "only",
+        "onto", "or", "other", "others", "otherwise", "our", "ours", "ourselves", "out",
+        "over", "own", "per", "perhaps", "please", "quite", "rather", "re", "really", "same",
+        "several", "she", "should", "since", "so", "some", "somehow", "someone", "something",
+        "sometime", "sometimes", "somewhere", "still", "such", "than", "that", "the", "their",
+        "theirs", "them", "themselves", "then", "thence", "there", "thereafter", "thereby",
+        "therefore", "therein", "these", "they", "this", "those", "though", "through",
+        "throughout", "thus", "to", "together", "too", "toward", "towards", "under", "unless",
+        "until", "up", "upon", "us", "used", "using", "various", "very", "via", "was", "we",
+        "well", "were", "what", "whatever", "when", "whence", "whenever", "where", "whereas",
+        "whereby", "wherever", "whether", "which", "while", "who", "whoever", "whole", "whom",
+        "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
+        "yours", "yourself", "yourselves", "can't", "couldn't", "didn't", "doesn't", "don't",
+        "hadn't", "hasn't", "haven't", "isn't", "shouldn't", "wasn't", "weren't", "won't",
+        "wouldn't",
+    }
+)  # fmt: skip
+
+# Hedges that let an answer number differ from the evidence by HEDGE_TOLERANCE.
+_HEDGE_RE = re.compile(
+    r"(?:\b(?:about|around|approximately|approx\.?|nearly|roughly|almost|circa|ca\.|some|over"
+    r"|more\s+than|less\s+than|fewer\s+than|under|up\s+to|at\s+least|close\s+to|estimated)|~)"
+    r"\s*$",
+    re.IGNORECASE,
+)
+_HEDGE_LOOKBACK = 24
+
+# ---------------------------------------------------------------------------------------------
+# Mentions
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """A number found in a text: its span (offsets into that text), value, kind and surface.
+
+    ``kind`` is ``year`` (four plain digits in :data:`YEAR_RANGE`, or a spoken year such as
+    "nineteen ninety-two"), ``percent``, ``money`` (a currency symbol, code or word is
+    attached), ``ordinal`` ("25th", "twenty-fifth") or ``number``.
+    """
+
+    span: Span
+    value: float
+    kind: NumberKind
+    text: str
+
+
+@dataclass(frozen=True)
+class DateMention:
+    """A date found in a text: its span (offsets into that text) and the fields it states.
+
+    ``kind`` is the precision: ``day`` (day and month, with the year when given),
+    ``month`` (month and year) or ``decade`` (``year`` is the first year: "the 1990s" → 1990).
+    """
+
+    span: Span
+    year: int | None
+    month: int | None
+    day: int | None
+    kind: DateKind
+    text: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers written in digits
+# ---------------------------------------------------------------------------------------------
+
+# Digits not glued to a word or another number; "3.5.2" and "12,5" give nothing.
+_DIGITS_RE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![.,]?\d)")
+_LETTER_HYPHEN_BEFORE_RE = re.compile(r"([^\W\d_]+)[-‐‑]$")
+# "mid-1992" is a year; "COVID-19" is a name.
+_YEAR_PREFIXES = frozenset({"mid", "early", "late", "pre", "post", "circa"})
+_CURRENCY_PREFIX_RE = re.compile(
+    r"(?:(?<![^\W\d_])[A-Z]{1,2})?[$€£¥₹]\s?$|\b(?:USD|EUR|GBP|JPY|CNY|INR|CHF)\s?$"
+)
+_ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
+_PLURAL_SUFFIX_RE = re.compile(r"['’]?s\b")
+_PERCENT_RE = re.compile(r"\s?%|\s+(?:percent|per\s+cent|pct)\b", re.IGNORECASE)
+_SCALE_ABBREVIATION_RE = re.compile(r"(?:k|m|mn|bn|tn|b)\b", re.IGNORECASE)
+_SCALE_WORD_RE = re.compile(
+    r"\s+(hundred|thousand|million|billion|trillion|dozen)\b", re.IGNORECASE
+)
+_CURRENCY_WORD_RE = re.compile(
+    r"\s+(?:dollars?|euros?|pounds(?:\s+sterling)?|yen|yuan|rupees?|francs?|USD|EUR|GBP)\b",
+    re.IGNORECASE,
+)
+_GLUED_LETTERS_RE = re.compile(r"[^\W\d_]+")
+_PERCENT_WORD_RE = re.compile(r"\s+(?:percent|per\s+cent)\b", re.IGNORECASE)
+
+_SCALES = {
+    "hundred": 100,
+    "thousand": 10**3,
+    "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
+    "dozen": 12,
+}
+_SCALE_ABBREVIATIONS = {"k": 10**3, "m": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9, "tn": 10**12}
+
+
+def _year_like(digits: str, value: Decimal) -> bool:
+    return len(digits) == 4 and digits.isdigit() and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]
+
+
+def _glued_to_name(text: str, start: int) -> bool:
+    """Digits right after ``letters-`` belong to a name ("COVID-19"), unless the letters are a
+    time prefix ("mid-1992")."""
+    before = _LETTER_HYPHEN_BEFORE_RE.search(text, max(0, start - 12), start)
+    return before is not None and before.group(1).lower() not in _YEAR_PREFIXES
+
+
+def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
+    """Numbers written with digits, each with the letters glued to it ("5km" → "km") or None."""
+    for m in _DIGITS_RE.finditer(text):
+        start, end = m.start(), m.end()
+        digits = m.group()
+        if _glued_to_name(text, start):
+            continue
+        if _PLURAL_SUFFIX_RE.match(text, end):
+            continue  # "1990s" is a decade (see parse_dates), "the 80s" too vague
+        value = Decimal(digits.replace(",", ""))
+        money = False
+        currency = _CURRENCY_PREFIX_RE.search(text, max(0, start - 5), start)
+        if currency:
+            start, money = currency.start(), True
+        glued: str | None = None
+        scaled = False
+        if suffix := _ORDINAL_SUFFIX_RE.match(text, end):
+            if money or "." in digits:
+                continue
+            end = suffix.end()
+            yield NumberMention(Span(start, end), float(value), "ordinal", text[start:end]), None
+            continue
+        if suffix := _PERCENT_RE.match(text, end):
+            end = suffix.end()
+            yield NumberMention(Span(start, end), float(value), "percent", text[start:end]), None
+            continue
+        abbreviation = _SCALE_ABBREVIATION_RE.match(text, end)
+        if abbreviation and (abbreviation.group().lower() != "b" or money):
+            value *= _SCALE_ABBREVIATIONS[abbreviation.group().lower()]
+            end, scaled = abbreviation.end(), True
+        elif scale := _SCALE_WORD_RE.match(text, end):
+            value *= _SCALES[scale.group(1).lower()]
+            end, scaled = scale.end(), True
+        elif letters := _GLUED_LETTERS_RE.match(text, end):
+            glued = letters.group().lower()
+            end = letters.end()
+        if glued is None and (word := _CURRENCY_WORD_RE.match(text, end)):
+            end, money = word.end(), True
+        if money:
+            kind: NumberKind = "money"
+        elif not scaled and glued is None and _year_like(digits, value):
+            kind = "year"
+        else:
+            kind = "number"
+        yield NumberMention(Span(start, end), float(value), kind, text[start:end]), glued
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers written in words
+# ---------------------------------------------------------------------------------------------
+
+_UNIT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+)  # fmt: skip
+_TEEN_WORDS = (
+    "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen",
+)  # fmt: skip
+_TENS_WORDS = (
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+)  # fmt: skip
+_ORDINAL_UNIT_WORDS = (
+    "zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+    "ninth",
+)  # fmt: skip
+_ORDINAL_TEEN_WORDS = (
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth",
+)  # fmt: skip
+_ORDINAL_TENS_WORDS = (
+    "twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth",
+    "ninetieth",
+)  # fmt: skip
+
+# word → (atom type, value, ordinal)
+_NUMBER_ATOMS: dict[str, tuple[str, int, bool]] = {
+    **{w: ("unit", i, False) for i, w in enumerate(_UNIT_WORDS)},
+    **{w: ("teen", 10 + i, False) for i, w in enumerate(_TEEN_WORDS)},
+    **{w: ("tens", 20 + 10 * i, False) for i, w in enumerate(_TENS_WORDS)},
+    **{w: ("unit", i, True) for i, w in enumerate(_ORDINAL_UNIT_WORDS)},
+    **{w: ("teen", 10 + i, True) for i, w in enumerate(_ORDINAL_TEEN_WORDS)},
+    **{w: ("tens", 20 + 10 * i, True) for i, w in enumerate(_ORDINAL_TENS_WORDS)},
+    "hundred": ("hundred", 100, False),
+    "hundredth": ("hundred", 100, True),
+    "dozen": ("dozen", 12, False),
+    **{w: ("scale", v, False) for w, v in _SCALES.items() if w not in ("hundred", "dozen")},
+    **{w + "th": ("scale", v, True) for w, v in _SCALES.items() if w not in ("hundred", "dozen")},
+}
+_SMALL = ("unit", "teen", "tens")
+# Which atom may follow which (None: start of the number; "a": a leading "a"/"an").
+_FOLLOWS: dict[str, tuple[str | None, ...]] = {
+    "unit": (None, "tens", "hundred", "scale", "and"),
+    "teen": (None, "hundred", "scale", "and"),
+    "tens": (None, "hundred", "scale", "and"),
+    "hundred": ("unit", "teen", "tens", "a"),
+    "scale": ("unit", "teen", "tens", "hundred", "dozen", "a"),
+    "dozen": ("unit", "teen", "tens", "a"),
+}
+_HYPHENS_RE = re.compile(r"[-‐‑]")
+
+Atom = tuple[str, int, bool]
+
+
+def _atoms(word: str) -> list[Atom] | None:
+    """Number atoms of one token ("twenty-fifth" → tens 20, unit 5 ordinal), or None."""
+    word = word.lower()
+    if word in _NUMBER_ATOMS:
+        return [_NUMBER_ATOMS[word]]
+    parts = _HYPHENS_RE.split(word)
+    if len(parts) == 1:
+        return None
+    atoms: list[Atom] = []
+    for part in parts:
+        atom = _NUMBER_ATOMS.get(part)
+        if atom is None:
+            return None
+        atoms.append(atom)
+    # Only the last part may be ordinal: "twenty-fifth", not "fifth-twenty".
+    return None if any(a[2] for a in atoms[:-1]) else atoms
+
+
+@dataclass
+class _WordNumberState:
+    total: int = 0
+    current: int = 0
+    last: str | None = None
+    smallest_scale: int = 10**15
+    ordinal: bool = False
+
+    def push(self, atom: Atom) -> bool:
+        """Add ``atom``; False (state unchanged) when it cannot follow what came before."""
+        kind, value, ordinal = atom
+        if self.ordinal or self.last not in _FOLLOWS[kind]:
+            return False
+        if kind in _SMALL:
+            self.current += value
+        elif kind == "hundred":
+            if self.current >= 100:
+                return False
+            self.current = (self.current or 1) * 100
+        elif kind == "dozen":
+            self.current = (self.current or 1) * 12
+        else:
+            if value >= self.smallest_scale:
+                return False
+            self.total += (self.current or 1) * value
+            self.current, self.smallest_scale = 0, value
+        self.last, self.ordinal = kind, ordinal
+        return True
+
+    @property
+    def value(self) -> int:
+        return self.total + self.current
+
+
+def _push_all(state: _WordNumberState, atoms: list[Atom]) -> _WordNumberState | None:
+    trial = _WordNumberState(**vars(state))
+    return trial if all(trial.push(a) for a in atoms) else None
+
+
+def _spoken_year(
+    state: _WordNumberState, atoms: list[Atom], following: list[Atom] | None
+) -> tuple[int, int] | None:
+    """A spoken year such as "nineteen ninety-two": ``state`` holds a completed 10..21 group
+    and ``atoms`` (with ``following``, the next token's atoms, for "ninety two") a 10..99
+    group. Returns (year, tokens used: 1 or 2) or None."""
+    if state.total or state.ordinal or state.last not in ("teen", "tens"):
+        return None
+    if not 10 <= state.current <= 21:
+        return None
+    if atoms[0][0] not in ("teen", "tens") or any(a[2] for a in atoms):
+        return None
+    low = _push_all(_WordNumberState(), atoms)
+    if low is None or low.current >= 100:
+        return None
+    used = 1
+    if low.last == "tens" and following is not None and len(following) == 1:
+        unit = following[0]
+        if unit[0] == "unit" and not unit[2]:
+            low.push(unit)
+            used = 2
+    year = state.current * 100 + low.current
+    return (year, used) if YEAR_RANGE[0] <= year <= YEAR_RANGE[1] else None
+
+
+def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[NumberMention]:
+    """Numbers written in words, skipping tokens inside ``taken`` (sorted, non-overlapping)."""
+    words = [t.text(text).lower() for t in tokens]
+    atoms = [_atoms(w) if w[0].isalpha() else None for w in words]
+    free = _uncovered(tokens, taken)
+    i, n = 0, len(tokens)
+    while i < n:
+        if not free[i] or (atoms[i] is None and words[i] not in ("a", "an")):
+            i += 1
+            continue
+        state = _WordNumberState()
+        j = i
+        if atoms[i] is None:  # "a dozen", "a million"
+            nxt = atoms[i + 1] if i + 1 < n and free[i + 1] else None
+            if nxt is None or nxt[0][0] in _SMALL:
+                i += 1
+                continue
+            state.last, j = "a", i + 1
+        year: int | None = None
+        while j < n and free[j]:
+            if words[j] == "and":
+                nxt = atoms[j + 1] if j + 1 < n and free[j + 1] else None
+                if state.last in ("hundred", "scale") and nxt and nxt[0][0] in _SMALL:
+                    state.last, j = "and", j + 1
+                    continue
+                break
+            token_atoms = atoms[j]
+            if token_atoms is None:
+                break
+            pushed = _push_all(state, token_atoms)
+            if pushed is not None:
+                state, j = pushed, j + 1
+                continue
+            following = atoms[j + 1] if j + 1 < n and free[j + 1] else None
+            spoken = _spoken_year(state, token_atoms, following)
+            if spoken is not None:
+                year, used = spoken
+                j += used
+            break
+        if state.last in (None, "a"):
+            i += 1
+            continue
+        if j == i + 1 and words[i] == "one" and j < n and words[j] == "of":
+            i += 1  # "one of the ..." is a pronoun, not a count
+            continue
+        start, end = tokens[i].start, tokens[j - 1].end
+        if year is not None:
+            kind: NumberKind = "year"
+            value = year
+        else:
+            kind = "ordinal" if state.ordinal else "number"
+            value = state.value
+            if not state.ordinal:
+                if suffix := _PERCENT_WORD_RE.match(text, end):
+                    kind, end = "percent", suffix.end()
+                elif suffix := _CURRENCY_WORD_RE.match(text, end):
+                    kind, end = "money", suffix.end()
+        yield NumberMention(Span(start, end), float(value), kind, text[start:end])
+        i = j
+
+
+def _uncovered(spans: list[Span], taken: list[Span]) -> list[bool]:
+    """Per span: True when it overlaps none of ``taken``. Both lists are sorted and
+    non-overlapping, so one sweep does it."""
+    out: list[bool] = []
+    k = 0
+    for span in spans:
+        while k < len(taken) and taken[k].end <= span.start:
+            k += 1
+        out.append(not (k < len(taken) and taken[k].start < span.end))
+    return out
+
+
+def _parse_numbers(text: str, tokens: list[Span]) -> list[tuple[NumberMention, str | None]]:
+    digit = list(_digit_numbers(text))
+    taken = [m.span for m, _ in digit]
+    spoken = [(m, None) for m in _word_numbers(text, tokens, taken)]
+    return sorted(digit + spoken, key=lambda pair: pair[0].span.start)
+
+
+def parse_numbers(text: str) -> list[NumberMention]:
+    """Numbers in ``text``, in order, with spans as offsets into ``text``.
+
+    Digits may carry thousands separators ("1,900,000"), decimals ("3.5"), a currency symbol or
+    code before ("$4", "US$4", "EUR 4") or a currency word after ("4 dollars") → ``money``;
+    ``%`` / "percent" / "per cent" → ``percent``; an ordinal suffix ("25th") → ``ordinal``; a
+    scale word or abbreviation ("1.9 million", "1.9m", "10k", "$4bn"; "b" only after a currency)
+    multiplies the value. Four plain digits in :data:`YEAR_RANGE` are a ``year``. Other glued
+    letters are kept as a unit ("5km" → 5). Digits glued to a name ("COVID-19", "MP3"), version
+    strings ("3.5.2") and plural digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
+
+    Words: cardinals up to the trillions ("two hundred and five" → 205, "twenty-five"), ordinals
+    ("twenty-fifth" → 25), "a dozen"/"two dozen", "a hundred"/"a million", and spoken years
+    ("nineteen ninety-two", "twenty twenty-one") → ``year``. "one of" is not a number. Numbers
+    nested in a date are reported too; :func:`parse_dates` finds the date around them.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return [m for m, _ in _parse_numbers(text, tokenize_words(text))]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dates
+# ---------------------------------------------------------------------------------------------
+
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)  # fmt: skip
+_MONTHS = {
+    **{name: i + 1 for i, name in enumerate(_MONTH_NAMES)},
+    **{name[:3]: i + 1 for i, name in enumerate(_MONTH_NAMES)},
+    "sept": 9,
+}
+# Lowercase "may" and "march" are verbs far more often than months.
+_VERB_MONTHS = frozenset({"may", "march", "mar"})
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_DATE_PATTERNS = (
+    re.compile(r"(?<![\w-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\w-])"),
+    re.compile(rf"(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?(?![\w.,]?\d)\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
+    re.compile(r"(?<![\w.,])(?P<decade>\d{3}0)['’]?s\b"),
+)
+
+
+def _date_from_match(m: re.Match[str]) -> DateMention | None:
+    groups = m.groupdict()
+    if groups.get("decade"):
+        decade = int(groups["decade"])
+        if not YEAR_RANGE[0] <= decade <= YEAR_RANGE[1]:
+            return None
+        span = Span(m.start("decade"), m.end())
+        return DateMention(span, decade, None, None, "decade", m.group())
+    month_text = groups["month"]
+    if month_text.isdigit():
+        month = int(month_text)
+    else:
+        if month_text in _VERB_MONTHS:  # lowercase only: "May" is kept
+            return None
+        month = _MONTHS[month_text.lower()]
+    day = int(groups["day"]) if groups.get("day") else None
+    year = int(groups["year"]) if groups.get("year") else None
+    if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+        return None
+    if year is not None and not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
+        return None
+    kind: DateKind = "day" if day is not None else "month"
+    return DateMention(Span(m.start(), m.end()), year, month, day, kind, m.group())
+
+
+def parse_dates(text: str) -> list[DateMention]:
+    """Dates in ``text``, in order, with spans as offsets into ``text``.
+
+    Recognized: ISO ``2021-03-15``; ``15 March 2021`` / ``15th of March, 2021`` / ``15 March``;
+    ``March 15, 2021`` / ``March 15``; ``March 2021``; decades ``1990s`` / ``1990's`` (the
+    span covers the decade only, not "the"). Month names may be abbreviated ("Sept.", "Mar");
+    lowercase "may" and "march" are taken for verbs. Where patterns overlap the longest match
+    wins. A bare year ("in 1992") is a :class:`NumberMention` of kind ``year``, not a date.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    candidates = [
+        date
+        for pattern in _DATE_PATTERNS
+        for m in pattern.finditer(text)
+        if (date := _date_from_match(m)) is not None
+    ]
+    candidates.sort(key=lambda d: (d.span.start, -len(d.span)))
+    dates: list[DateMention] = []
+    for date in candidates:
+        if not dates or date.span.start >= dates[-1].span.end:
+            dates.append(date)
+    return dates
+
+
+# ---------------------------------------------------------------------------------------------
+# Words
+# ---------------------------------------------------------------------------------------------
+
+_POSSESSIVE_RE = re.compile(r"(?:'s|')$")
+_WORD_RE = re.compile(r"\w")
+_OPENERS = frozenset(" \t\"'“‘(")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def normalize_term(word: str) -> str:
+    """The form words are compared in: casefolded, curly apostrophes straightened, possessive
+    and simple plural endings stripped ("Bands" → "band", "band's" → "band", "bands'" → "band",
+    "countries" → "country", "churches" → "church"; "class", "bus", "analysis" unchanged)."""
+    word = _POSSESSIVE_RE.sub("", word.casefold().replace("’", "'"))
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _word_parts(word: str) -> list[str]:
+    """Normalized content parts of a hyphenated word ("state-of-the-art" → state, art)."""
+    parts = (normalize_term(p) for p in _HYPHENS_RE.split(word) if p)
+    return [p for p in parts if p not in STOP_WORDS]
+
+
+def _is_function_word(word: str, term: str) -> bool:
+    """Stop words, hyphenated words made of stop words ("one-off") and stray lowercase
+    letters (the "s" of a detached "’s") carry nothing to ground."""
+    if term in STOP_WORDS or (len(term) <= 1 and not word.isupper() and not word.isdigit()):
+        return True
+    return bool(_HYPHENS_RE.search(word)) and not _word_parts(word)
+
+
+def _is_entity_like(word: str, text: str, start: int) -> bool:
+    """A capitalised word not starting a sentence, or any word with an inner capital
+    ("NASA", "iPhone"). Sentence-initial capitals say nothing about names."""
+    if any(c.isupper() for c in word[1:]):
+        return True
+    if not word[0].isupper():
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    return i >= 0 and text[i] not in ".!?\n:;"
+
+
+# ---------------------------------------------------------------------------------------------
+# Index
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Quantity:
+    """A number mention with the content words right after it ("7 albums" → {"album"})."""
+
+    mention: NumberMention
+    unit: frozenset[str]
+
+
+@dataclass
+class _Analysis:
+    """One text taken apart: its tokens, numbers outside dates, dates, and per token whether
+    it lies outside every number and date (``free``)."""
+
+    tokens: list[Span]
+    quantities: list[_Quantity]
+    dates: list[DateMention]
+    free: list[bool]
+
+
+def _analyse(text: str) -> _Analysis:
+    tokens = tokenize_words(text)
+    dates = parse_dates(text)
+    numbers = _outside_dates(_parse_numbers(text, tokens), dates)
+    taken = sorted([m.span for m, _ in numbers] + [d.span for d in dates])
+    free = _uncovered(tokens, taken)
+    starts = [t.start for t in tokens]
+    quantities = []
+    for mention, glued in numbers:
+        unit: set[str] = {glued} if glued else set()
+        k = bisect.bisect_left(starts, mention.span.end)
+        for token in tokens[k : k + 2]:
+            word = token.text(text)
+            if not free[k] or not _WORD_RE.match(word) or normalize_term(word) in STOP_WORDS:
+                break
+            unit.add(normalize_term(word))
+            k += 1
+        quantities.append(_Quantity(mention, frozenset(unit)))
+    return _Analysis(tokens, quantities, dates, free)
+
+
+def _outside_dates(
+    numbers: list[tuple[NumberMention, str | None]], dates: list[DateMention]
+) -> list[tuple[NumberMention, str | None]]:
+    """The numbers that overlap no date (both sorted by start, dates non-overlapping): the day
+    and year of "15 March 2021" belong to the date."""
+    free = _uncovered([m.span for m, _ in numbers], [d.span for d in dates])
+    return [pair for pair, keep in zip(numbers, free, strict=True) if keep]
+
+
+_VALUE_GROUPS = {
+    "year": "count",
+    "number": "count",
+    "money": "count",
+    "percent": "percent",
+    "ordinal": "ordinal",
+}
+_DATE_FIELDS = ("year", "month", "day")
+
+
+def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:
+    """Every (year, month, day) tuple this date agrees with, unknown fields as None."""
+    fields = (date.year, date.month, date.day)
+    known = [i for i, v in enumerate(fields) if v is not None]
+    for mask in range(1 << len(known)):
+        key = list(fields)
+        for bit, i in enumerate(known):
+            if mask >> bit & 1:
+                key[i] = None
+        yield tuple(key)
+
+
+class GroundingIndex:
+    """What a context (and optionally the question) offers to ground an answer: built once,
+    in one pass over the text, then queried by :func:`ground` for every fact.
+
+    Attributes:
+        words: normalized (:func:`normalize_term`) words of the context, hyphenated words
+            also split into parts; numbers and dates are not in it.
+        numbers: the context's :class:`NumberMention` s outside dates, in order.
+        dates: the context's :class:`DateMention` s, in order.
+        question: an index of the question, consulted for finding units only — never as
+            evidence of a mismatch; None without a question.
+
+    Building scans the text a fixed number of times with regular expressions and a token
+    loop, so time and memory grow linearly with the context (1 MB contexts are fine).
+    """
+
+    def __init__(self, context: str, question: str | None = None) -> None:
+        if not isinstance(context, str):
+            raise TypeError(f"context must be a str, got {type(context).__name__}")
+        if question is not None and not isinstance(question, str):
+            raise TypeError(f"question must be a str or None, got {type(question).__name__}")
+        started = time.perf_counter()
+        analysis = _analyse(context)
+        words: set[str] = set()
+        for token, free in zip(analysis.tokens, analysis.free, strict=True):
+            if free:
+                word = token.text(context)
+                words.add(normalize_term(word))
+                if _HYPHENS_RE.search(word):
+                    words.update(_word_parts(word))
+        self.words: frozenset[str] = frozenset(words)
+        self.numbers: tuple[NumberMention, ...] = tuple(q.mention for q in analysis.quantities)
+        self.dates: tuple[DateMention, ...] = tuple(analysis.dates)
+        self.question: GroundingIndex | None = (
+            GroundingIndex(question) if question is not None else None
+        )
+        self._quantities = analysis.quantities
+        values: dict[str, list[float]] = {"count": [], "percent": [], "ordinal": []}
+        years: set[int] = set()
+        for q in analysis.quantities:
+            m = q.mention
+            values[_VALUE_GROUPS[m.kind]].append(m.value)
+            if m.kind in ("year", "number") and m.value.is_integer():
+                years.add(int(m.value))
+        self._values = {group: sorted(v) for group, v in values.items()}
+        self._date_keys = {
+            key for d in analysis.dates if d.kind != "decade" for key in _date_keys(d)
+        }
+        years.update(d.year for d in analysis.dates if d.kind != "decade" and d.year is not None)
+        self._years = frozenset(years)
+        self._decades = frozenset(d.year for d in analysis.dates if d.kind == "decade")
+        logger.debug(
+            "grounding index of %d chars: %d words, %d numbers, %d dates in %.3f s",
+            len(context),
+            len(self.words),
+            len(self.numbers),
+            len(self.dates),
+            time.perf_counter() - started,
+        )
+
+    def _sources(self) -> Iterator[GroundingIndex]:
+        yield self
+        if self.question is not None:
+            yield self.question
+
+    def has_word(self, word: str) -> bool:
+        """Whether the raw ``word`` (normalized here) or, when hyphenated, each of its content
+        parts occurs in the context or the question."""
+        key = normalize_term(word)
+        parts = _word_parts(word) if _HYPHENS_RE.search(word) else []
+        for source in self._sources():
+            if key in source.words or (parts and all(p in source.words for p in parts)):
+                return True
+        return False
+
+    def has_number(self, mention: NumberMention, *, hedged: bool = False) -> bool:
+        """Whether a number of a compatible kind with the same value occurs (context or
+        question). Years match years anywhere (dates included) exactly; ``hedged`` other
+        numbers match within :data:`HEDGE_TOLERANCE`. Year, plain number and money values are
+        interchangeable; percents and ordinals only match their own kind."""
+        for source in self._sources():
+            if mention.kind == "year" and mention.value.is_integer():
+                if int(mention.value) in source._years:
+                    return True
+                continue
+            tolerance = HEDGE_TOLERANCE if hedged else 1e-9
+            values = source._values[_VALUE_GROUPS[mention.kind]]
+            low, high = mention.value * (1 - tolerance), mention.value / (1 - tolerance)
+            k = bisect.bisect_left(values, low)
+            if k < len(values) and values[k] <= high:
+                return True
+        return False
+
+    def has_date(self, date: DateMention) -> bool:
+        """Whether a date agreeing on every field ``date`` states occurs (context or question).
+        "March 2021" is found in "15 March 2021", not the reverse; a decade is found in the
+        same decade or any year inside it."""
+        for source in self._sources():
+            if date.kind == "decade":
+                assert date.year is not None
+                if date.year in source._decades or any(
+                    y in source._years for y in range(date.year, date.year + 10)
+                ):
+                    return True
+            elif (date.year, date.month, date.day) in source._date_keys:
+                return True
+        return False
+
+    def rival_number(self, mention: NumberMention, unit: frozenset[str]) -> str | None:
+        """Surface text of the context's nearest-valued number of the SAME kind, or None.
+
+        Same kind: year vs year (a date's year counts), percent vs percent, money vs money;
+        plain numbers and ordinals also need a shared content word right after them
+        ("12 studio albums" vs "7 albums"). The question is never consulted."""
+        candidates: list[tuple[float, str]] = []
+        if mention.kind == "year":
+            candidates += [
+                (d.year, d.text) for d in self.dates if d.kind != "decade" and d.year is not None
+            ]
+        for q in self._quantities:
+            m = q.mention
+            if m.kind != mention.kind:
+                continue
+            if m.kind in ("number", "ordinal") and not unit & q.unit:
+                continue
+            candidates.append((m.value, m.text))
+        if not candidates:
+            return None
+        return min(candidates, key=lambda c: abs(c[0] - mention.value))[1]
+
+    def rival_date(self, date: DateMention) -> str | None:
+        """Surface text of the context's nearest date stating every field ``date`` states
+        (decades: another decade), or None. The question is never consulted."""
+        fields = [f for f in _DATE_FIELDS if getattr(date, f) is not None]
+        candidates = [
+            d
+            for d in self.dates
+            if (d.kind == "decade") == (date.kind == "decade")
+            and all(getattr(d, f) is not None for f in fields)
+        ]
+        if not candidates:
+            return None
+
+        def distance(d: DateMention) -> tuple[int, ...]:
+            return tuple(abs(getattr(d, f) - getattr(date, f)) for f in fields)
+
+        return min(candidates, key=distance).text
+
+
+# ---------------------------------------------------------------------------------------------
+# Grounding one text
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GroundingResult:
+    """How well a text is grounded in its evidence.
+
+    Attributes:
+        status: ``empty`` (no unit to check), ``mismatch`` (a number or date differs from one
+            of the same kind in the evidence), ``grounded`` (every unit found), ``absent``
+            (``score`` >= :data:`ABSENT_THRESHOLD`) or ``partial``.
+        score: weighted share of units not found, in [0, 1]; numbers, dates and
+            named-entity-like words weigh 2, other content words 1.
+        missing: units not found, in text order: normalized words ("gallagher"), surface
+            text of numbers and dates ("1.9 million").
+        mismatches: (answer value, evidence value) surface texts, e.g. ``("12", "7")``.
+        checked: number of distinct units checked.
+    """
+
+    status: GroundingStatus
+    score: float
+    missing: list[str] = field(default_factory=list)
+    mismatches: list[tuple[str, str]] = field(default_factory=list)
+    checked: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "score": self.score,
+            "missing": list(self.missing),
+            "mismatches": [list(pair) for pair in self.mismatches],
+            "checked": self.checked,
+        }
+
+
+@dataclass(frozen=True)
+class _Unit:
+    key: tuple[Any, ...]
+    label: str
+    weight: int
+    word: str | None = None
+    number: _Quantity | None = None
+    date: DateMention | None = None
+    hedged: bool = False
+
+
+def _units(text: str) -> list[_Unit]:
+    """Distinct units of ``text`` in order: dates, numbers outside dates, content words outside
+    both."""
+    analysis = _analyse(text)
+    found: list[tuple[int, _Unit]] = []
+    for date in analysis.dates:
+        key = ("date", date.kind, date.year, date.month, date.day)
+        found.append((date.span.start, _Unit(key, date.text, 2, date=date)))
+    for q in analysis.quantities:
+        m = q.mention
+        hedged = m.kind != "year" and bool(
+            _HEDGE_RE.search(text, max(0, m.span.start - _HEDGE_LOOKBACK), m.span.start)
+        )
+        key = ("number", _VALUE_GROUPS[m.kind], m.value)
+        found.append((m.span.start, _Unit(key, m.text, 2, number=q, hedged=hedged)))
+    for token, free in zip(analysis.tokens, analysis.free, strict=True):
+        word = token.text(text)
+        if not free or not _WORD_RE.search(word):
+            continue
+        term = normalize_term(word)
+        if _is_function_word(word, term):
+            continue
+        weight = 2 if _is_entity_like(word, text, token.start) else 1
+        found.append((token.start, _Unit(("word", term), term, weight, word=word)))
+    found.sort(key=lambda pair: pair[0])
+    units: dict[tuple[Any, ...], _Unit] = {}
+    for _, unit in found:
+        # The heavier reading wins in place: "bath ... Bath" is one unit, weighed as a name.
+        if unit.key not in units or unit.weight > units[unit.key].weight:
+            units[unit.key] = unit
+    return list(units.values())
+
+
+def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
+    if unit.word is not None:
+        return index.has_word(unit.word)
+    if unit.number is not None:
+        return index.has_number(unit.number.mention, hedged=unit.hedged)
+    assert unit.date is not None
+    return index.has_date(unit.date)
+
+
+def ground(
+    text: str,
+    evidence: str | GroundingIndex,
+    *,
+    question: str | None = None,
+    scope: GroundingIndex | None = None,
+) -> GroundingResult:
+    """Check whether every unit of ``text`` (content words, numbers, dates) occurs in
+    ``evidence`` or the question.
+
+    Args:
+        text: the answer text to check, usually a fact's delta.
+        evidence: the deciding window's text, or a prebuilt :class:`GroundingIndex` of it (a
+            question given to that index counts like ``question``).
+        question: the user's question; its words, numbers and dates count as found (an answer
+            may repeat the question) but never as evidence of a mismatch.
+        scope: an index of the WHOLE context. A unit missing from ``evidence`` but present in
+            ``scope`` counts as found for the score (the fact may be supported elsewhere in the
+            context), while mismatches are still judged against ``evidence`` alone: a deciding
+            window that states another value of the same kind contradicts the text even when
+            the text's value appears somewhere else.
+
+    A number is found when a compatible number has the same value; when the text hedges it
+    ("about", "around", "approximately", "nearly", "roughly", "over", "more than", ...) a value
+    within 2% is enough; years are always exact. A number or date not found in ``evidence``
+    (nor the question) is a **mismatch** when ``evidence`` holds one of the same kind (see
+    :meth:`GroundingIndex.rival_number` and :meth:`GroundingIndex.rival_date`).
+
+    Returns:
+        A :class:`GroundingResult`; status ``empty`` when the text has no unit, else
+        ``mismatch`` when any, ``grounded`` when the score is 0, ``absent`` when the score is
+        at least :data:`ABSENT_THRESHOLD`, ``partial`` otherwise.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if isinstance(evidence, str):
+        evidence = GroundingIndex(evidence)
+    elif not isinstance(evidence, GroundingIndex):
+        raise TypeError(
+            f"evidence must be a str or a GroundingIndex, got {type(evidence).__name__}"
+        )
+    asked = GroundingIndex(question) if question else None
+    units = _units(text)
+    if not units:
+        return GroundingResult("empty", 0.0)
+    missing: list[str] = []
+    mismatches: list[tuple[str, str]] = []
+    missing_weight = 0
+    for unit in units:
+        if _is_found(unit, evidence) or (asked is not None and _is_found(unit, asked)):
+            continue
+        if unit.number is not None:
+            rival = evidence.rival_number(unit.number.mention, unit.number.unit)
+        elif unit.date is not None:
+            rival = evidence.rival_date(unit.date)
+        else:
+            rival = None
+        if rival is not None:
+            mismatches.append((unit.label, rival))
+        elif scope is not None and _is_found(unit, scope):
+            continue
+        missing.append(unit.label)
+        missing_weight += unit.weight
+    score = missing_weight / sum(u.weight for u in units)
+    if mismatches:
+        status: GroundingStatus = "mismatch"
+    elif score == 0:
+        status = "grounded"
+    elif score >= ABSENT_THRESHOLD:
+        status = "absent"
+    else:
+        status = "partial"
+    return GroundingResult(status, score, missing, mismatches, len(units))
+
+
+# ---------------------------------------------------------------------------------------------
+# Combining with NLI
+# ---------------------------------------------------------------------------------------------
+
+
+def combine(
+    nli_hall: float,
+    grounding: GroundingResult,
+    *,
+    mode: VerifierMode,
+    weight: float = 0.5,
+) -> tuple[float, str, FactLabel | None]:
+    """Merge an NLI hallucination probability with a grounding result.
+
+    Returns ``(hall_prob, decided_by, label)`` where ``decided_by`` is ``"nli"`` or
+    ``"grounding"`` and ``label`` overrides the NLI label when not None:
+
+    - ``nli``: ``(nli_hall, "nli", None)``.
+    - ``grounding``: ``mismatch`` → ``(max(0.9, score), "grounding", "contradicted")``;
+      ``absent`` → ``(score, "grounding", "unverifiable")``; ``grounded`` and ``partial`` (score
+      below :data:`ABSENT_THRESHOLD`) → ``(score, "grounding", "supported")``; ``empty`` (nothing
+      to check) falls back to ``(nli_hall, "nli", None)``.
+    - ``hybrid``: ``mismatch`` → ``(max(nli_hall, 0.9), "grounding", "contradicted")``;
+      ``empty`` → as ``nli``; otherwise ``hall = weight * nli_hall + (1 - weight) * score``,
+      decided by the signal whose weighted term is larger (``nli`` on a tie), label None (the
+      caller labels from ``hall`` and the NLI probabilities). ``weight`` is to be calibrated
+      on the dev sets.
+
+    Raises:
+        ValueError: unknown ``mode``, or ``nli_hall`` / ``weight`` outside [0, 1].
+    """
+    if mode not in ("nli", "grounding", "hybrid"):
+        raise ValueError(f"mode must be 'nli', 'grounding' or 'hybrid', got {mode!r}")
+    if not (isinstance(nli_hall, (int, float)) and math.isfinite(nli_hall) and 0 <= nli_hall <= 1):
+        raise ValueError(f"nli_hall must be a probability in [0, 1], got {nli_hall!r}")
+    if not 0 <= weight <= 1:
+        raise ValueError(f"weight must be in [0, 1], got {weight!r}")
+    if mode == "nli" or grounding.status == "empty":
+        return nli_hall, "nli", None
+    if grounding.status == "mismatch":
+        floor = grounding.score if mode == "grounding" else nli_hall
+        return max(CONTRADICTED_HALL_FLOOR, floor), "grounding", "contradicted"
+    if mode == "grounding":
+        label: FactLabel = "unverifiable" if grounding.status == "absent" else "supported"
+        return grounding.score, "grounding", label
+    nli_part, grounding_part = weight * nli_hall, (1 - weight) * grounding.score
+    decided_by = "grounding" if grounding_part > nli_part else "nli"
+    return nli_part + grounding_part, decided_by, None

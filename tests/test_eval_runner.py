@@ -1,0 +1,340 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakes import LexicalVerifier
+from hydra import compose, initialize
+
+from enoki_hd.cli import main as cli_main
+from enoki_hd.detector import Detector
+from enoki_hd.eval.datasets import (
+    BENCHMARKS,
+    Benchmark,
+    ClaimLabel,
+    EvalExample,
+    SentenceLabel,
+)
+from enoki_hd.eval.runner import (
+    DEFAULT_METHODS,
+    benchmark_names,
+    evaluate,
+    prediction_from_report,
+    run_eval,
+    run_eval_all,
+    three_way_label,
+    unit_scores,
+)
+from enoki_hd.types import (
+    Fact,
+    FactVerdict,
+    HallucinatedSpan,
+    NLIScores,
+    Report,
+    SentenceVerdict,
+    Span,
+    Summary,
+)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+pytestmark = pytest.mark.skipif(
+    not (SHARED / "benchmarks").is_dir(), reason=f"shared benchmarks not found at {SHARED}"
+)
+FAST = ["detector.sentence_backend=regex", "progress=false", f"paths.shared_dir={SHARED}"]
+
+
+def compose_eval(root: Path, *overrides: str):
+    with initialize(config_path="../configs", version_base="1.3"):
+        return compose(config_name="eval", overrides=[f"paths.root_dir={root}", *FAST, *overrides])
+
+
+def fake_detector() -> Detector:
+    return Detector(LexicalVerifier(), sentence_backend="regex")
+
+
+def cache_files(root: Path, method: str) -> list[Path]:
+    return sorted((root / ".cache/enoki/eval" / method).glob("*/*.json"))
+
+
+@pytest.mark.parametrize("name", benchmark_names())
+def test_benchmark_configs_compose(tmp_path, name) -> None:
+    cfg = compose_eval(tmp_path, f"benchmark={name}")
+    assert cfg.benchmark.name == name and name in BENCHMARKS
+    assert cfg.benchmark.level in ("span", "sentence", "claim", "entity")
+    assert cfg.paths.output_dir == f"{tmp_path}/outputs/eval/{name}/none-shipped"
+    assert list(cfg.methods) == list(DEFAULT_METHODS)
+
+
+def test_verifier_and_extractor_groups_compose(tmp_path) -> None:
+    cfg = compose_eval(tmp_path, "verifier=window")
+    assert cfg.verifier.evidence.strategy == "window"
+    assert cfg.verifier.max_length == 256 and cfg.verifier.path is None
+    assert cfg.extractor.name == "none"
+    assert cfg.run_name == "none-window"
+
+
+@pytest.fixture(scope="module")
+def psiloqa_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("eval")
+    cfg = compose_eval(root, "benchmark=psiloqa_en50", "limit=3")
+    metrics, objects = run_eval(cfg, detector=fake_detector())
+    return root, metrics, objects
+
+
+def test_run_writes_every_file(psiloqa_run) -> None:
+    root, metrics, objects = psiloqa_run
+    out = root / "outputs/eval/psiloqa_en50/none-shipped"
+    assert objects["output_dir"] == out
+    written = json.loads((out / "metrics.json").read_text())
+    assert written["benchmark"]["n_examples"] == 3 and written["benchmark"]["n_total"] == 50
+    assert list(written["methods"]) == list(DEFAULT_METHODS)
+    for values in written["methods"].values():
+        span = values["span"]
+        assert set(span["coverage"]) == {"0", "1", "2", "3", "4", "5"}
+        assert {"precision", "recall", "f1"} <= set(span["char"])
+        assert 0.0 <= span["iou"] <= 1.0
+        assert span["references"]["names"] == ["1_annotator", "2_annotator", "3_annotator", "gpt"]
+        assert "f1" in span["references"]["mean"]["char"]
+    assert written["methods"]["mark_none"]["span"]["char"]["f1"] == 0.0
+    assert written["config"]["benchmark"]["name"] == "psiloqa_en50"
+    assert written["models"]["verifier"]["id"] == "lexical-fake"
+    assert set(written["timings"]) == {"load", "methods", "metrics", "total"}
+    assert "commit" in written["git"]
+
+    lines = (out / "predictions.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 3 * len(DEFAULT_METHODS)
+    assert [r["method"] for r in rows[:5]] == list(DEFAULT_METHODS)
+    assert list(rows[0])[:4] == ["id", "method", "status", "level"]
+    for row in rows:
+        answer = (
+            objects["benchmark"]
+            .examples[[e.id for e in objects["benchmark"].examples].index(row["id"])]
+            .answer
+        )
+        assert all(answer[s["start"] : s["end"]] == s["text"] for s in row["spans"])
+
+    report = (out / "report.md").read_text()
+    assert "## Span level (gold: 1_annotator)" in report
+    assert "## Span level, mean over 4 references" in report
+    for method in DEFAULT_METHODS:
+        assert f"| {method} |" in report
+    assert (out / "thresholds.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert metrics["threshold_sweep"]["family"] == "span"
+
+
+def test_rerun_reuses_the_cache(psiloqa_run) -> None:
+    root, _, first = psiloqa_run
+    before = (first["output_dir"] / "predictions.jsonl").read_bytes()
+    detector = fake_detector()
+    cfg = compose_eval(root, "benchmark=psiloqa_en50", "limit=3")
+    metrics, objects = run_eval(cfg, detector=detector)
+    assert objects["cache"] == {"hits": 6, "misses": 0}  # detector + sentence_nli, 3 examples
+    assert detector.verifier.calls == []
+    assert metrics["timings"]["methods"]["detector"]["cached"] == 3
+    assert (objects["output_dir"] / "predictions.jsonl").read_bytes() == before
+    assert len(cache_files(root, "detector")) == 3
+
+
+def test_interrupted_run_resumes_with_identical_predictions(psiloqa_run, tmp_path) -> None:
+    _, _, uninterrupted = psiloqa_run
+    cfg = compose_eval(tmp_path, "benchmark=psiloqa_en50", "limit=3")
+    failing = fake_detector()
+    real_detect = failing.detect
+    calls = []
+
+    def detect_then_crash(**kwargs):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return real_detect(**kwargs)
+
+    failing.detect = detect_then_crash
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(cfg, detector=failing)
+    assert len(cache_files(tmp_path, "detector")) == 2
+    assert len(cache_files(tmp_path, "sentence_nli")) == 2
+    assert not (tmp_path / "outputs/eval/psiloqa_en50/none-shipped/predictions.jsonl").exists()
+
+    _, objects = run_eval(cfg, detector=fake_detector())
+    assert objects["cache"] == {"hits": 4, "misses": 2}
+    resumed = (objects["output_dir"] / "predictions.jsonl").read_bytes()
+    assert resumed == (uninterrupted["output_dir"] / "predictions.jsonl").read_bytes()
+
+
+def test_sentence_and_claim_benchmarks(tmp_path) -> None:
+    cfg = compose_eval(tmp_path, "benchmark=ragtruth_sent48", "limit=6")
+    metrics, _ = run_eval(cfg, detector=fake_detector())
+    sentence = metrics["methods"]["detector"]["sentence"]
+    assert sentence["n"] == 6 and sentence["threshold"] == 0.5
+    assert {"macro_f1", "roc_auc", "pr_auc", "best_threshold", "best_macro_f1"} <= set(sentence)
+    assert metrics["methods"]["mark_none"]["sentence"]["recall"] == 0.0
+
+    cfg = compose_eval(tmp_path, "benchmark=wice_dev", "limit=4")
+    metrics, objects = run_eval(cfg, detector=fake_detector())
+    claim = metrics["methods"]["detector"]["claim"]
+    assert claim["n"] == 4 and claim["three_way"]["n"] == 4
+    assert (
+        metrics["methods"]["mark_all"]["claim"]["three_way"]["confusion"]["supported"]["supported"]
+        == 0
+    )
+    report = (objects["output_dir"] / "report.md").read_text()
+    assert "## Claim level (4 claims)" in report and "3-way acc" in report
+
+
+def test_real_verifier_from_config(tmp_path, tiny_nli_dir) -> None:
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=factcheck_dev30_claims",
+        "limit=2",
+        f"verifier.path={tiny_nli_dir}",
+        "verifier.max_length=128",
+        "methods=[detector,mark_none]",
+    )
+    metrics, objects = run_eval(cfg)
+    assert metrics["models"]["verifier"]["path"] == str(tiny_nli_dir)
+    assert metrics["models"]["verifier"]["id"].startswith("sha256:")
+    assert metrics["methods"]["detector"]["claim"]["n"] == 2
+    assert len(objects["predictions"]["detector"]) == 2
+
+
+def test_cli_eval_runs_baselines(tmp_path, capsys) -> None:
+    code = cli_main(
+        [
+            "eval",
+            "benchmark=mushroom_dev30",
+            "limit=3",
+            f"paths.root_dir={tmp_path}",
+            *FAST,
+            "methods=[lexical_absent,mark_all,mark_none]",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "# Evaluation: mushroom_dev30" in out and "soft ρ" in out
+    assert (tmp_path / "outputs/eval/mushroom_dev30/none-shipped/metrics.json").is_file()
+
+
+def test_cli_eval_rejects_a_bare_word(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["eval", "psiloqa_en50"])
+    assert exit_.value.code == 2
+    assert "expected KEY=VALUE overrides" in capsys.readouterr().err
+
+
+def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
+    shared = tmp_path / "shared"
+    (shared / "benchmarks").mkdir(parents=True)
+    (shared / "benchmarks/psiloqa_en50").symlink_to(SHARED / "benchmarks/psiloqa_en50")
+    results, objects = run_eval_all(
+        [
+            f"paths.root_dir={tmp_path}",
+            *FAST,
+            f"paths.shared_dir={shared}",
+            "limit=2",
+            "methods=[lexical_absent,mark_all]",
+        ]
+    )
+    assert list(results) == ["psiloqa_en50"]
+    assert set(objects["skipped"]) == set(benchmark_names()) - {"psiloqa_en50"}
+    summary = (tmp_path / "outputs/eval/summary.md").read_text()
+    assert "| psiloqa_en50 | span | lexical_absent | 2 |" in summary
+    assert "- `wice_dev`: benchmark file" in summary
+
+
+# --------------------------------------------------------------------------------------------
+# Metric plumbing on hand-made predictions
+# --------------------------------------------------------------------------------------------
+
+
+def _record(sentences, *, facts=(), spans=(), level="sentence", score=None):
+    return {
+        "status": "ok",
+        "level": level,
+        "hallucinated": bool(spans),
+        "score": score if score is not None else max((s["score"] for s in sentences), default=0.0),
+        "spans": list(spans),
+        "sentences": list(sentences),
+        "facts": list(facts),
+    }
+
+
+def test_sentence_units_take_the_overlapping_prediction() -> None:
+    answer = "One. Two. Three."
+    examples = [
+        EvalExample(
+            "a", None, "ctx", answer, sentence_labels=[SentenceLabel(Span(5, 9), "Two.", True)]
+        ),
+        EvalExample(
+            "b", None, "ctx", answer, sentence_labels=[SentenceLabel(None, "Lost.", False)]
+        ),
+    ]
+    sentences = [
+        {"index": 0, "start": 0, "end": 4, "score": 0.9, "label": "unverifiable"},
+        {"index": 1, "start": 5, "end": 9, "score": 0.3, "label": "supported"},
+        {"index": 2, "start": 10, "end": 16, "score": 0.1, "label": "supported"},
+    ]
+    scores, gold, _ = unit_scores(examples, [_record(sentences), _record(sentences)], "sentence")
+    assert scores == [0.3, 0.9]  # the second gold sentence is not located: the answer's score
+    assert gold == [1, 0]
+
+
+def test_three_way_label_from_units() -> None:
+    def sentence(label):
+        return {"index": 0, "start": 0, "end": 1, "score": 0.0, "label": label}
+
+    assert three_way_label(_record([sentence("supported")])) == "supported"
+    assert three_way_label(_record([sentence("unverifiable")])) == "not_supported"
+    facts = [
+        {"label": "supported", "suppressed": False},
+        {"label": "contradicted", "suppressed": False},
+        {"label": "unverifiable", "suppressed": True},
+    ]
+    assert (
+        three_way_label(_record([sentence("unverifiable")], facts=facts)) == "partially_supported"
+    )
+
+
+def test_claim_metrics_three_way() -> None:
+    examples = [
+        EvalExample(
+            str(i), None, "c", "x", claim_labels=[ClaimLabel("x", label != "supported", label)]
+        )
+        for i, label in enumerate(["supported", "not_supported", "partially_supported"])
+    ]
+    bench = Benchmark("toy", "claim", examples)
+
+    def sentence(score):
+        label = "supported" if score < 0.5 else "unverifiable"
+        return {"index": 0, "start": 0, "end": 1, "score": score, "label": label}
+
+    preds = [_record([sentence(0.1)]), _record([sentence(0.8)]), _record([sentence(0.6)])]
+    result = evaluate(bench, preds)["claim"]
+    assert result["macro_f1"] == 1.0 and result["roc_auc"] == 1.0
+    assert result["three_way"]["accuracy"] == pytest.approx(2 / 3)
+
+
+def test_prediction_from_a_fact_level_report_uses_its_spans() -> None:
+    answer = "Suede formed in Lyon."
+    fact = Fact("f0", 0, "Suede", "formed in", "Lyon", delta=[Span(16, 20)])
+    report = Report(
+        answer=answer,
+        sentences=[
+            SentenceVerdict(0, Span(0, 21), answer, 0.8, "unverifiable", method="max", facts=["f0"])
+        ],
+        facts=[
+            FactVerdict(fact, "Suede formed in Lyon.", NLIScores(0.1, 0.8, 0.1), "unverifiable")
+        ],
+        spans=[HallucinatedSpan(16, 20, "Lyon", 0.8, ["f0"])],
+        summary=Summary("ok", 0.0, {"unverifiable": 1}, 1, True),
+        config={"level": "fact"},
+    )
+    record = prediction_from_report(report)
+    assert record["level"] == "fact"
+    assert record["spans"] == [{"start": 16, "end": 20, "text": "Lyon", "score": 0.8}]
+    assert record["facts"][0]["delta"] == [[16, 20]] and record["facts"][0]["score"] == 0.9
+    report.config = {"level": "sentence"}
+    assert prediction_from_report(report)["spans"] == [
+        {"start": 0, "end": 21, "text": answer, "score": 0.8}
+    ]

@@ -1,0 +1,362 @@
+"""The grounding check: number and date normalization, the context index, ground(), combine()."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+
+from enoki_hd.types import Span
+from enoki_hd.verify.grounding import (
+    DateMention,
+    GroundingIndex,
+    GroundingResult,
+    NumberMention,
+    combine,
+    ground,
+    normalize_term,
+    parse_dates,
+    parse_numbers,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _numbers(text: str) -> list[tuple[int, int, float, str, str]]:
+    return [(m.span.start, m.span.end, m.value, m.kind, m.text) for m in parse_numbers(text)]
+
+
+# ---------------------------------------------------------------------------------------------
+# parse_numbers
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Formed in 1992.", [(10, 14, 1992.0, "year", "1992")]),
+        ("In nineteen ninety-two they met.", [(3, 22, 1992.0, "year", "nineteen ninety-two")]),
+        ("In nineteen ninety two.", [(3, 22, 1992.0, "year", "nineteen ninety two")]),
+        ("a city of 1.9 million people", [(10, 21, 1_900_000.0, "number", "1.9 million")]),
+        ("1,900,000 people", [(0, 9, 1_900_000.0, "number", "1,900,000")]),
+        ("about 1.9m people", [(6, 10, 1_900_000.0, "number", "1.9m")]),
+        ("two hundred and five members", [(0, 20, 205.0, "number", "two hundred and five")]),
+        ("It rose 3.5% last year", [(8, 12, 3.5, "percent", "3.5%")]),
+        ("It rose 3.5 percent", [(8, 19, 3.5, "percent", "3.5 percent")]),
+        ("a deal worth $4 billion", [(13, 23, 4e9, "money", "$4 billion")]),
+        ("worth 4 billion dollars", [(6, 23, 4e9, "money", "4 billion dollars")]),
+        ("the 25th anniversary", [(4, 8, 25.0, "ordinal", "25th")]),
+        ("the twenty-fifth anniversary", [(4, 16, 25.0, "ordinal", "twenty-fifth")]),
+        ("a dozen eggs", [(0, 7, 12.0, "number", "a dozen")]),
+        ("two dozen eggs", [(0, 9, 24.0, "number", "two dozen")]),
+        ("a hundred and five", [(0, 18, 105.0, "number", "a hundred and five")]),
+        ("in twenty twenty-one", [(3, 20, 2021.0, "year", "twenty twenty-one")]),
+        ("12 albums and 7 EPs", [(0, 2, 12.0, "number", "12"), (14, 15, 7.0, "number", "7")]),
+        ("twelve albums", [(0, 6, 12.0, "number", "twelve")]),
+        (
+            "10k runners ran 5km",
+            [(0, 3, 10_000.0, "number", "10k"), (16, 19, 5.0, "number", "5km")],
+        ),
+        ("US$4bn", [(0, 6, 4e9, "money", "US$4bn")]),
+        ("in mid-1992", [(7, 11, 1992.0, "year", "1992")]),
+        ("12,000 is not a year", [(0, 6, 12_000.0, "number", "12,000")]),
+        ("the second album", [(4, 10, 2.0, "ordinal", "second")]),
+    ],
+)
+def test_parse_numbers(text: str, expected: list[tuple[int, int, float, str, str]]) -> None:
+    assert _numbers(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one of the best bands",  # a pronoun, not a count
+        "COVID-19 spread",  # a name
+        "version 3.5.2",  # not a number
+        "in the 1990s",  # a decade: parse_dates
+        "they march on",
+        "",
+    ],
+)
+def test_parse_numbers_skips(text: str) -> None:
+    assert parse_numbers(text) == []
+
+
+def test_parse_numbers_returns_mentions() -> None:
+    (mention,) = parse_numbers("about 1.9m")
+    assert mention == NumberMention(Span(6, 10), 1_900_000.0, "number", "1.9m")
+
+
+def test_parse_numbers_rejects_non_str() -> None:
+    with pytest.raises(TypeError, match="must be a str"):
+        parse_numbers(b"1992")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# parse_dates
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("on 15 March 2021", [DateMention(Span(3, 16), 2021, 3, 15, "day", "15 March 2021")]),
+        ("March 15, 2021 was", [DateMention(Span(0, 14), 2021, 3, 15, "day", "March 15, 2021")]),
+        ("in March 2021", [DateMention(Span(3, 13), 2021, 3, None, "month", "March 2021")]),
+        ("on 2021-03-15.", [DateMention(Span(3, 13), 2021, 3, 15, "day", "2021-03-15")]),
+        ("in the 1990s", [DateMention(Span(7, 12), 1990, None, None, "decade", "1990s")]),
+        (
+            "the 15th of March, 2021",
+            [DateMention(Span(4, 23), 2021, 3, 15, "day", "15th of March, 2021")],
+        ),
+        ("Sept. 3, 1999", [DateMention(Span(0, 13), 1999, 9, 3, "day", "Sept. 3, 1999")]),
+        ("on 4 June", [DateMention(Span(3, 9), None, 6, 4, "day", "4 June")]),
+        ("we may 5 times", []),
+        ("in 1992", []),
+    ],
+)
+def test_parse_dates(text: str, expected: list[DateMention]) -> None:
+    assert parse_dates(text) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Words
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "term"),
+    [
+        ("Bands", "band"),
+        ("band's", "band"),
+        ("band’s", "band"),
+        ("countries", "country"),
+        ("churches", "church"),
+        ("class", "class"),
+        ("bus", "bus"),
+        ("analysis", "analysis"),
+        ("Gallagher", "gallagher"),
+    ],
+)
+def test_normalize_term(word: str, term: str) -> None:
+    assert normalize_term(word) == term
+
+
+# ---------------------------------------------------------------------------------------------
+# ground
+# ---------------------------------------------------------------------------------------------
+
+
+def test_different_count_with_same_unit_is_a_mismatch() -> None:
+    result = ground("The band released 12 albums", "The band released 7 albums")
+    assert result == GroundingResult("mismatch", pytest.approx(2 / 5), ["12"], [("12", "7")], 4)
+
+
+def test_count_with_another_unit_is_no_mismatch() -> None:
+    result = ground("The band released 12 albums", "The band had 7 members and released albums")
+    assert result.status == "partial"
+    assert result.mismatches == []
+    assert result.missing == ["12"]
+
+
+def test_different_year_is_a_mismatch() -> None:
+    result = ground("formed in 1992", "formed in 1989")
+    assert result.status == "mismatch"
+    assert result.mismatches == [("1992", "1989")]
+    assert result.score == pytest.approx(2 / 3)
+
+
+def test_years_are_never_rounded() -> None:
+    result = ground("formed around 1991", "The band was formed in 1992.")
+    assert result.mismatches == [("1991", "1992")]
+
+
+def test_spoken_year_grounds_digits() -> None:
+    result = ground("founded in 1992", "It was founded in nineteen ninety-two")
+    assert result == GroundingResult("grounded", 0.0, [], [], 2)
+
+
+def test_a_verb_missing_from_the_evidence_is_missing() -> None:
+    # Only plurals and possessives are stripped: "formed" does not match "founded".
+    result = ground("formed in 1992", "It was founded in nineteen ninety-two")
+    assert result == GroundingResult("partial", pytest.approx(1 / 3), ["formed"], [], 2)
+
+
+def test_hedged_number_matches_within_two_percent() -> None:
+    evidence = "Its population was 1,893,000 inhabitants."
+    result = ground("a population of about 1.9 million", evidence)
+    assert result == GroundingResult("grounded", 0.0, [], [], 2)
+
+
+def test_unhedged_number_must_be_exact() -> None:
+    evidence = "Its population was 1,893,000 inhabitants."
+    result = ground("a population of 1.9 million", evidence)
+    # No content word follows "1.9 million", so the evidence number is no rival: absent.
+    assert result == GroundingResult("absent", pytest.approx(2 / 3), ["1.9 million"], [], 2)
+
+
+def test_hedge_does_not_cover_large_differences() -> None:
+    result = ground("about 2.5 million inhabitants", "1,893,000 inhabitants")
+    assert result.mismatches == [("2.5 million", "1,893,000")]
+
+
+def test_number_forms_ground_each_other() -> None:
+    assert ground("$4 billion", "revenue of 4 billion dollars").status == "grounded"
+    assert ground("1.9m", "1,900,000").status == "grounded"
+    assert ground("two hundred and five", "205").status == "grounded"
+    assert ground("the twenty-fifth", "the 25th").status == "grounded"
+    assert ground("a dozen", "12").status == "grounded"
+
+
+def test_percent_mismatch() -> None:
+    result = ground("rose by 3.5%", "rose by 4.1%")
+    assert result.mismatches == [("3.5%", "4.1%")]
+
+
+def test_missing_names() -> None:
+    result = ground("founded by Noel Gallagher", "The band was founded in Bath by Brett Anderson.")
+    # founded (1) found; Noel and Gallagher (capitalised mid-sentence, 2 each) missing: 4 / 5.
+    assert result == GroundingResult("absent", pytest.approx(0.8), ["noel", "gallagher"], [], 3)
+
+
+def test_question_words_count_as_found() -> None:
+    evidence = "The band was founded in Bath by Brett Anderson."
+    question = "Was the band founded by Noel Gallagher?"
+    assert ground("founded by Noel Gallagher", evidence, question=question).status == "grounded"
+    index = GroundingIndex(evidence, question=question)
+    assert ground("founded by Noel Gallagher", index).status == "grounded"
+
+
+def test_question_is_never_evidence_of_a_mismatch() -> None:
+    result = ground("formed in 1992", "The band was formed in Bath.", question="Formed in 1989?")
+    assert result == GroundingResult("absent", pytest.approx(2 / 3), ["1992"], [], 2)
+
+
+def test_scope_finds_units_elsewhere_in_the_context() -> None:
+    window = "The band was founded in Bath."
+    context = window + " Brett Anderson sang."
+    text = "founded in Bath by Brett Anderson"
+    alone = ground(text, window)
+    assert alone.status == "absent"
+    assert alone.missing == ["brett", "anderson"]
+    assert ground(text, window, scope=GroundingIndex(context)).status == "grounded"
+
+
+def test_scope_does_not_excuse_a_mismatch() -> None:
+    scope = GroundingIndex("The band formed in 1989. In 1992 they toured.")
+    result = ground("formed in 1992", "The band formed in 1989.", scope=scope)
+    assert result.status == "mismatch"
+    assert result.mismatches == [("1992", "1989")]
+
+
+def test_dates() -> None:
+    evidence = "It was released on 15 March 2021."
+    assert ground("released in March 2021", evidence).status == "grounded"
+    assert ground("released on March 15, 2021", evidence).status == "grounded"
+    assert ground("released in 2021", evidence).status == "grounded"
+    assert ground("released in the 2020s", evidence).status == "grounded"
+    vaguer = ground("released on 15 March 2021", "It was released in March 2021.")
+    assert vaguer == GroundingResult("absent", pytest.approx(2 / 3), ["15 March 2021"], [], 2)
+    wrong = ground("released on 16 March 2021", evidence)
+    assert wrong.mismatches == [("16 March 2021", "15 March 2021")]
+    assert ground("in the 1980s", "in the 1990s").mismatches == [("1980s", "1990s")]
+
+
+def test_digits_are_not_also_words() -> None:
+    result = ground("12 albums", "albums")
+    assert result.checked == 2
+    assert result.missing == ["12"]
+
+
+def test_hyphenated_words_match_their_parts() -> None:
+    result = ground("state-of-the-art Bands' studios", "the state of the art band studio")
+    assert result == GroundingResult("grounded", 0.0, [], [], 3)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "the of and", "!!", "’s"])
+def test_text_without_units_is_empty(text: str) -> None:
+    assert ground(text, "Some evidence.") == GroundingResult("empty", 0.0, [], [], 0)
+
+
+def test_ground_rejects_bad_evidence() -> None:
+    with pytest.raises(TypeError, match="evidence must be a str or a GroundingIndex"):
+        ground("x", 3)  # type: ignore[arg-type]
+
+
+def test_result_to_dict() -> None:
+    result = ground("formed in 1992", "formed in 1989")
+    assert result.to_dict() == {
+        "status": "mismatch",
+        "score": pytest.approx(2 / 3),
+        "missing": ["1992"],
+        "mismatches": [["1992", "1989"]],
+        "checked": 2,
+    }
+
+
+def test_one_megabyte_context_index() -> None:
+    paragraph = (
+        "Suede, an English rock band formed in Bath in 1992, released 7 albums. "
+        "On 15 March 2021 about 1,893,000 people, roughly 3.5% of voters, paid $4 billion. "
+        "Twenty-five members met in the 1990s with nineteen ninety-two delegates. "
+    )
+    context = paragraph * (1_000_000 // len(paragraph) + 1)
+    started = time.perf_counter()
+    index = GroundingIndex(context)
+    logger.info("indexed %d chars in %.2f s", len(context), time.perf_counter() - started)
+    assert len(context) >= 1_000_000
+    assert {"suede", "band", "album", "delegate"} <= index.words
+    assert ground("Suede released 7 albums in 1992", index).status == "grounded"
+    assert ground("Suede released 12 albums", index).mismatches == [("12", "7")]
+
+
+# ---------------------------------------------------------------------------------------------
+# combine
+# ---------------------------------------------------------------------------------------------
+
+MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4)
+ABSENT = GroundingResult("absent", 0.8, ["noel", "gallagher"], [], 3)
+PARTIAL = GroundingResult("partial", 0.2, ["formed"], [], 3)
+GROUNDED = GroundingResult("grounded", 0.0, [], [], 2)
+EMPTY = GroundingResult("empty", 0.0, [], [], 0)
+
+
+def test_combine_nli() -> None:
+    for grounding in (MISMATCH, ABSENT, GROUNDED, EMPTY):
+        assert combine(0.3, grounding, mode="nli") == (0.3, "nli", None)
+
+
+def test_combine_grounding() -> None:
+    assert combine(0.1, MISMATCH, mode="grounding") == (0.9, "grounding", "contradicted")
+    assert combine(0.1, ABSENT, mode="grounding") == (0.8, "grounding", "unverifiable")
+    assert combine(0.9, PARTIAL, mode="grounding") == (0.2, "grounding", "supported")
+    assert combine(0.9, GROUNDED, mode="grounding") == (0.0, "grounding", "supported")
+    assert combine(0.7, EMPTY, mode="grounding") == (0.7, "nli", None)
+
+
+def test_combine_hybrid() -> None:
+    assert combine(0.95, MISMATCH, mode="hybrid") == (0.95, "grounding", "contradicted")
+    assert combine(0.1, MISMATCH, mode="hybrid") == (0.9, "grounding", "contradicted")
+    hall, decided_by, label = combine(0.2, ABSENT, mode="hybrid")
+    assert (hall, decided_by, label) == (pytest.approx(0.5), "grounding", None)
+    hall, decided_by, label = combine(0.9, PARTIAL, mode="hybrid", weight=0.25)
+    assert (hall, decided_by, label) == (pytest.approx(0.375), "nli", None)
+    assert combine(0.4, ABSENT, mode="hybrid", weight=1.0) == (0.4, "nli", None)
+    assert combine(0.7, EMPTY, mode="hybrid") == (0.7, "nli", None)
+
+
+@pytest.mark.parametrize(
+    ("nli_hall", "mode", "weight", "message"),
+    [
+        (0.5, "vote", 0.5, "mode must be"),
+        (1.5, "hybrid", 0.5, "nli_hall must be a probability"),
+        (float("nan"), "hybrid", 0.5, "nli_hall must be a probability"),
+        (0.5, "hybrid", -0.1, "weight must be in"),
+    ],
+)
+def test_combine_rejects_bad_arguments(
+    nli_hall: float, mode: str, weight: float, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        combine(nli_hall, GROUNDED, mode=mode, weight=weight)  # type: ignore[arg-type]
