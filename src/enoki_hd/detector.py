@@ -253,9 +253,8 @@ class Detector:
         """The lexical grounding index of context + question (cached like :meth:`index`)."""
         from enoki_hd.verify.grounding import GroundingIndex
 
-        text = context if not question else context + "\n" + question
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        return self._cached(self._groundings, key, lambda: GroundingIndex(text))
+        key = hashlib.sha256(f"{context}\x00{question or ''}".encode()).hexdigest()
+        return self._cached(self._groundings, key, lambda: GroundingIndex(context, question))
 
     def detect(self, *, answer: str, context: str, question: str | None = None) -> Report:
         """Check ``answer`` against ``context`` at every level the detector is set up for.
@@ -368,7 +367,7 @@ class Detector:
         grounding,
         question: str | None,
     ) -> FactVerdict:
-        hall = decision.probs.hall_prob
+        hall = min(1.0, max(0.0, decision.probs.hall_prob))  # float32 sums can exceed 1 by ulps
         decided_by = "nli"
         override = None
         if grounding is not None:
