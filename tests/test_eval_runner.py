@@ -275,9 +275,33 @@ def test_sentence_units_take_the_overlapping_prediction() -> None:
         {"index": 1, "start": 5, "end": 9, "score": 0.3, "label": "supported"},
         {"index": 2, "start": 10, "end": 16, "score": 0.1, "label": "supported"},
     ]
-    scores, gold, _ = unit_scores(examples, [_record(sentences), _record(sentences)], "sentence")
+    scores, gold, _, caveats = unit_scores(
+        examples, [_record(sentences), _record(sentences)], "sentence"
+    )
     assert scores == [0.3, 0.9]  # the second gold sentence is not located: the answer's score
     assert gold == [1, 0]
+    assert caveats == {"unlocated": 1, "unmatched": 0}
+
+
+def test_a_list_marker_unit_takes_the_next_sentence() -> None:
+    answer = "Steps:\n3. Rinse well. Dry."
+    marker = EvalExample(
+        "m", None, "ctx", answer, sentence_labels=[SentenceLabel(Span(7, 9), "3.", True)]
+    )
+    trailing = EvalExample(
+        "t", None, "ctx", "Done. !", sentence_labels=[SentenceLabel(Span(6, 7), "!", True)]
+    )
+    sentences = [
+        {"index": 0, "start": 0, "end": 6, "score": 0.1, "label": "supported"},
+        {"index": 1, "start": 10, "end": 21, "score": 0.7, "label": "unverifiable"},
+        {"index": 2, "start": 22, "end": 26, "score": 0.2, "label": "supported"},
+    ]
+    done = [{"index": 0, "start": 0, "end": 5, "score": 0.9, "label": "unverifiable"}]
+    scores, _, _, caveats = unit_scores(
+        [marker, trailing], [_record(sentences), _record(done)], "sentence"
+    )
+    assert scores == [0.7, 0.0]
+    assert caveats == {"unlocated": 0, "unmatched": 1}
 
 
 def test_three_way_label_from_units() -> None:

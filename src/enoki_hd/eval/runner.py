@@ -483,34 +483,58 @@ def _mean_of(dicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _overlapping_max(rows: Sequence[Mapping[str, Any]], span: Span) -> float:
+def _overlapping_max(rows: Sequence[Mapping[str, Any]], span: Span) -> float | None:
+    """Highest score among ``rows`` overlapping ``span``; None when none overlaps."""
     return max(
         (float(r["score"]) for r in rows if r["start"] < span.end and span.start < r["end"]),
-        default=0.0,
+        default=None,
     )
+
+
+def sentence_unit_score(answer: str, prediction: Mapping[str, Any], span: Span) -> float | None:
+    """Score of the gold sentence at ``span``: the highest score of the predicted sentences
+    overlapping it. A unit that lies outside every predicted sentence (a list marker such as
+    ``"3."``, which gold sets split off as a sentence and the segmenter attaches to nothing)
+    takes the score of the predicted sentence that follows it after whitespace only; None when
+    there is none (the caller scores it 0.0)."""
+    rows = prediction["sentences"]
+    score = _overlapping_max(rows, span)
+    if score is not None:
+        return score
+    following = [r for r in rows if r["start"] >= span.end]
+    if following:
+        nearest = min(following, key=lambda r: r["start"])
+        if not answer[span.end : nearest["start"]].strip():
+            return float(nearest["score"])
+    return None
 
 
 def unit_scores(
     examples: Sequence[EvalExample], predictions: Sequence[Mapping[str, Any]], kind: str
-) -> tuple[list[float], list[int], list[str]]:
-    """Scores, gold labels (1 = hallucinated) and raw gold labels of every labelled unit.
+) -> tuple[list[float], list[int], list[str], dict[str, int]]:
+    """Scores, gold labels (1 = hallucinated), raw gold labels and caveat counts of every
+    labelled unit.
 
-    A sentence unit scores the highest predicted sentence score among the predicted sentences
-    overlapping it (0.0 if none does; the answer's score when the gold sentence could not be
-    located). A claim unit is a whole answer (claim sets have one claim per example) and
-    scores the answer's score. An entity scores the highest predicted span score over it.
+    A sentence unit scores :func:`sentence_unit_score` (0.0 when no predicted sentence can be
+    tied to it, counted in ``unmatched``; the answer's score when the gold sentence could not
+    be located in the answer, counted in ``unlocated``). A claim unit is a whole answer (claim
+    sets have one claim per example) and scores the answer's score.
     """
     scores: list[float] = []
     gold: list[int] = []
     raw: list[str] = []
+    caveats = {"unlocated": 0, "unmatched": 0}
     for example, prediction in zip(examples, predictions, strict=True):
         if kind == "sentence":
             for label in example.sentence_labels or []:
-                scores.append(
-                    float(prediction["score"])
-                    if label.span is None
-                    else _overlapping_max(prediction["sentences"], label.span)
-                )
+                if label.span is None:
+                    score: float | None = float(prediction["score"])
+                    caveats["unlocated"] += 1
+                else:
+                    score = sentence_unit_score(example.answer, prediction, label.span)
+                    if score is None:
+                        caveats["unmatched"] += 1
+                scores.append(0.0 if score is None else score)
                 gold.append(int(label.hallucinated))
                 raw.append(str(label.hallucinated))
         elif kind == "claim":
@@ -520,7 +544,7 @@ def unit_scores(
                 raw.append(label.label)
         else:
             raise ValueError(f"kind must be 'sentence' or 'claim', got {kind!r}")
-    return scores, gold, raw
+    return scores, gold, raw, caveats
 
 
 def classification_metrics(
@@ -582,7 +606,7 @@ def entity_scores(
             if entity.span is None:
                 unlocated += 1
                 continue
-            sample_scores.append(_overlapping_max(prediction["spans"], entity.span))
+            sample_scores.append(_overlapping_max(prediction["spans"], entity.span) or 0.0)
             sample_labels.append(int(entity.hallucinated))
         scores.append(sample_scores)
         labels.append(sample_labels)
@@ -649,8 +673,9 @@ def evaluate(
                 }
             result["span"] = span
         elif family in ("sentence", "claim"):
-            scores, gold, raw = unit_scores(examples, predictions, family)
+            scores, gold, raw, caveats = unit_scores(examples, predictions, family)
             unit = classification_metrics(scores, gold, threshold=threshold)
+            unit.update(caveats if family == "sentence" else {})
             if family == "claim" and raw and set(raw) <= set(WICE_LABELS):
                 predicted = [
                     three_way_label(p)
@@ -701,7 +726,7 @@ def threshold_sweep(
             continue
         sweep["family"] = kind
         for name, preds in predictions.items():
-            scores, gold, _ = unit_scores(examples, preds, kind)
+            scores, gold, _, _ = unit_scores(examples, preds, kind)
             if len(set(scores)) < 2:
                 continue
             rows = [M.binary_classification(scores, gold, threshold=t) for t in thresholds]
@@ -774,6 +799,18 @@ ENTITY_COLUMNS = (
     ("AUPRC per sample", "sample_auprc"),
     ("samples used", "n_samples_used"),
 )
+
+
+def _caveat_note(unit: Mapping[str, Any]) -> str:
+    notes = []
+    if unit.get("unlocated"):
+        notes.append(
+            f"{unit['unlocated']} gold sentence(s) not located in the answer score the "
+            "answer's score"
+        )
+    if unit.get("unmatched"):
+        notes.append(f"{unit['unmatched']} lie outside every predicted sentence and score 0")
+    return (" " + "; ".join(notes) + ".") if notes else ""
 
 
 def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
@@ -852,7 +889,8 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
                 "supported units."
                 if "three_way" in first[family]
                 else ""
-            ),
+            )
+            + _caveat_note(first[family]),
             "",
         ]
     if "entity" in first:

@@ -10,6 +10,7 @@ answer.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _FENCE_RE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _LINE_MARKERS = (
@@ -25,6 +26,10 @@ _INLINE = (
     re.compile(r"\*\*|__|~~|`+"),  # strong, strikethrough, code ticks (code text stays)
     re.compile(r"(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"),  # *emphasis*
     re.compile(r"\|"),  # table pipes
+)
+# zero-width joiner, variation selectors, keycap, skin tones (category Sk, not So)
+_EMOJI_GLUE = frozenset(
+    {"\u200d", "\ufe0e", "\ufe0f", "\u20e3", *map(chr, range(0x1F3FB, 0x1F400))}
 )
 # [text](url): the brackets and the (url) part go, the link text stays.
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
@@ -42,7 +47,8 @@ def mask_markdown(text: str) -> str:
     Masked: fenced code blocks (fences and contents), heading / block-quote / list markers,
     rules and table separator rows, table pipes, ``**`` / ``__`` / ``~~`` / ``*``, inline-code
     backticks (the code text stays), link brackets and link targets (the link text stays),
-    images, HTML tags and bare URLs.
+    images, HTML tags and bare URLs. Pictographic symbols (emoji, with their joiners and
+    variation selectors) are masked too: the parser would read them as words.
     """
     chars = list(text)
     pos = 0
@@ -68,4 +74,7 @@ def mask_markdown(text: str) -> str:
         for pattern in _INLINE:
             for m in pattern.finditer(body):
                 _blank(chars, start + m.start(), start + m.end())
+    for i, char in enumerate(chars):
+        if char in _EMOJI_GLUE or unicodedata.category(char) == "So":
+            chars[i] = " "
     return "".join(chars)

@@ -65,10 +65,13 @@ def content_subtree(token: Token) -> set[int]:
 
 
 def core_tokens(head: Token) -> set[int]:
-    """The head, the rest of its proper name, and determiners that change the meaning."""
+    """The head, the rest of its proper name, its possessive ``'s``, and determiners that
+    change the meaning."""
     core = {head.i}
     for child in head.children:
-        if child.dep_ in _CORE_DETERMINER_DEPS and is_content(child):
+        if child.dep_ == "case" and is_content(child):
+            core.add(child.i)
+        elif child.dep_ in _CORE_DETERMINER_DEPS and is_content(child):
             if not is_dropped_article(child):
                 core.add(child.i)
         elif head.pos_ == "PROPN" and child.dep_ == "compound" and child.pos_ == "PROPN":
@@ -91,8 +94,10 @@ def phrase_steps(
 
     Modifiers whose token index is in ``exclude`` are left out (prepositions another rule
     attaches to the verb). Steps stop before the phrase exceeds ``max_tokens`` tokens; a core
-    already longer gives ``[]``.
+    already longer, or a head with no letter or digit (an emoji), gives ``[]``.
     """
+    if not is_content(head):
+        return []
     steps: list[Step] = []
     parts = dates.date_parts(head)
     if parts:

@@ -1,0 +1,328 @@
+"""The rules extractor: the worked Suede example with exact offsets, chain invariants, bad input."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from enoki_hd.extract import Extractor, get_extractor
+from enoki_hd.extract.rules import RulesExtractor, unparseable_sentences
+from enoki_hd.types import Fact, Span
+
+pytest.importorskip("spacy")
+
+SUEDE = (
+    "Suede, an influential English rock band formed in Bath, Somerset, in 1992, played a "
+    "significant role in the Britpop movement."
+)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> RulesExtractor:
+    return RulesExtractor()
+
+
+def spans(*pairs: tuple[int, int]) -> list[Span]:
+    return [Span(a, b) for a, b in pairs]
+
+
+def triples(facts: list[Fact]) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.relation, f.object) for f in facts}
+
+
+def check_invariants(answer: str, facts: list[Fact], sentences: list[Span]) -> None:
+    """Offsets point into the answer and the fact's sentence; chains are explicit and sound."""
+    by_id = {f.id: f for f in facts}
+    assert len(by_id) == len(facts), "fact ids must be unique"
+    per_sentence: dict[int, list[int]] = {}
+    for position, fact in enumerate(facts):
+        m = re.fullmatch(r"f(\d+)\.(\d+)", fact.id)
+        assert m and int(m.group(1)) == fact.sentence
+        per_sentence.setdefault(fact.sentence, []).append(int(m.group(2)))
+        window = sentences[fact.sentence]
+        covered: set[int] = set()
+        for part, text in (
+            (fact.subject_spans, fact.subject),
+            (fact.relation_spans, None),
+            (fact.object_spans, fact.object),
+        ):
+            for span in part:
+                assert window.start <= span.start < span.end <= window.end, (fact, span)
+                assert answer[span.start : span.end].strip() == answer[span.start : span.end]
+                covered.update(range(span.start, span.end))
+            if text is not None:
+                assert text == " ".join(answer[s.start : s.end] for s in part)
+        if fact.relation_spans:
+            assert sorted(fact.relation.lower().split()) == sorted(
+                " ".join(answer[s.start : s.end] for s in fact.relation_spans).lower().split()
+            )
+        assert fact.subject_spans, fact
+        assert 0.0 < fact.confidence <= 1.0
+        assert fact.source.startswith("rules:")
+        delta = {i for s in fact.delta for i in range(s.start, s.end)}
+        assert delta <= covered, fact
+        if fact.parent is not None:
+            parent = by_id[fact.parent]
+            assert facts.index(parent) < position, "a parent precedes its refinements"
+            assert parent.sentence == fact.sentence
+            parent_covered = {
+                i
+                for s in parent.subject_spans + parent.relation_spans + parent.object_spans
+                for i in range(s.start, s.end)
+            }
+            assert delta and not delta & parent_covered, fact
+    for ks in per_sentence.values():
+        assert ks == list(range(len(ks))), "k counts 0, 1, 2, ... within a sentence"
+
+
+def test_is_an_extractor_and_registered(extractor: RulesExtractor) -> None:
+    assert isinstance(extractor, Extractor)
+    assert isinstance(get_extractor("rules"), RulesExtractor)
+    assert extractor.name == "rules"
+
+
+def test_suede_worked_example_exact(extractor: RulesExtractor) -> None:
+    facts = extractor.extract(SUEDE)
+    got = [
+        (
+            f.id,
+            f.parent,
+            f.subject,
+            f.relation,
+            f.object,
+            f.subject_spans,
+            f.relation_spans,
+            f.object_spans,
+            f.delta,
+            f.source,
+        )
+        for f in facts
+    ]
+    s = spans((0, 5))
+    expected = [
+        ("f0.0", None, "Suede", "is", "band", s, [], spans((35, 39)), spans((35, 39)), "rules:appositive"),
+        ("f0.1", "f0.0", "Suede", "is", "rock band", s, [], spans((30, 39)), spans((30, 34)), "rules:appositive"),
+        ("f0.2", "f0.1", "Suede", "is", "English rock band", s, [], spans((22, 39)), spans((22, 29)), "rules:appositive"),
+        ("f0.3", "f0.2", "Suede", "is", "influential English rock band", s, [], spans((10, 39)), spans((10, 21)), "rules:appositive"),
+        ("f0.4", None, "Suede", "formed in", "Bath", s, spans((40, 49)), spans((50, 54)), spans((50, 54)), "rules:participial"),
+        ("f0.5", "f0.4", "Suede", "formed in", "Bath, Somerset", s, spans((40, 49)), spans((50, 64)), spans((56, 64)), "rules:composite"),
+        ("f0.6", None, "Suede", "formed in", "1992", s, spans((40, 46), (66, 68)), spans((69, 73)), spans((69, 73)), "rules:participial"),
+        ("f0.7", None, "Suede", "played", "role", s, spans((75, 81)), spans((96, 100)), spans((96, 100)), "rules:verb_object"),
+        ("f0.8", "f0.7", "Suede", "played", "significant role", s, spans((75, 81)), spans((84, 100)), spans((84, 95)), "rules:verb_object"),
+        ("f0.9", "f0.8", "Suede", "played significant role in", "movement", s, spans((75, 81), (84, 103)), spans((116, 124)), spans((116, 124)), "rules:prepositional"),
+        ("f0.10", "f0.9", "Suede", "played significant role in", "Britpop movement", s, spans((75, 81), (84, 103)), spans((108, 124)), spans((108, 115)), "rules:prepositional"),
+    ]  # fmt: skip
+    assert got == expected
+    for fact in facts:
+        assert not fact.negated and fact.modality is None
+        assert fact.sentence == 0
+    check_invariants(SUEDE, facts, [Span(0, len(SUEDE))])
+
+
+def test_ids_are_deterministic(extractor: RulesExtractor) -> None:
+    first = [f.to_dict() for f in extractor.extract(SUEDE)]
+    again = [f.to_dict() for f in RulesExtractor().extract(SUEDE + " ")]
+    assert first == again
+
+
+def test_given_sentences_are_used_and_indexed(extractor: RulesExtractor) -> None:
+    answer = "Bath is in Somerset. Suede was formed in London."
+    facts = extractor.extract(answer, sentences=[Span(0, 20), Span(21, 48)])
+    assert [(f.id, f.subject, f.relation, f.object) for f in facts] == [
+        ("f0.0", "Bath", "is in", "Somerset"),
+        ("f1.0", "Suede", "was formed in", "London"),
+    ]
+    assert facts[1].object_spans == [Span(41, 47)]
+    with pytest.raises(ValueError, match="inside the answer"):
+        extractor.extract(answer, sentences=[Span(0, 99)])
+
+
+def test_negation_and_modality_recorded(extractor: RulesExtractor) -> None:
+    facts = extractor.extract("Suede was not formed in London. The drug may cause headaches.")
+    by_triple = {(f.subject, f.relation, f.object): f for f in facts}
+    negated = by_triple[("Suede", "was not formed in", "London")]
+    assert negated.negated and negated.modality is None
+    assert negated.relation_spans == [Span(6, 23)]
+    modal = by_triple[("drug", "may cause", "headaches")]
+    assert modal.modality == "may" and not modal.negated
+
+
+def test_fronted_preposition_reads_last(extractor: RulesExtractor) -> None:
+    facts = extractor.extract("In 1992, Suede formed in London.")
+    assert [(f.relation, f.object, f.relation_spans) for f in facts] == [
+        ("formed in", "1992", spans((0, 2), (15, 21))),
+        ("formed in", "London", spans((15, 24))),
+    ]
+
+
+def test_empty_and_blank_answers(extractor: RulesExtractor) -> None:
+    assert extractor.extract("") == []
+    assert extractor.extract("   \n ") == []
+    with pytest.raises(TypeError):
+        extractor.extract(None)  # type: ignore[arg-type]
+
+
+def test_invalid_options() -> None:
+    with pytest.raises(ValueError, match="max_facts_per_sentence"):
+        RulesExtractor(max_facts_per_sentence=0)
+    with pytest.raises(ValueError, match="min_english_share"):
+        RulesExtractor(min_english_share=2.0)
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+MARKDOWN = """## Suede
+
+**Suede** is an English rock band formed in [London](https://en.wikipedia.org/wiki/London) in 1989.
+
+| Album | Year |
+|-------|------|
+| Suede | 1993 |
+
+- The band was founded by Brett Anderson.
+- Their debut album won the `Mercury Prize` in 1993.
+
+```python
+print("The band was formed in Bath.")
+```
+See https://suede.co.uk for more. The singer 🎤 is Brett Anderson 🎸."""
+
+
+def test_markdown_tables_code_urls_lists_emoji(extractor: RulesExtractor) -> None:
+    analysis = extractor.analyze(MARKDOWN)
+    facts = analysis.facts
+    check_invariants(MARKDOWN, facts, analysis.sentences)
+    found = {(f.subject, f.relation, f.object): f for f in facts}
+    london = found[("Suede", "formed in", "London")]
+    assert london.subject_spans == [Span(12, 17)]  # inside **Suede**
+    assert london.object_spans == [Span(55, 61)]  # the link text, not the brackets
+    assert MARKDOWN[55:61] == "London"
+    founded = found[("band", "was founded by", "Brett Anderson")]
+    assert founded.object_spans == [Span(189, 203)]  # after the list marker
+    assert MARKDOWN[189:203] == "Brett Anderson"
+    prize = found[("Their debut album", "won", "Mercury Prize")]
+    assert prize.object_spans == [Span(234, 247)]  # inside the backticks
+    assert MARKDOWN[234:247] == "Mercury Prize"
+    singer = found[("singer", "is", "Brett Anderson")]
+    assert singer.object_spans == [Span(361, 375)]
+    assert MARKDOWN[361:375] == "Brett Anderson"
+    for fact in facts:
+        for span in fact.subject_spans + fact.relation_spans + fact.object_spans:
+            text = MARKDOWN[span.start : span.end]
+            assert not any(mark in text for mark in ("**", "`", "|", "http", "](", "🎤", "🎸")), (
+                text
+            )
+    assert not any("Bath" in f.object for f in facts), "code blocks yield no facts"
+    assert not any(f.sentence == 0 for f in facts), "a heading alone yields no facts"
+
+
+def test_quotes_inside_entities(extractor: RulesExtractor) -> None:
+    answer = (
+        'The band released "Animal Nitrate" in 1993. '
+        "The O'Brien family moved to St. John's, Newfoundland in 1990."
+    )
+    facts = extractor.extract(answer)
+    found = {(f.subject, f.relation, f.object): f for f in facts}
+    song = found[("band", "released", '"Animal Nitrate"')]
+    assert song.object_spans == [Span(18, 34)]
+    assert song.delta == [Span(19, 33)]
+    year = found[("band", 'released "Animal Nitrate" in', "1993")]
+    assert year.object_spans == [Span(38, 42)] and year.parent == song.id
+    moved = found[("O'Brien family", "moved to", "St. John's, Newfoundland")]
+    assert moved.subject_spans == [Span(48, 62)]
+    assert moved.object_spans == [Span(72, 96)]
+    assert moved.delta == [Span(84, 96)]
+    check_invariants(answer, facts, extractor.analyze(answer).sentences)
+
+
+NON_ENGLISH = (
+    "Le groupe a été fondé à Londres en 1989. "
+    "Die Band wurde 1992 in London gegründet. "
+    "乐队于1989年在伦敦成立。 "
+    "Группа была основана в Лондоне. "
+    "Suede is an English band."
+)
+
+
+def test_non_english_sentences_are_unparseable(extractor: RulesExtractor) -> None:
+    analysis = extractor.analyze(NON_ENGLISH)
+    assert len(analysis.sentences) == 5
+    assert analysis.unparseable == {0, 1, 2, 3}
+    assert {f.sentence for f in analysis.facts} == {4}
+    assert extractor.unparseable_sentences(NON_ENGLISH) == {0, 1, 2, 3}
+    assert unparseable_sentences(NON_ENGLISH, analysis.sentences) == {0, 1, 2, 3}
+    band = next(f for f in analysis.facts if f.object == "English band")
+    assert band.object_spans == [Span(NON_ENGLISH.index("English band"), len(NON_ENGLISH) - 1)]
+
+
+def test_numbers_and_emoji_only_are_not_unparseable(extractor: RulesExtractor) -> None:
+    analysis = extractor.analyze("1992 – 2003. 😀😀. Suede split up in 2003.")
+    assert analysis.unparseable == set()
+
+
+def _long_sentence(words: int) -> str:
+    clauses = [
+        "the band released an album in {year}",
+        "the singer wrote songs about London",
+        "critics praised the record",
+        "fans bought many copies",
+    ]
+    parts: list[str] = []
+    year = 1990
+    while sum(len(p.split()) for p in parts) < words:
+        parts.append(clauses[len(parts) % len(clauses)].format(year=year))
+        year += 1
+    return "In the nineties " + ", and ".join(parts) + "."
+
+
+def test_300_word_sentence_is_capped_not_crashing() -> None:
+    sentence = _long_sentence(300)
+    assert len(sentence.split()) >= 300
+    extractor = RulesExtractor(max_facts_per_sentence=20)
+    start = time.perf_counter()
+    analysis = extractor.analyze(sentence)
+    assert time.perf_counter() - start < 10
+    assert len(analysis.sentences) == 1
+    assert len(analysis.facts) == 20
+    assert analysis.dropped > 0
+    check_invariants(sentence, analysis.facts, analysis.sentences)
+
+
+def test_sentence_longer_than_the_parse_window_is_parsed_in_pieces() -> None:
+    sentence = _long_sentence(300)
+    extractor = RulesExtractor(max_sentence_chars=300, max_facts_per_sentence=1000)
+    facts = extractor.extract(sentence, sentences=[Span(0, len(sentence))])
+    assert facts, "every piece is parsed; nothing is dropped silently"
+    assert max(s.end for f in facts for s in f.object_spans) > len(sentence) - 300
+    check_invariants(sentence, facts, [Span(0, len(sentence))])
+
+
+def test_2000_word_answer(extractor: RulesExtractor) -> None:
+    paragraph = (
+        "Suede is an English rock band formed in London in 1989. "
+        "Their debut album won the Mercury Music Prize in 1993. "
+        "The band was founded by Brett Anderson and Mat Osman. "
+        "Bernard Butler, a guitarist, left the band in 1994. "
+        "The drummer, Simon Gilbert, did not write songs.\n\n"
+    )
+    answer = paragraph * (2000 // len(paragraph.split()) + 1)
+    assert len(answer.split()) >= 2000
+    analysis = extractor.analyze(answer)
+    assert len(analysis.sentences) == 5 * (2000 // len(paragraph.split()) + 1)
+    check_invariants(answer, analysis.facts, analysis.sentences)
+    last = [f for f in analysis.facts if f.sentence == len(analysis.sentences) - 1]
+    assert any(f.negated and f.relation == "did not write" for f in last)
+    offset = len(paragraph) * (len(analysis.sentences) // 5 - 1)
+    gilbert = next(
+        f
+        for f in analysis.facts
+        if f.object == "Simon Gilbert" and f.subject_spans[0].start >= offset
+    )
+    assert gilbert.object_spans == [
+        Span(
+            offset + paragraph.index("Simon Gilbert"),
+            offset + paragraph.index("Simon Gilbert") + 13,
+        )
+    ]
