@@ -157,6 +157,12 @@ def test_fronted_preposition_reads_last(extractor: RulesExtractor) -> None:
     ]
 
 
+def test_questions_assert_nothing(extractor: RulesExtractor) -> None:
+    facts = extractor.extract("Is Paris the capital of France? Paris is the capital of France.")
+    assert {f.sentence for f in facts} == {1}
+    assert facts[0].subject_spans == [Span(32, 37)]
+
+
 def test_empty_and_blank_answers(extractor: RulesExtractor) -> None:
     assert extractor.extract("") == []
     assert extractor.extract("   \n ") == []

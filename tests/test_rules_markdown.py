@@ -16,14 +16,20 @@ def masked_words(text: str) -> list[str]:
     [
         ("## Suede formed", ["Suede", "formed"]),
         ("**Suede** formed in *Bath*.", ["Suede", "formed", "in", "Bath", "."]),
-        ("- first item\n* second\n1. third\n2) fourth", ["first", "item", "second", "third", "fourth"]),
+        (
+            "- first item\n* second\n1. third\n2) fourth",
+            ["first", "item", "second", "third", "fourth"],
+        ),
         ("> quoted text", ["quoted", "text"]),
         ("| Album | Year |\n|---|:---:|\n| Suede | 1993 |", ["Album", "Year", "Suede", "1993"]),
         ("Use `pip install` now.", ["Use", "pip", "install", "now."]),
         ("```python\nprint('x is y')\n```\nAfter.", ["After."]),
         ("~~~\ncode\n~~~", []),
         ("See [the site](https://suede.co.uk/a?b=1) today.", ["See", "the", "site", "today."]),
-        ("Visit https://suede.co.uk/tour. Then www.example.org, too.", ["Visit", ".", "Then", ",", "too."]),
+        (
+            "Visit https://suede.co.uk/tour. Then www.example.org, too.",
+            ["Visit", ".", "Then", ",", "too."],
+        ),
         ("![logo](logo.png) Suede<br>rocks", ["Suede", "rocks"]),
         ("Hot 🔥 band 👍🏽 ok ❤️", ["Hot", "band", "ok"]),
         ("snake_case and 2*3 stay", ["snake_case", "and", "2*3", "stay"]),

@@ -4,16 +4,19 @@ All spans are half-open ``[start, end)`` character offsets into the ORIGINAL ans
 
 Rules (Enoki's projection, with incremental chains):
 
-- a fact is *unsupported* when ``verdict.label != "supported"`` and
-  ``verdict.hall_prob >= threshold``;
+- a fact is *unsupported* when ``verdict.label != "supported"`` and its hallucination score
+  ``verdict.score >= threshold`` (``score`` is the final score after the verifier's signals
+  are combined; it equals ``hall_prob`` when NLI alone decides, and differs when, say, the
+  grounding check found a contradiction NLI missed);
 - an unsupported refinement whose parent (transitively) is unsupported too is *suppressed*:
   the coarser failure is the cause, so it blames nothing;
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
-- blamed spans are trimmed of surrounding whitespace and trailing punctuation, then spans of
+- blamed spans are trimmed of surrounding whitespace and punctuation (a bracket or quote
+  stays when its partner is inside the span), then spans of
   all facts are merged when they overlap or only whitespace separates them. A merged span
-  carries the highest ``hall_prob`` of its facts, their ids, and the label ``contradicted``
+  carries the highest ``score`` of its facts, their ids, and the label ``contradicted``
   when any of them is contradicted, else ``unverifiable``.
 """
 
@@ -29,7 +32,7 @@ from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, Span
 
 logger = logging.getLogger(__name__)
 
-_TRAILING_PUNCTUATION = ",;:!?.…"
+_EDGE_PUNCTUATION = ",;:!?.…"
 _CLOSERS = {")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 _SYMMETRIC_QUOTES = "\"'"
 _ID_NUMBERS_RE = re.compile(r"(\d+)")
@@ -41,8 +44,12 @@ def _check_threshold(threshold: float) -> None:
 
 
 def is_unsupported(verdict: FactVerdict, threshold: float = 0.5) -> bool:
-    """Whether the verdict blames its fact: not ``supported`` and ``hall_prob >= threshold``."""
-    return verdict.label != "supported" and verdict.hall_prob >= threshold
+    """Whether the verdict blames its fact: not ``supported`` and ``score >= threshold``."""
+    return verdict.label != "supported" and _score(verdict) >= threshold
+
+
+def _score(verdict: FactVerdict) -> float:
+    return verdict.hall_prob if verdict.score is None else verdict.score
 
 
 def mark_suppressed(verdicts: list[FactVerdict], threshold: float = 0.5) -> list[FactVerdict]:
@@ -86,7 +93,7 @@ def blamed_spans(fact: Fact) -> list[Span]:
 
 
 def _is_trailing_junk(last: str, inside: str) -> bool:
-    if last.isspace() or last in _TRAILING_PUNCTUATION:
+    if last.isspace() or last in _EDGE_PUNCTUATION:
         return True
     if last in _CLOSERS:
         return _CLOSERS[last] not in inside
@@ -94,10 +101,11 @@ def _is_trailing_junk(last: str, inside: str) -> bool:
 
 
 def trim_span(answer: str, span: Span) -> Span:
-    """``span`` without surrounding whitespace and trailing punctuation (``,;:!?.…``), nor a
-    trailing closing bracket or quote that has no opener inside the span. May become empty."""
+    """``span`` without surrounding whitespace and ``,;:!?.…``, nor a trailing closing bracket
+    or quote that has no opener inside the span. Opening brackets and quotes at the start
+    stay. May become empty."""
     start, end = span.start, span.end
-    while start < end and answer[start].isspace():
+    while start < end and (answer[start].isspace() or answer[start] in _EDGE_PUNCTUATION):
         start += 1
     while end > start and _is_trailing_junk(answer[end - 1], answer[start : end - 1]):
         end -= 1
@@ -115,8 +123,7 @@ def project_spans(
     """Merged hallucinated spans of ``answer`` from fact verdicts (rules in the module docstring).
 
     Sets ``suppressed`` on every verdict (:func:`mark_suppressed`). Returns spans sorted by
-    start, each with ``text == answer[start:end]``, the max ``hall_prob`` of its facts as
-    ``score``, the contributing fact ids in natural order (``f0.2`` before ``f0.10``) and its
+    start, each with ``text == answer[start:end]``, the max ``score`` of its facts, the contributing fact ids in natural order (``f0.2`` before ``f0.10``) and its
     label. Raises ``ValueError`` for a fact span outside the answer or a threshold outside
     [0, 1].
     """
@@ -152,7 +159,7 @@ def _hallucinated_span(
         start=span.start,
         end=span.end,
         text=answer[span.start : span.end],
-        score=max(v.hall_prob for v in verdicts),
+        score=max(_score(v) for v in verdicts),
         facts=sorted({v.fact.id for v in verdicts}, key=_id_key),
         label="contradicted"
         if any(v.label == "contradicted" for v in verdicts)

@@ -423,7 +423,7 @@ _CHUNK_CUTS = (
 )
 
 
-def _chunks(block: str, limit: int) -> list[tuple[int, int]]:
+def split_long_text(block: str, limit: int) -> list[tuple[int, int]]:
     """Cut ``block`` into pieces of at most ``limit`` characters, as offsets into ``block``.
 
     Cuts prefer line breaks, then sentence punctuation, then any whitespace; a piece without
@@ -449,7 +449,7 @@ def _spacy_sentences(text: str, blocks: list[tuple[int, int]], model: str) -> li
     limit = max(1, min(nlp.max_length, _SPACY_MAX_CHUNK))
     units: list[tuple[int, int, int]] = []  # (block index, start, end) into text
     for index, (b_start, b_end) in enumerate(blocks):
-        for c_start, c_end in _chunks(text[b_start:b_end], limit):
+        for c_start, c_end in split_long_text(text[b_start:b_end], limit):
             units.append((index, b_start + c_start, b_start + c_end))
     if any(b_end - b_start > limit for b_start, b_end in blocks):
         logger.info("segmenting a block longer than %d characters in pieces", limit)

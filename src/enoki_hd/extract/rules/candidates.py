@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Confidence of a fact by the rule family that proposed it: how often, on CaRB dev sentences
-# and the family examples, facts of that family were well-formed. Plain verb–object and
-# copula facts are the most reliable; clausal complements (whole clauses as objects) the least.
+# Confidence of a fact by the rule family that proposed it. Hand-set priors, not fitted: how
+# likely the family's parse pattern is to yield a well-formed, checkable fact. Direct verb and
+# copula arguments rank highest; coordination, "including" lists and clausal complements
+# (whole clauses as objects, hard to verify) lowest. Only the order matters to CaRB's AUC.
 FAMILY_CONFIDENCE: dict[str, float] = {
     "verb_object": 0.9,
     "copula": 0.9,

@@ -1,7 +1,7 @@
 """The rules extractor's pipeline, from answer text to anchored facts.
 
 mask Markdown (offsets kept) → parse each sentence with spaCy → flag sentences that are not
-parseable English → split into clauses → propose facts with the rule families → shape spans
+parseable English (and skip questions) → split into clauses → propose facts with the rule families → shape spans
 → filter → de-duplicate. Every span is a half-open ``[start, end)`` character offset pair into
 the ORIGINAL answer.
 """
@@ -19,7 +19,12 @@ from enoki_hd.extract.rules.clauses import find_clause
 from enoki_hd.extract.rules.families import appositive, copula, participial, verb_object
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.extract.rules.syntax import is_copula
-from enoki_hd.text import DEFAULT_SPACY_MODEL, _chunks, load_spacy_pipeline, segment_sentences
+from enoki_hd.text import (
+    DEFAULT_SPACY_MODEL,
+    split_long_text,
+    load_spacy_pipeline,
+    segment_sentences,
+)
 from enoki_hd.types import Fact, Span
 
 if TYPE_CHECKING:
@@ -45,8 +50,16 @@ class RulesAnalysis:
     dropped: int = 0
 
 
+def is_question(doc: Doc) -> bool:
+    """A sentence ending in ``?`` asks rather than asserts: it has no facts to check."""
+    last = next((t for t in reversed(doc) if not t.is_space), None)
+    return last is not None and last.text.startswith("?")
+
+
 def propose(builder: FactBuilder, doc: Doc) -> None:
-    """Run every rule family over one parsed sentence, in token order."""
+    """Run every rule family over one parsed sentence, in token order (none for a question)."""
+    if is_question(doc):
+        return
     for token in doc:
         if token.dep_ == "appos":
             appositive.propose(builder, token)
@@ -164,7 +177,7 @@ class RulesExtractor:
         )
         return [
             Span(sentence.start + s, sentence.start + e)
-            for s, e in _chunks(text, self.max_sentence_chars)
+            for s, e in split_long_text(text, self.max_sentence_chars)
         ]
 
     def _analyze(self, answer: str, sentences: list[Span]) -> RulesAnalysis:

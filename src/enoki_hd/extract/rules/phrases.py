@@ -1,7 +1,7 @@
 """Noun phrases as incremental chains of token sets, coarse to fine.
 
 A phrase headed by ``head`` is built in steps: the core (the head, the rest of a proper name,
-and meaning-bearing determiners such as ``no``), then one modifier at a time — pre-modifiers
+a possessive pronoun and meaning-bearing determiners such as ``no``), then one modifier at a time — pre-modifiers
 nearest the head first, then post-modifiers in text order — so ``influential English rock
 band`` gives ``band`` → ``rock band`` → ``English rock band`` → ``influential English rock
 band``. A date replaces the core by its year → month → day refinement. Relative and
@@ -65,11 +65,14 @@ def content_subtree(token: Token) -> set[int]:
 
 
 def core_tokens(head: Token) -> set[int]:
-    """The head, the rest of its proper name, its possessive ``'s``, and determiners that
-    change the meaning."""
+    """The head, the rest of its proper name, its possessive ``'s``, a possessive pronoun
+    (``his``: a refinement of its own would add nothing checkable) and determiners that
+    change the meaning (``no``, ``all``)."""
     core = {head.i}
     for child in head.children:
-        if child.dep_ == "case" and is_content(child):
+        if (child.dep_ == "case" and is_content(child)) or (
+            child.dep_ == "poss" and child.pos_ == "PRON"
+        ):
             core.add(child.i)
         elif child.dep_ in _CORE_DETERMINER_DEPS and is_content(child):
             if not is_dropped_article(child):

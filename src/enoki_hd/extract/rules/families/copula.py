@@ -38,7 +38,7 @@ EXAMPLES = (
     ),
     Example(
         "The town is famous for its cheese.",
-        (("town", "is", "famous"), ("town", "is famous for", "cheese")),
+        (("town", "is", "famous"), ("town", "is famous for", "its cheese")),
     ),
     Example("Suede is not a band.", (("Suede", "is not", "band"),)),
 )

@@ -1,0 +1,193 @@
+"""The extractor registry, the pre-extracted backend, verbalization and the CaRB helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.extract import Extractor, available_extractors, get_extractor, register, verbalize
+from enoki_hd.extract.carb import carb_predictions, carb_tuples, widest_facts
+from enoki_hd.extract.preextracted import PreextractedExtractor
+from enoki_hd.types import Fact, Span
+
+# --- registry -------------------------------------------------------------------------------
+
+
+def test_builtin_names_are_known() -> None:
+    names = available_extractors()
+    assert {"rules", "preextracted"} <= set(names)
+    assert names == sorted(names)
+
+
+def test_unknown_name_lists_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"unknown extractor 'nope'.*preextracted.*rules"):
+        get_extractor("nope")
+
+
+def test_register_and_build_with_kwargs() -> None:
+    @register("test-constant")
+    class ConstantExtractor:
+        name = "test-constant"
+
+        def __init__(self, *, relation: str = "is") -> None:
+            self.relation = relation
+
+        def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
+            return [Fact("f0.0", 0, answer, self.relation, "", [Span(0, len(answer))])]
+
+    extractor = get_extractor("test-constant", relation="was")
+    assert isinstance(extractor, Extractor)
+    assert extractor.extract("Suede")[0].relation == "was"
+    assert "test-constant" in available_extractors()
+    with pytest.raises(ValueError, match="already registered"):
+
+        @register("test-constant")
+        class Other:
+            name = "other"
+
+    register("test-constant")(ConstantExtractor)  # the same class again is no clash
+
+
+# --- pre-extracted triples ------------------------------------------------------------------
+
+ANSWER = "Marie Curie, a physicist, discovered radium. Radium glows. Curie won the Nobel Prize."
+
+
+def test_preextracted_anchors_each_part() -> None:
+    extractor = get_extractor(
+        "preextracted",
+        facts={
+            ANSWER: [
+                {"subject": "Curie", "relation": "won", "object": "the Nobel Prize"},
+                {"subject": "Marie Curie", "relation": "is", "object": "physicist"},
+                {"subject": "Marie Curie", "relation": "discovered", "object": "radium",
+                 "negated": False, "confidence": 0.7},
+            ]
+        },
+    )  # fmt: skip
+    assert isinstance(extractor, PreextractedExtractor)
+    facts = extractor.extract(ANSWER)
+    got = [
+        (f.id, f.sentence, f.subject_spans, f.relation_spans, f.object_spans, f.delta, f.source)
+        for f in facts
+    ]
+    assert got == [
+        ("f0.0", 0, [Span(0, 11)], [], [Span(15, 24)], [Span(15, 24)], "preextracted"),
+        ("f0.1", 0, [Span(0, 11)], [Span(26, 36)], [Span(37, 43)], [Span(37, 43)], "preextracted"),
+        ("f2.0", 2, [Span(59, 64)], [Span(65, 68)], [Span(69, 84)], [Span(69, 84)], "preextracted"),
+    ]
+    assert facts[1].confidence == 0.7 and facts[0].confidence is None
+    assert ANSWER[69:84] == "the Nobel Prize"
+
+
+def test_preextracted_ambiguous_is_kept_unanchored() -> None:
+    answer = "Suede formed in London. Blur formed in London."
+    facts = PreextractedExtractor().extract(
+        answer, triples=[{"subject": "formed", "relation": "in", "object": "London"}]
+    )
+    assert len(facts) == 1
+    fact = facts[0]
+    assert fact.source == "preextracted:unanchored"
+    assert fact.subject_spans == fact.relation_spans == fact.object_spans == fact.delta == []
+    assert fact.sentence == 0 and fact.id == "f0.0"
+
+
+def test_preextracted_parts_in_different_sentences() -> None:
+    answer = "Marie Curie was a chemist. She discovered polonium."
+    facts = PreextractedExtractor().extract(
+        answer,
+        triples=[{"subject": "Marie Curie", "relation": "discovered", "object": "polonium"}],
+    )
+    assert facts[0].source == "preextracted"
+    assert (facts[0].sentence, facts[0].subject_spans, facts[0].object_spans) == (
+        1,
+        [Span(0, 11)],
+        [Span(42, 50)],
+    )
+    assert facts[0].relation_spans == [Span(31, 41)]
+
+
+def test_preextracted_validation_and_unknown_answer() -> None:
+    extractor = PreextractedExtractor()
+    assert extractor.extract("No triples were given for this answer.") == []
+    with pytest.raises(ValueError, match="needs string values for relation"):
+        extractor.add("x", [{"subject": "a", "object": "b"}])
+    with pytest.raises(TypeError, match="must be a dict"):
+        extractor.add("x", [("a", "b", "c")])  # type: ignore[list-item]
+
+
+# --- verbalize ------------------------------------------------------------------------------
+
+
+def _fact(subject: str, relation: str, obj: str, **kwargs: object) -> Fact:
+    return Fact("f0.0", 0, subject, relation, obj, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("fact", "expected"),
+    [
+        (_fact("Suede", "was not formed in", "London", negated=True, relation_spans=[Span(6, 23)]),
+         "Suede was not formed in London."),
+        (_fact("Suede", "was formed in", "London", negated=True), "Suede was not formed in London."),
+        (_fact("Suede", "formed in", "London", negated=True), "Suede not formed in London."),
+        (_fact("Marie Curie", "is", "physicist"), "Marie Curie is a physicist."),
+        (_fact("Suede", "is", "influential English rock band"),
+         "Suede is an influential English rock band."),
+        (_fact("Suede", "is", "English rock band", relation_spans=[Span(6, 8)]),
+         "Suede is an English rock band."),
+        (_fact("Wales", "is", "United Kingdom"), "Wales is United Kingdom."),
+        (_fact("Curies", "are", "physicists"), "Curies are physicists."),
+        (_fact("He", "became", "university professor", relation_spans=[Span(3, 9)]),
+         "He became a university professor."),
+        (_fact("band", "split  up", ""), "Band split up."),
+        (_fact("band", "has", "no children", negated=True), "Band has no children."),
+        (_fact("the song", "ends with", "a question?"), "The song ends with a question?"),
+    ],
+)  # fmt: skip
+def test_verbalize(fact: Fact, expected: str) -> None:
+    assert verbalize(fact) == expected
+
+
+def test_verbalize_rules_facts() -> None:
+    pytest.importorskip("spacy")
+    facts = get_extractor("rules").extract("Suede, an English rock band, was not formed in London.")
+    hypotheses = [verbalize(f) for f in facts]
+    assert "Suede is an English rock band." in hypotheses
+    assert "Suede was not formed in London." in hypotheses
+
+
+# --- CaRB helpers ---------------------------------------------------------------------------
+
+
+def _chain() -> list[Fact]:
+    return [
+        Fact("f0.0", 0, "Suede", "is", "band", confidence=0.9),
+        Fact("f0.1", 0, "Suede", "is", "rock band", parent="f0.0", confidence=0.9),
+        Fact("f0.2", 0, "Suede", "formed in", "Bath", confidence=0.8),
+    ]
+
+
+def test_widest_facts_and_carb_tuples() -> None:
+    facts = _chain()
+    assert [f.id for f in widest_facts(facts)] == ["f0.1", "f0.2"]
+    assert carb_tuples(facts, collapse_chains=True) == [
+        ("Suede", "is", "rock band", 0.9),
+        ("Suede", "formed in", "Bath", 0.8),
+    ]
+    assert len(carb_tuples(facts)) == 3
+
+
+def test_carb_predictions_runs_one_sentence_each() -> None:
+    seen: list[list[Span] | None] = []
+
+    class Recording:
+        name = "recording"
+
+        def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
+            seen.append(sentences)
+            return _chain()
+
+    sentences = ["Suede is a rock band . It formed in Bath .", "Second ."]
+    predicted = carb_predictions(Recording(), sentences, collapse_chains=True)
+    assert list(predicted) == sentences
+    assert seen == [[Span(0, 42)], [Span(0, 8)]]
+    assert predicted["Second ."][0] == ("Suede", "is", "rock band", 0.9)

@@ -1,0 +1,189 @@
+"""Span projection with hand-built facts and verdicts, exact offsets."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.project import blamed_spans, mark_suppressed, project_spans, trim_span
+from enoki_hd.types import Fact, FactVerdict, NLIScores, Span
+
+ANSWER = (
+    "Suede, an influential English rock band formed in Bath, Somerset, in 1992, played a "
+    "significant role in the Britpop movement."
+)
+
+
+def fact(
+    fid: str,
+    obj: list[tuple[int, int]],
+    *,
+    parent: str | None = None,
+    delta: list[tuple[int, int]] | None = None,
+    relation: list[tuple[int, int]] | None = None,
+    subject: list[tuple[int, int]] | None = None,
+) -> Fact:
+    return Fact(
+        id=fid,
+        sentence=0,
+        subject="s",
+        relation="r",
+        object="o",
+        subject_spans=[Span(*s) for s in (subject if subject is not None else [(0, 5)])],
+        relation_spans=[Span(*s) for s in (relation or [])],
+        object_spans=[Span(*s) for s in obj],
+        parent=parent,
+        delta=[Span(*s) for s in (delta or [])],
+    )
+
+
+def verdict(f: Fact, hall: float, label: str | None = None) -> FactVerdict:
+    entail = 1.0 - hall
+    if label is None:
+        label = "supported" if hall < 0.5 else "unverifiable"
+    contradiction = hall if label == "contradicted" else 0.0
+    return FactVerdict(
+        fact=f,
+        hypothesis="h",
+        probs=NLIScores(entail, hall - contradiction, contradiction),
+        label=label,
+    )
+
+
+# The Suede chains: band → rock band → English rock band; Bath → Bath, Somerset; 1992.
+BAND = fact("f0.0", [(35, 39)], delta=[(35, 39)])
+ROCK = fact("f0.1", [(30, 39)], parent="f0.0", delta=[(30, 34)])
+ENGLISH = fact("f0.2", [(22, 39)], parent="f0.1", delta=[(22, 29)])
+BATH = fact("f0.4", [(50, 54)], relation=[(40, 49)], delta=[(50, 54)])
+SOMERSET = fact("f0.5", [(50, 64)], parent="f0.4", relation=[(40, 49)], delta=[(56, 64)])
+YEAR = fact("f0.6", [(69, 73)], relation=[(40, 46), (66, 68)], delta=[(69, 73)])
+
+
+def test_refinement_blames_only_its_delta() -> None:
+    verdicts = [verdict(BAND, 0.1), verdict(ROCK, 0.2), verdict(ENGLISH, 0.9, "contradicted")]
+    spans = project_spans(ANSWER, verdicts)
+    assert [s.to_dict() for s in spans] == [
+        {"start": 22, "end": 29, "text": "English", "score": 0.9, "facts": ["f0.2"], "label": "contradicted"}
+    ]  # fmt: skip
+    assert [v.suppressed for v in verdicts] == [False, False, False]
+
+
+def test_failed_parent_suppresses_its_refinements() -> None:
+    verdicts = [verdict(BAND, 0.1), verdict(ROCK, 0.8), verdict(ENGLISH, 0.95)]
+    spans = project_spans(ANSWER, verdicts)
+    assert [(s.start, s.end, s.text, s.score, s.facts) for s in spans] == [
+        (30, 34, "rock", 0.8, ["f0.1"])
+    ]
+    assert [v.suppressed for v in verdicts] == [False, False, True]
+
+
+def test_suppression_is_transitive_and_skips_supported_links() -> None:
+    # the grandparent failed, the parent passed: the refinement is still the coarser failure's
+    verdicts = [verdict(BAND, 0.7), verdict(ROCK, 0.1), verdict(ENGLISH, 0.9)]
+    spans = project_spans(ANSWER, verdicts)
+    assert [(s.start, s.end, s.text) for s in spans] == [(35, 39, "band")]
+    assert [v.suppressed for v in verdicts] == [False, False, True]
+
+
+def test_root_blames_object_then_relation_then_subject() -> None:
+    no_object = fact("f1.0", [], relation=[(75, 81)])
+    only_subject = fact("f1.1", [], relation=[], subject=[(0, 5)])
+    assert blamed_spans(BATH) == [Span(50, 54)]
+    assert blamed_spans(fact("f0.9", [(96, 100)], delta=[])) == [Span(96, 100)]
+    assert blamed_spans(no_object) == [Span(75, 81)]
+    assert blamed_spans(only_subject) == [Span(0, 5)]
+    # a refinement with an empty delta falls back to its object
+    assert blamed_spans(fact("f0.3", [(10, 39)], parent="f0.2", delta=[])) == [Span(10, 39)]
+
+
+def test_spans_from_different_facts_merge_with_max_score_and_sorted_ids() -> None:
+    # "Bath" (root) and "Somerset" (refinement of a passing parent would be suppressed, so
+    # here Somerset refines a *supported* Bath and an unrelated fact blames ", Somerset,").
+    other = fact("f0.10", [(54, 66)], delta=[(54, 66)])
+    verdicts = [
+        verdict(BATH, 0.3),
+        verdict(SOMERSET, 0.6),
+        verdict(other, 0.7, "contradicted"),
+        verdict(YEAR, 0.55),
+    ]
+    spans = project_spans(ANSWER, verdicts)
+    assert [s.to_dict() for s in spans] == [
+        {"start": 56, "end": 64, "text": "Somerset", "score": 0.7, "facts": ["f0.5", "f0.10"], "label": "contradicted"},
+        {"start": 69, "end": 73, "text": "1992", "score": 0.55, "facts": ["f0.6"], "label": "unverifiable"},
+    ]  # fmt: skip
+
+
+def test_whitespace_gap_merges_and_punctuation_gap_does_not() -> None:
+    rock = fact("f2.0", [(30, 34)], delta=[(30, 34)])
+    band = fact("f2.1", [(35, 39)], delta=[(35, 39)])
+    bath = fact("f2.2", [(50, 54)], delta=[(50, 54)])
+    somerset = fact("f2.3", [(56, 64)], delta=[(56, 64)])
+    spans = project_spans(
+        ANSWER, [verdict(rock, 0.6), verdict(band, 0.9), verdict(bath, 0.6), verdict(somerset, 0.6)]
+    )
+    assert [(s.start, s.end, s.text, s.score, s.facts) for s in spans] == [
+        (30, 39, "rock band", 0.9, ["f2.0", "f2.1"]),
+        (50, 54, "Bath", 0.6, ["f2.2"]),
+        (56, 64, "Somerset", 0.6, ["f2.3"]),
+    ]
+
+
+def test_threshold_and_supported_label() -> None:
+    assert project_spans(ANSWER, [verdict(BATH, 0.45)]) == []
+    low = project_spans(ANSWER, [verdict(BATH, 0.45, "unverifiable")], threshold=0.4)
+    assert [(s.start, s.end) for s in low] == [(50, 54)]
+    # a supported label is never blamed, whatever its hall_prob
+    assert project_spans(ANSWER, [verdict(BATH, 0.6, "supported")], threshold=0.1) == []
+    with pytest.raises(ValueError, match="threshold"):
+        project_spans(ANSWER, [], threshold=1.5)
+
+
+def test_the_final_score_decides_not_nli_alone() -> None:
+    # NLI found the fact entailed-ish, the grounding check found "1992" contradicted
+    grounded = verdict(YEAR, 0.2, "contradicted")
+    grounded.score, grounded.decided_by = 0.85, "grounding"
+    spans = project_spans(ANSWER, [grounded])
+    assert [(s.start, s.end, s.text, s.score, s.label) for s in spans] == [
+        (69, 73, "1992", 0.85, "contradicted")
+    ]
+    cleared = verdict(BATH, 0.9)
+    cleared.score = 0.3
+    assert project_spans(ANSWER, [cleared]) == []
+
+
+def test_blamed_spans_are_trimmed() -> None:
+    padded = fact("f3.0", [(49, 56)], delta=[(49, 56)])  # " Bath, "
+    spans = project_spans(ANSWER, [verdict(padded, 0.8)])
+    assert [(s.start, s.end, s.text) for s in spans] == [(50, 54, "Bath")]
+    text = 'He said "yes", (maybe). Done.'
+    assert trim_span(text, Span(8, 15)) == Span(8, 13)  # '"yes",' keeps its paired quotes
+    assert trim_span(text, Span(15, 23)) == Span(15, 22)  # '(maybe).' keeps the paired ')'
+    assert trim_span(text, Span(21, 23)) == Span(21, 21)  # ').' is nothing but punctuation
+    assert trim_span(text, Span(13, 19)) == Span(15, 19)  # a leading ', ' goes, '(' stays
+    assert trim_span(text, Span(24, 29)) == Span(24, 28)
+
+
+def test_mark_suppressed_handles_missing_parents_and_cycles() -> None:
+    orphan = fact("f4.1", [(35, 39)], parent="f4.0", delta=[(35, 39)])
+    a = fact("f5.0", [(30, 34)], parent="f5.1", delta=[(30, 34)])
+    b = fact("f5.1", [(22, 29)], parent="f5.0", delta=[(22, 29)])
+    verdicts = mark_suppressed([verdict(orphan, 0.9), verdict(a, 0.9), verdict(b, 0.9)])
+    assert [v.suppressed for v in verdicts] == [False, True, True]
+
+
+def test_span_outside_answer_is_an_error() -> None:
+    with pytest.raises(ValueError, match="outside the answer"):
+        project_spans("short", [verdict(BATH, 0.9)])
+
+
+def test_projection_of_real_rules_facts() -> None:
+    pytest.importorskip("spacy")
+    from enoki_hd.extract.rules import RulesExtractor
+
+    facts = RulesExtractor().extract(ANSWER)
+    wrong = {"f0.5", "f0.10"}  # "Somerset" and "Britpop" are not in the evidence
+    verdicts = [verdict(f, 0.9 if f.id in wrong else 0.05) for f in facts]
+    spans = project_spans(ANSWER, verdicts)
+    assert [(s.start, s.end, s.text, s.facts) for s in spans] == [
+        (56, 64, "Somerset", ["f0.5"]),
+        (108, 115, "Britpop", ["f0.10"]),
+    ]
