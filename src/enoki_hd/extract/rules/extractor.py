@@ -21,9 +21,9 @@ from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.extract.rules.syntax import is_copula
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
-    split_long_text,
     load_spacy_pipeline,
     segment_sentences,
+    split_long_text,
 )
 from enoki_hd.types import Fact, Span
 
