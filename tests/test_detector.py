@@ -147,3 +147,60 @@ def test_retrieve_sends_fewer_pairs_than_window_on_long_context() -> None:
         assert report.sentences[0].label == "supported"
         pairs[strategy] = sum(len(c) for c in verifier.calls)
     assert pairs["retrieve"] * 5 <= pairs["window"]
+
+
+FACT_CONTEXT = (
+    "Suede are an English rock band formed in London in 1989. "
+    "Their debut album won the Mercury Music Prize in 1993."
+)
+FACT_ANSWER = (
+    "Suede is an English rock band formed in Manchester in 1989. "
+    "Their debut album won the Mercury Music Prize in 1995."
+)
+
+
+@pytest.mark.parametrize("verification", ["nli", "hybrid"])
+def test_fact_level_spans_facts_and_sentences(verification: str) -> None:
+    detector = Detector(LexicalVerifier(), extractor="rules", verification=verification)
+    report = detector.detect(answer=FACT_ANSWER, context=FACT_CONTEXT)
+    spans = [(s.start, s.end, s.text, s.facts) for s in report.spans]
+    assert spans == [(40, 50, "Manchester", ["f0.3"]), (109, 113, "1995", ["f1.1"])]
+    by_id = {v.fact.id: v for v in report.facts}
+    assert by_id["f0.3"].hypothesis == "Suede formed in Manchester."
+    assert by_id["f0.3"].label == "unverifiable"
+    assert by_id["f0.4"].label == "supported"  # (Suede, formed in, 1989)
+    if verification == "hybrid":
+        # the lexical grounding check sees a year of the same kind in the evidence: contradiction
+        assert by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "grounding"
+        assert [s.label for s in report.spans] == ["unverifiable", "contradicted"]
+    assert [s.label for s in report.sentences][0] == "unverifiable"
+    assert report.sentences[0].facts == ["f0.0", "f0.1", "f0.2", "f0.3", "f0.4"]
+    assert report.sentences[0].method == "max"
+    assert report.summary.checked == 7 and report.summary.counts["supported"] == 5
+
+
+def test_sentence_without_facts_falls_back_to_sentence_nli() -> None:
+    detector = Detector(LexicalVerifier(), extractor="rules")
+    report = detector.detect(answer="Yes. Suede formed in London.", context=FACT_CONTEXT)
+    assert report.sentences[0].text == "Yes."
+    assert report.sentences[0].method == "sentence-nli-fallback"
+    assert report.sentences[0].facts == []
+    assert report.sentences[1].method == "max"
+
+
+def test_no_facts_status() -> None:
+    detector = Detector(LexicalVerifier(), extractor="rules")
+    report = detector.detect(answer="Yes.", context=FACT_CONTEXT)
+    assert report.summary.status == "no_facts"
+    assert report.facts == [] and report.sentences[0].label != "supported"
+
+
+def test_non_english_sentence_is_reported_not_crashed() -> None:
+    detector = Detector(LexicalVerifier(), extractor="rules")
+    answer = "Suede formed in London. Der Hund läuft schnell über die grüne Wiese im Park."
+    report = detector.detect(answer=answer, context=FACT_CONTEXT)
+    labels = [s.label for s in report.sentences]
+    assert labels[0] == "supported"
+    assert labels[1:] and set(labels[1:]) == {"unsupported_language"}
+    assert report.sentences[-1].span.end == len(answer)
+    assert all(v.fact.sentence == 0 for v in report.facts)

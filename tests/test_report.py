@@ -268,7 +268,7 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
     ]
 
     fact_header = lines.index(
-        "| id | fact (subject · relation · object) | label | p(hall) | evidence | note |"
+        "| id | fact (subject · relation · object) | label | score | evidence | note |"
     )
     assert lines[fact_header + 1 : fact_header + 6] == [
         "|---|---|---|---|---|---|",

@@ -194,7 +194,7 @@ def _md_fact_row(verdict: FactVerdict) -> list[object]:
         verdict.fact.id,
         _fact_triple(verdict),
         verdict.label,
-        _score(verdict.hall_prob),
+        _score(verdict.score),
         _evidence_text(verdict.evidence),
         _fact_note(verdict),
     ]
@@ -257,7 +257,7 @@ def render_markdown(report: Report) -> str:
     if report.facts:
         lines += ["", "## Facts", ""]
         lines += _md_table(
-            ["id", "fact (subject · relation · object)", "label", "p(hall)", "evidence", "note"],
+            ["id", "fact (subject · relation · object)", "label", "score", "evidence", "note"],
             [_md_fact_row(f) for f in report.facts],
         )
     if report.spans or summary.status == "ok":
@@ -361,7 +361,7 @@ def _html_fact_row(verdict: FactVerdict) -> str:
         f"<td>{_esc(verdict.fact.id)}</td>"
         f"<td>{_esc(_fact_triple(verdict))}</td>"
         f"<td>{_html_label(verdict.label)}</td>"
-        f'<td class="num">{_esc(_score(verdict.hall_prob))}</td>'
+        f'<td class="num">{_esc(_score(verdict.score))}</td>'
         f"<td>{_esc(_evidence_text(verdict.evidence))}</td>"
         f"<td>{_esc(_fact_note(verdict))}</td>"
         "</tr>"
@@ -440,7 +440,7 @@ def render_html(report: Report, *, title: str = "enoki-hd report") -> str:
     lines += ['<section class="facts">', "<h2>Facts</h2>"]
     if report.facts:
         lines += _html_table(
-            ["id", "fact (subject · relation · object)", "label", "p(hall)", "evidence", "note"],
+            ["id", "fact (subject · relation · object)", "label", "score", "evidence", "note"],
             [_html_fact_row(f) for f in report.facts],
         )
     else:
