@@ -127,21 +127,78 @@ def bench_evidence(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     return out
 
 
+def bench_extraction(cfg: DictConfig) -> dict[str, Any]:
+    """Rules extraction latency per sentence (median over CaRB dev sentences, one call each)."""
+    from enoki_hd.eval.datasets import load_carb
+    from enoki_hd.extract import get_extractor
+
+    shared = Path(cfg.paths.shared_dir)
+    carb = load_carb(shared / "data/carb/dev_sentences.txt", shared / "data/carb/dev_gold.tsv")
+    sentences = carb.sentences[: cfg.extraction.limit] if cfg.extraction.limit else carb.sentences
+    extractor = get_extractor("rules")
+    extractor.extract(sentences[0])  # warm-up: loads spaCy
+    times, facts = [], 0
+    for sentence in sentences:
+        started = time.perf_counter()
+        facts += len(extractor.extract(sentence))
+        times.append(time.perf_counter() - started)
+    return {
+        "sentences": len(sentences),
+        "facts": facts,
+        "median_ms_per_sentence": round(1000 * statistics.median(times), 2),
+        "p90_ms_per_sentence": round(1000 * sorted(times)[int(0.9 * (len(times) - 1))], 2),
+    }
+
+
+def bench_end_to_end(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
+    """Fact-level detection (rules extractor + shipped verifier, default settings) per example
+    on a span benchmark: median and p90 seconds, with the stage timings' medians."""
+    from enoki_hd.detector import Detector
+    from enoki_hd.eval.datasets import load_benchmark
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    benchmark = load_benchmark(cfg.end_to_end.benchmark, cfg.paths.shared_dir)
+    examples = (
+        benchmark.examples[: cfg.end_to_end.limit] if cfg.end_to_end.limit else benchmark.examples
+    )
+    verifier = NLICrossEncoder(
+        verifier_dir, backend="onnx", max_length=int(cfg.nli.max_length_detect)
+    )
+    detector = Detector(verifier, extractor="rules")
+    detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
+    totals, stages = [], {}
+    for example in examples:
+        started = time.perf_counter()
+        report = detector.detect(
+            answer=example.answer, context=example.context, question=example.question
+        )
+        totals.append(time.perf_counter() - started)
+        for stage, seconds in report.timings.items():
+            stages.setdefault(stage, []).append(seconds)
+    return {
+        "benchmark": benchmark.name,
+        "examples": len(examples),
+        "median_seconds_per_example": round(statistics.median(totals), 4),
+        "p90_seconds_per_example": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 4),
+        "median_stage_seconds": {k: round(statistics.median(v), 4) for k, v in stages.items()},
+    }
+
+
 MEMORY_PROBE = """
 import json, resource, sys
 from enoki_hd.detector import Detector
 from enoki_hd.eval.datasets import load_benchmark
 bench = load_benchmark(sys.argv[1], sys.argv[2])
 example = max(bench.examples, key=lambda e: len(e.context))
-Detector().detect(answer=example.answer, context=example.context, question=example.question)
+Detector(extractor="rules").detect(answer=example.answer, context=example.context, question=example.question)
 print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "context_chars": len(example.context)}))
 """
 
 
 def bench_memory(cfg: DictConfig) -> dict[str, Any]:
-    """Peak resident memory of a fresh process that loads the default Detector and checks the
-    example with the longest context."""
+    """Peak resident memory of a fresh process that loads the fact-level Detector (rules +
+    shipped verifier) and checks the example with the longest context."""
     result = subprocess.run(
         [sys.executable, "-c", MEMORY_PROBE, cfg.memory.benchmark, str(cfg.paths.shared_dir)],
         capture_output=True,
@@ -181,6 +238,10 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         results["nli"] = bench_nli(cfg, verifier_dir, sample_pairs(cfg))
     if "evidence" in sections:
         results["evidence"] = bench_evidence(cfg, verifier_dir)
+    if "extraction" in sections:
+        results["extraction"] = bench_extraction(cfg)
+    if "end_to_end" in sections:
+        results["end_to_end"] = bench_end_to_end(cfg, verifier_dir)
     if "memory" in sections:
         results["memory"] = bench_memory(cfg)
     results["config"] = OmegaConf.to_container(cfg, resolve=True)

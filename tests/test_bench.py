@@ -20,7 +20,7 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
         cfg = compose(
             config_name="bench",
             overrides=[
-                "sections=[nli,evidence]",
+                "sections=[nli,evidence,extraction,end_to_end]",
                 f"paths.shared_dir={shared_dir}",
                 f"paths.root_dir={tmp_path}",
                 f"paths.output_dir={tmp_path}",
@@ -30,6 +30,8 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
                 "nli.batch_size=8",
                 "repeats=1",
                 "evidence.limit=3",
+                "extraction.limit=5",
+                "end_to_end.limit=2",
                 f"output={out}",
             ],
         )
@@ -42,3 +44,6 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
         saved["evidence"]["window"]["nli_pairs"] >= saved["evidence"]["retrieve"]["nli_pairs"] > 0
     )
     assert results["onnx_size_mb"] == saved["onnx_size_mb"]
+    assert saved["extraction"]["sentences"] == 5 and saved["extraction"]["facts"] > 0
+    assert saved["end_to_end"]["examples"] == 2
+    assert {"extract", "verify", "total"} <= set(saved["end_to_end"]["median_stage_seconds"])

@@ -336,6 +336,15 @@ class NLICrossEncoder:
         limit = min(model_max_length or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
         if config.get("max_position_embeddings"):
             limit = min(limit, int(config["max_position_embeddings"]))
+        positions = config.get("max_position_embeddings")
+        if max_length is not None and positions and int(max_length) > int(positions):
+            logger.warning(
+                "max_length=%d exceeds the model's %d position embeddings; using %d",
+                max_length,
+                positions,
+                positions,
+            )
+            max_length = int(positions)
         self.max_length = int(max_length) if max_length is not None else limit
         self.pad_token_id = pad_id
         # Two copies of the tokenizer: one never truncates (for counting), one truncates pairs.
