@@ -103,7 +103,7 @@ def bench_evidence(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
             verifier_dir, backend="onnx", cache_size=0, max_length=int(cfg.nli.max_length)
         )
         selector = EvidenceSelector(strategy=strategy)
-        detector = Detector(verifier, selector=selector)
+        detector = Detector(verifier, extractor=None, selector=selector)
         per_example = []
         started = time.perf_counter()
         for example in examples:

@@ -109,3 +109,68 @@ def test_detect_json_with_a_model_path(files, capsys, tiny_nli_dir: Path, tmp_pa
     ]
     assert "timings" not in report
     assert report["summary"]["checked"] == 2
+
+
+@pytest.fixture
+def lexical_verifier(monkeypatch) -> None:
+    """`--verifier anything` loads the deterministic lexical fake."""
+    from fakes import LexicalVerifier
+
+    monkeypatch.setattr("enoki_hd.detector.NLICrossEncoder", lambda path: LexicalVerifier())
+
+
+def _pair(tmp_path: Path, context: str, answer: str) -> list[str]:
+    (tmp_path / "c.txt").write_text(context, encoding="utf-8")
+    (tmp_path / "a.txt").write_text(answer, encoding="utf-8")
+    return [
+        "detect",
+        "--context",
+        str(tmp_path / "c.txt"),
+        "--answer",
+        str(tmp_path / "a.txt"),
+        "--verifier",
+        "fake",
+    ]
+
+
+def test_fail_under_exits_3(tmp_path, capsys, lexical_verifier) -> None:
+    args = _pair(tmp_path, "Suede formed in London.", "Suede formed in Manchester.")
+    code, _, err = run_cli([*args, "--fail-under", "0.9"], capsys)
+    assert code == 3 and "faithfulness 0.000 < 0.9" in err
+    assert run_cli([*args, "--fail-under", "0"], capsys)[0] == 0
+
+
+def test_fail_on_contradicted_exits_4(tmp_path, capsys, lexical_verifier) -> None:
+    args = _pair(tmp_path, "Suede was formed in 1989.", "Suede was formed in 1995.")
+    code, out, err = run_cli([*args, "--fail-on-contradicted", "--stable"], capsys)
+    assert code == 4 and "contradicts" in err
+    report = json.loads(out)
+    assert [(s["start"], s["end"], s["text"], s["label"]) for s in report["spans"]] == [
+        (20, 24, "1995", "contradicted")
+    ]
+
+
+def test_html_report_file(tmp_path, capsys, lexical_verifier) -> None:
+    args = _pair(tmp_path, "Suede formed in London.", "Suede formed in Manchester.")
+    out_file = tmp_path / "report.html"
+    assert run_cli([*args, "--format", "html", "--out", str(out_file)], capsys)[0] == 0
+    page = out_file.read_text(encoding="utf-8")
+    assert '<mark class="unverifiable"' in page and ">Manchester</mark>" in page
+    assert "http://" not in page.replace("http://www.w3.org", "")
+
+
+def test_unknown_extractor_is_usage_error(tmp_path, capsys, lexical_verifier) -> None:
+    args = _pair(tmp_path, "x.", "y.")
+    code, _, err = run_cli([*args, "--extractor", "magic"], capsys)
+    assert code == 2 and "argument --extractor: unknown extractor 'magic'; choose from none" in err
+
+
+def test_extract_prints_fact_json_lines(tmp_path, capsys) -> None:
+    (tmp_path / "a.txt").write_text("Suede formed in London.", encoding="utf-8")
+    code, out, _ = run_cli(["extract", "--answer", str(tmp_path / "a.txt")], capsys)
+    facts = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert [(f["subject"], f["relation"], f["object"]) for f in facts] == [
+        ("Suede", "formed in", "London")
+    ]
+    assert facts[0]["object_spans"] == [{"start": 16, "end": 22}]

@@ -21,7 +21,7 @@ ANSWER = "Suede is a rock band formed in London. It was formed in Manchester. Th
 
 @pytest.fixture
 def detector() -> Detector:
-    return Detector(LexicalVerifier(), sentence_backend="regex")
+    return Detector(LexicalVerifier(), extractor=None, sentence_backend="regex")
 
 
 def test_sentence_verdicts_offsets_labels_and_evidence(detector: Detector) -> None:
@@ -55,7 +55,7 @@ def test_report_json_round_trip(detector: Detector) -> None:
 
 def test_empty_answer_makes_no_model_call() -> None:
     verifier = LexicalVerifier()
-    report = Detector(verifier, sentence_backend="regex").detect(answer="  \n\t", context=CONTEXT)
+    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(answer="  \n\t", context=CONTEXT)
     assert report.summary.status == "empty_answer"
     assert report.sentences == [] and report.summary.faithfulness is None
     assert verifier.calls == []
@@ -63,7 +63,7 @@ def test_empty_answer_makes_no_model_call() -> None:
 
 def test_empty_context_is_unverifiable_not_supported() -> None:
     verifier = LexicalVerifier()
-    report = Detector(verifier, sentence_backend="regex").detect(answer=ANSWER, context="   ")
+    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(answer=ANSWER, context="   ")
     assert report.summary.status == "no_context"
     assert [s.label for s in report.sentences] == ["unverifiable"] * 3
     assert report.summary.faithfulness == 0.0
@@ -86,7 +86,7 @@ def test_non_str_input_raises_type_error_naming_argument(detector, kwargs, name,
 
 def test_verifier_failure_is_an_error_not_a_hallucination() -> None:
     with pytest.raises(VerifierError, match="NaN"):
-        Detector(FailingVerifier(), sentence_backend="regex").detect(answer=ANSWER, context=CONTEXT)
+        Detector(FailingVerifier(), extractor=None, sentence_backend="regex").detect(answer=ANSWER, context=CONTEXT)
 
 
 def test_missing_checkpoint_names_path_and_make_target(tmp_path: Path) -> None:
@@ -141,7 +141,10 @@ def test_retrieve_sends_fewer_pairs_than_window_on_long_context() -> None:
         verifier = LexicalVerifier()
         verifier.max_length = 64
         det = Detector(
-            verifier, selector=EvidenceSelector(strategy=strategy), sentence_backend="regex"
+            verifier,
+            extractor=None,
+            selector=EvidenceSelector(strategy=strategy),
+            sentence_backend="regex",
         )
         report = det.detect(answer="Suede formed in London.", context=context)
         assert report.sentences[0].label == "supported"

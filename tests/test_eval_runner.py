@@ -50,7 +50,7 @@ def compose_eval(root: Path, *overrides: str):
 
 
 def fake_detector() -> Detector:
-    return Detector(LexicalVerifier(), sentence_backend="regex")
+    return Detector(LexicalVerifier(), extractor=None, sentence_backend="regex")
 
 
 def cache_files(root: Path, method: str) -> list[Path]:

@@ -18,7 +18,12 @@ examples:
   enoki detect --context ctx.txt --answer ans.txt --question "What is the capital?" --format md
   enoki detect --context ctx.txt --answer ans.txt --format json --stable --out report.json
 
-exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error
+  enoki detect --context ctx.txt --answer ans.txt --format html --out report.html
+  enoki detect --context ctx.txt --answer ans.txt --fail-under 0.9 --fail-on-contradicted
+  enoki detect --context ctx.txt --answer ans.txt --extractor none   # sentence level only
+
+exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error,
+            3 faithfulness below --fail-under, 4 contradiction with --fail-on-contradicted
 """
 
 
@@ -102,6 +107,37 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave timings out of JSON so that outputs can be diffed",
     )
+    detect.add_argument(
+        "--extractor",
+        default="rules",
+        help="fact extractor: rules (default) or none for sentence-level detection only",
+    )
+    detect.add_argument(
+        "--verification",
+        choices=("nli", "grounding", "hybrid"),
+        default="hybrid",
+        help="how a fact is judged (default hybrid: NLI + lexical grounding of its new words)",
+    )
+    detect.add_argument(
+        "--fail-under",
+        type=float,
+        default=None,
+        metavar="FAITHFULNESS",
+        help="exit 3 when faithfulness (supported / checked) is below this (a CI gate)",
+    )
+    detect.add_argument(
+        "--fail-on-contradicted",
+        action="store_true",
+        help="exit 4 when any fact or sentence is contradicted by the context (a CI gate)",
+    )
+
+    extract = commands.add_parser(
+        "extract",
+        help="print the anchored facts of a text as JSON lines",
+        description="Extract anchored (subject, relation, object) facts with exact offsets.",
+    )
+    extract.add_argument("--answer", required=True, metavar="FILE|-", help="text to extract from")
+    extract.add_argument("--extractor", default="rules", help="extractor name (default rules)")
 
     evaluate = commands.add_parser(
         "eval",
@@ -138,21 +174,58 @@ def _run_detect(args: argparse.Namespace) -> int:
         raise UsageError(f"argument --top-k: must be >= 1, got {args.top_k}")
     if not 0.0 <= args.threshold <= 1.0:
         raise UsageError(f"argument --threshold: must be in [0, 1], got {args.threshold}")
+    if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
+        raise UsageError(f"argument --fail-under: must be in [0, 1], got {args.fail_under}")
+    extractor = None if args.extractor == "none" else _extractor(args.extractor)
     stdin_used: list[str] = []
     context = _read_text("--context", args.context, stdin_used=stdin_used)
     answer = _read_text("--answer", args.answer, stdin_used=stdin_used)
     detector = Detector(
         args.verifier,
+        extractor=extractor,
         selector=EvidenceSelector(strategy=args.evidence, top_k=args.top_k),
         threshold=args.threshold,
+        verification=args.verification,
     )
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}
-    text = render(report, args.format, **kwargs)
-    if args.out:
-        Path(args.out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    _write(render(report, args.format, **kwargs), args.out)
+    faithfulness = report.summary.faithfulness
+    if args.fail_under is not None and faithfulness is not None and faithfulness < args.fail_under:
+        sys.stderr.write(f"enoki detect: faithfulness {faithfulness:.3f} < {args.fail_under}\n")
+        return 3
+    contradicted = any(v.label == "contradicted" for v in report.facts) or any(
+        s.label == "contradicted" for s in report.sentences
+    )
+    if args.fail_on_contradicted and contradicted:
+        sys.stderr.write("enoki detect: the context contradicts the answer\n")
+        return 4
+    return 0
+
+
+def _write(text: str, out: str | None) -> None:
+    text = text if text.endswith("\n") else text + "\n"
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
     else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
+
+
+def _extractor(name: str):
+    from enoki_hd.extract import available_extractors, get_extractor
+
+    if name not in available_extractors():
+        known = ", ".join(["none", *available_extractors()])
+        raise UsageError(f"argument --extractor: unknown extractor {name!r}; choose from {known}")
+    return get_extractor(name)
+
+
+def _run_extract(args: argparse.Namespace) -> int:
+    import json
+
+    answer = _read_text("--answer", args.answer, stdin_used=[])
+    facts = _extractor(args.extractor).extract(answer)
+    _write("\n".join(json.dumps(f.to_dict(), ensure_ascii=False) for f in facts), None)
     return 0
 
 
@@ -200,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_detect(args)
         if args.command == "eval":
             return _run_eval(args)
+        if args.command == "extract":
+            return _run_extract(args)
     except UsageError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except FileNotFoundError as err:

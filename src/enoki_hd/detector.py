@@ -98,8 +98,9 @@ class Detector:
     Args:
         verifier: a :class:`~enoki_hd.verify.nli.Verifier`, a checkpoint path or hub id, or
             None for the shipped default (``checkpoints/verifier-minilm``).
-        extractor: None for sentence-level detection, a registered extractor name
-            (``"rules"``, ...) or an :class:`~enoki_hd.extract.base.Extractor`.
+        extractor: a registered extractor name (``"rules"``, the default; ``"preextracted"``),
+            an :class:`~enoki_hd.extract.base.Extractor`, or None for sentence-level detection
+            (no decomposition).
         selector: evidence selection (default: ``retrieve``, top 3 sentences ± 1 neighbour).
         sentence_backend: segmentation of the answer (``spacy`` or ``regex``).
         context_backend: segmentation of the context; ``regex`` by default because contexts
@@ -120,7 +121,7 @@ class Detector:
         self,
         verifier: Verifier | str | Path | None = None,
         *,
-        extractor: Any = None,
+        extractor: Any = "rules",
         selector: EvidenceSelector | None = None,
         sentence_backend: Literal["spacy", "regex"] = "spacy",
         context_backend: Literal["spacy", "regex"] = "regex",
@@ -182,7 +183,7 @@ class Detector:
         else:
             verifier = NLICrossEncoder(path, backend=backend, **verifier_cfg)
         selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
-        extractor = cfg.get("extractor")
+        extractor = cfg.get("extractor", "rules")
         if isinstance(extractor, Mapping):
             from enoki_hd.extract import get_extractor
 

@@ -269,6 +269,7 @@ def sentence_level_twin(detector: Any) -> Any:
 
     return Detector(
         detector.verifier,
+        extractor=None,
         selector=detector.selector,
         sentence_backend=detector.sentence_backend,
         context_backend=detector.context_backend,
