@@ -41,7 +41,13 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 pytestmark = pytest.mark.skipif(
     not (SHARED / "benchmarks").is_dir(), reason=f"shared benchmarks not found at {SHARED}"
 )
-FAST = ["detector.sentence_backend=regex", "progress=false", f"paths.shared_dir={SHARED}"]
+# The fake detector is sentence level, so the runs are named for extractor "none".
+FAST = [
+    "detector.sentence_backend=regex",
+    "progress=false",
+    f"paths.shared_dir={SHARED}",
+    "extractor=none",
+]
 
 
 def compose_eval(root: Path, *overrides: str):
@@ -64,6 +70,13 @@ def test_benchmark_configs_compose(tmp_path, name) -> None:
     assert cfg.benchmark.level in ("span", "sentence", "claim", "entity")
     assert cfg.paths.output_dir == f"{tmp_path}/outputs/eval/{name}/none-shipped"
     assert list(cfg.methods) == list(DEFAULT_METHODS)
+
+
+def test_default_pipeline_is_the_rules_extractor() -> None:
+    with initialize(config_path="../configs", version_base="1.3"):
+        cfg = compose(config_name="eval", overrides=["paths.root_dir=/r"])
+    assert cfg.extractor.name == "rules"
+    assert cfg.paths.output_dir == "/r/outputs/eval/psiloqa_en50/rules-shipped"
 
 
 def test_verifier_and_extractor_groups_compose(tmp_path) -> None:
