@@ -154,24 +154,9 @@ class ClaimLabel:
         return cls(d["text"], bool(d["hallucinated"]), str(d["label"]))
 
 
-@dataclass
-class EntityLabel:
-    """Gold verdict for one entity; ``span`` is None if it could not be located in the answer."""
-
-    span: Span | None
-    text: str
-    hallucinated: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "span": self.span.to_dict() if self.span else None,
-            "text": self.text,
-            "hallucinated": self.hallucinated,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EntityLabel:
-        return cls(_span_or_none(d.get("span")), d["text"], bool(d["hallucinated"]))
+class EntityLabel(SentenceLabel):
+    """Gold verdict for one entity; ``span`` is None if it could not be located in the answer.
+    The same fields as :class:`SentenceLabel`."""
 
 
 @dataclass
