@@ -55,7 +55,9 @@ def test_report_json_round_trip(detector: Detector) -> None:
 
 def test_empty_answer_makes_no_model_call() -> None:
     verifier = LexicalVerifier()
-    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(answer="  \n\t", context=CONTEXT)
+    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(
+        answer="  \n\t", context=CONTEXT
+    )
     assert report.summary.status == "empty_answer"
     assert report.sentences == [] and report.summary.faithfulness is None
     assert verifier.calls == []
@@ -63,7 +65,9 @@ def test_empty_answer_makes_no_model_call() -> None:
 
 def test_empty_context_is_unverifiable_not_supported() -> None:
     verifier = LexicalVerifier()
-    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(answer=ANSWER, context="   ")
+    report = Detector(verifier, extractor=None, sentence_backend="regex").detect(
+        answer=ANSWER, context="   "
+    )
     assert report.summary.status == "no_context"
     assert [s.label for s in report.sentences] == ["unverifiable"] * 3
     assert report.summary.faithfulness == 0.0
@@ -86,7 +90,9 @@ def test_non_str_input_raises_type_error_naming_argument(detector, kwargs, name,
 
 def test_verifier_failure_is_an_error_not_a_hallucination() -> None:
     with pytest.raises(VerifierError, match="NaN"):
-        Detector(FailingVerifier(), extractor=None, sentence_backend="regex").detect(answer=ANSWER, context=CONTEXT)
+        Detector(FailingVerifier(), extractor=None, sentence_backend="regex").detect(
+            answer=ANSWER, context=CONTEXT
+        )
 
 
 def test_missing_checkpoint_names_path_and_make_target(tmp_path: Path) -> None:
@@ -176,7 +182,7 @@ def test_fact_level_spans_facts_and_sentences(verification: str) -> None:
         # the lexical grounding check sees a year of the same kind in the evidence: contradiction
         assert by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "grounding"
         assert [s.label for s in report.spans] == ["unverifiable", "contradicted"]
-    assert [s.label for s in report.sentences][0] == "unverifiable"
+    assert report.sentences[0].label == "unverifiable"
     assert report.sentences[0].facts == ["f0.0", "f0.1", "f0.2", "f0.3", "f0.4"]
     assert report.sentences[0].method == "max"
     assert report.summary.checked == 7 and report.summary.counts["supported"] == 5

@@ -292,7 +292,14 @@ def test_result_to_dict() -> None:
         "missing": ["1992"],
         "mismatches": [["1992", "1989"]],
         "checked": 2,
+        "missing_spans": [{"start": 10, "end": 14}],
     }
+
+
+def test_missing_spans_point_at_every_occurrence_in_the_text() -> None:
+    text = "Noel Gallagher and noel formed Oasis in Manchester"
+    result = ground(text, "Oasis formed in Manchester.")
+    assert [text[s.start : s.end] for s in result.missing_spans] == ["Noel", "Gallagher", "noel"]
 
 
 def test_one_megabyte_context_index() -> None:

@@ -371,16 +371,19 @@ class Detector:
         hall = min(1.0, max(0.0, decision.probs.hall_prob))  # float32 sums can exceed 1 by ulps
         decided_by = "nli"
         override = None
+        blamed = None
         if grounding is not None:
             from enoki_hd.verify.grounding import combine, ground
 
-            blamed = fact.delta or fact.object_spans or fact.relation_spans or fact.subject_spans
-            text = " ".join(span.text(answer) for span in blamed)
+            parts = fact.delta or fact.object_spans or fact.relation_spans or fact.subject_spans
+            text, offsets = _join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
             result = ground(text, evidence_text, question=question, scope=grounding)
             hall, decided_by, override = combine(
                 hall, result, mode=self.verification, weight=self.hybrid_weight
             )
+            # Blame only the words with no trace in the context when there are such words.
+            blamed = [_to_answer(span, offsets) for span in result.missing_spans] or None
         if override is not None:
             label = override
         elif hall < self.threshold:
@@ -395,6 +398,7 @@ class Detector:
             evidence=decision.evidence,
             decided_by=decided_by,
             score=round(hall, 6),
+            blamed=blamed,
         )
 
     def _sentence_verdict(
@@ -490,6 +494,24 @@ class Detector:
                 )
             )
         return reports
+
+
+def _join_spans(answer: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:
+    """The spans' texts joined by single spaces, with ``(offset in joined text, answer start)``
+    per piece so positions in the joined text map back to the answer."""
+    pieces, offsets, cursor = [], [], 0
+    for span in sorted(spans):
+        offsets.append((cursor, span.start))
+        pieces.append(span.text(answer))
+        cursor += len(span) + 1
+    return " ".join(pieces), offsets
+
+
+def _to_answer(span: Span, offsets: list[tuple[int, int]]) -> Span:
+    """A span of the joined text of :func:`_join_spans` as a span of the answer."""
+    joined_start, answer_start = next(o for o in reversed(offsets) if o[0] <= span.start)
+    shift = answer_start - joined_start
+    return Span(span.start + shift, span.end + shift)
 
 
 def _fact_hypothesis(fact: Fact) -> str:

@@ -13,6 +13,8 @@ Rules (Enoki's projection, with incremental chains):
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
+- when the verifier narrowed the blame (``verdict.blamed``: the words of those spans that have
+  no trace in the context), only those spans are blamed;
 - blamed spans are trimmed of surrounding whitespace and punctuation (a bracket or quote
   stays when its partner is inside the span), then spans of
   all facts are merged when they overlap or only whitespace separates them. A merged span
@@ -134,7 +136,7 @@ def project_spans(
     for verdict in verdicts:
         if verdict.suppressed or not is_unsupported(verdict, threshold):
             continue
-        for span in blamed_spans(verdict.fact):
+        for span in verdict.blamed or blamed_spans(verdict.fact):
             if span.end > len(answer):
                 raise ValueError(
                     f"fact {verdict.fact.id} has span {span.start}:{span.end} outside the answer "

@@ -188,6 +188,9 @@ class FactVerdict:
     suppressed: bool = False
     decided_by: str = "nli"
     score: float | None = None
+    # Answer spans this fact is blamed for when unsupported, when finer than its delta (the
+    # delta's words with no trace in the context); None = blame the delta.
+    blamed: list[Span] | None = None
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -208,6 +211,7 @@ class FactVerdict:
             "evidence": self.evidence.to_dict() if self.evidence else None,
             "suppressed": self.suppressed,
             "decided_by": self.decided_by,
+            "blamed": None if self.blamed is None else _spans_to_list(self.blamed),
         }
 
     @classmethod
@@ -221,6 +225,7 @@ class FactVerdict:
             suppressed=bool(d.get("suppressed", False)),
             decided_by=d.get("decided_by", "nli"),
             score=d.get("score"),
+            blamed=None if d.get("blamed") is None else _spans_from_list(d["blamed"]),
         )
 
 

@@ -24,6 +24,7 @@ parsed (the text passed to :func:`parse_numbers` / :func:`parse_dates`).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import logging
 import math
@@ -845,6 +846,7 @@ class GroundingResult:
     missing: list[str] = field(default_factory=list)
     mismatches: list[tuple[str, str]] = field(default_factory=list)
     checked: int = 0
+    missing_spans: list[Span] = field(default_factory=list, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -853,6 +855,7 @@ class GroundingResult:
             "missing": list(self.missing),
             "mismatches": [list(pair) for pair in self.mismatches],
             "checked": self.checked,
+            "missing_spans": [span.to_dict() for span in self.missing_spans],
         }
 
 
@@ -865,6 +868,7 @@ class _Unit:
     number: _Quantity | None = None
     date: DateMention | None = None
     hedged: bool = False
+    spans: tuple[Span, ...] = ()
 
 
 def _units(text: str) -> list[_Unit]:
@@ -874,14 +878,16 @@ def _units(text: str) -> list[_Unit]:
     found: list[tuple[int, _Unit]] = []
     for date in analysis.dates:
         key = ("date", date.kind, date.year, date.month, date.day)
-        found.append((date.span.start, _Unit(key, date.text, 2, date=date)))
+        found.append((date.span.start, _Unit(key, date.text, 2, date=date, spans=(date.span,))))
     for q in analysis.quantities:
         m = q.mention
         hedged = m.kind != "year" and bool(
             _HEDGE_RE.search(text, max(0, m.span.start - _HEDGE_LOOKBACK), m.span.start)
         )
         key = ("number", _VALUE_GROUPS[m.kind], m.value)
-        found.append((m.span.start, _Unit(key, m.text, 2, number=q, hedged=hedged)))
+        found.append(
+            (m.span.start, _Unit(key, m.text, 2, number=q, hedged=hedged, spans=(m.span,)))
+        )
     for token, free in zip(analysis.tokens, analysis.free, strict=True):
         word = token.text(text)
         if not free or not _WORD_RE.search(word):
@@ -890,13 +896,19 @@ def _units(text: str) -> list[_Unit]:
         if _is_function_word(word, term):
             continue
         weight = 2 if _is_entity_like(word, text, token.start) else 1
-        found.append((token.start, _Unit(("word", term), term, weight, word=word)))
+        found.append((token.start, _Unit(("word", term), term, weight, word=word, spans=(token,))))
     found.sort(key=lambda pair: pair[0])
     units: dict[tuple[Any, ...], _Unit] = {}
     for _, unit in found:
-        # The heavier reading wins in place: "bath ... Bath" is one unit, weighed as a name.
-        if unit.key not in units or unit.weight > units[unit.key].weight:
+        # The heavier reading wins in place: "bath ... Bath" is one unit, weighed as a name;
+        # every occurrence's span is kept.
+        previous = units.get(unit.key)
+        if previous is None:
             units[unit.key] = unit
+            continue
+        spans = previous.spans + unit.spans
+        heavier = unit if unit.weight > previous.weight else previous
+        units[unit.key] = dataclasses.replace(heavier, spans=spans)
     return list(units.values())
 
 
@@ -955,6 +967,7 @@ def ground(
     if not units:
         return GroundingResult("empty", 0.0)
     missing: list[str] = []
+    missing_spans: list[Span] = []
     mismatches: list[tuple[str, str]] = []
     missing_weight = 0
     for unit in units:
@@ -971,6 +984,7 @@ def ground(
         elif scope is not None and _is_found(unit, scope):
             continue
         missing.append(unit.label)
+        missing_spans.extend(unit.spans)
         missing_weight += unit.weight
     score = missing_weight / sum(u.weight for u in units)
     if mismatches:
@@ -981,7 +995,7 @@ def ground(
         status = "absent"
     else:
         status = "partial"
-    return GroundingResult(status, score, missing, mismatches, len(units))
+    return GroundingResult(status, score, missing, mismatches, len(units), sorted(missing_spans))
 
 
 # ---------------------------------------------------------------------------------------------
