@@ -13,7 +13,7 @@ BENCH ?= psiloqa_en50
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all clean
+.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -26,7 +26,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q -e ".[train,eval,dev]"
 	touch $@
 
-install: $(VENV)/.installed ## create .venv and install the package with its extras (offline-capable)
+install: $(VENV)/.installed ## create .venv and install the package with its extras (from the package index, once)
 
 demo: install ## detect hallucinations in the bundled example on the shipped default models
 	$(VENV)/bin/enoki detect --context $(EXAMPLE)/suede_context.txt --answer $(EXAMPLE)/suede_answer.txt \
@@ -46,7 +46,7 @@ format: install ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix src scripts tests
 	$(VENV)/bin/ruff format src scripts tests
 
-train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 70 min on 2 cores)
+train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 60 min on 2 free cores)
 	$(PY) scripts/train_verifier.py $(ARGS)
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
@@ -60,6 +60,9 @@ eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50
 
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 	$(PY) scripts/eval_all.py $(ARGS)
+
+carb: install ## fact quality of the rules extractor on CaRB dev → outputs/carb/metrics.json
+	$(PY) scripts/carb_eval.py
 
 clean: ## remove outputs and caches (not the shipped checkpoints)
 	rm -rf outputs .cache .pytest_cache .ruff_cache
