@@ -39,6 +39,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         config=plain,
         opset=int(plain["export"]["opset"]),
         quantize=plain["export"]["quantize"],
+        int8_options=plain["export"].get("int8"),
     )
     return metrics, {**objects, "ship_dir": ship_dir}
 

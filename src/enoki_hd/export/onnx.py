@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import platform
+import re
 import shutil
 import subprocess
 import warnings
@@ -64,15 +65,80 @@ def export_onnx(model_dir: str | Path, onnx_path: str | Path, *, opset: int = 17
     return onnx_path
 
 
-def quantize_int8(onnx_path: str | Path, out_path: str | Path) -> Path:
-    """Dynamic int8 quantization of the MatMul weights (activations stay float)."""
+def quantize_int8(
+    onnx_path: str | Path,
+    out_path: str | Path,
+    *,
+    per_channel: bool = True,
+    keep_float: Sequence[str] = (),
+    fp16_embeddings: bool = True,
+) -> Path:
+    """Dynamic int8 quantization of the MatMul weights (activations stay float).
+
+    Args:
+        per_channel: one scale per output channel instead of one per tensor.
+        keep_float: MatMul nodes whose name matches one of these regular expressions stay
+            float (the layers whose quantization moves the output most).
+        fp16_embeddings: store the token-embedding table (the largest tensor) in float16 and
+            cast after the lookup, instead of int8 with one scale for the whole table.
+    """
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_path = Path(out_path)
+    model = onnx.load(str(onnx_path))
+    matmuls = [n.name for n in model.graph.node if n.op_type == "MatMul"]
+    excluded = [n for n in matmuls if any(re.search(p, n) for p in keep_float)]
     tmp = out_path.with_name(out_path.name + ".tmp")
-    quantize_dynamic(str(onnx_path), str(tmp), weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        str(onnx_path),
+        str(tmp),
+        weight_type=QuantType.QInt8,
+        per_channel=per_channel,
+        op_types_to_quantize=["MatMul"],
+        nodes_to_exclude=excluded,
+    )
+    quantized = onnx.load(str(tmp))
+    initializers = {init.name for init in quantized.graph.initializer}
+    float_weights = [
+        n.input[1]
+        for n in quantized.graph.node
+        if n.name in excluded and len(n.input) > 1 and n.input[1] in initializers
+    ]
+    if fp16_embeddings:
+        gathers = [
+            n for n in quantized.graph.node if n.op_type == "Gather" and n.input[0] in initializers
+        ]
+        sizes = {i.name: int(np.prod(i.dims)) for i in quantized.graph.initializer}
+        if gathers:
+            float_weights.append(max((g.input[0] for g in gathers), key=sizes.__getitem__))
+    _store_fp16(quantized, float_weights)
+    onnx.save(quantized, str(tmp))
     os.replace(tmp, out_path)
     return out_path
+
+
+def _store_fp16(model, names: Sequence[str]) -> None:
+    """Store the named float initializers as float16, cast back to float32 in the graph (ONNX
+    Runtime folds the cast when it loads the model): half the bytes, no int8 rounding."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    by_name = {init.name: init for init in model.graph.initializer}
+    casts = []
+    for name in dict.fromkeys(names):
+        weight = by_name[name]
+        half = numpy_helper.to_array(weight).astype(np.float16)
+        model.graph.initializer.remove(weight)
+        model.graph.initializer.append(numpy_helper.from_array(half, name + "_fp16"))
+        casts.append(
+            helper.make_node(
+                "Cast", [name + "_fp16"], [name], to=TensorProto.FLOAT, name=name + "_cast"
+            )
+        )
+    for position, cast in enumerate(casts):
+        model.graph.node.insert(position, cast)
+    onnx.checker.check_model(model)
 
 
 def parity(reference_probs: np.ndarray, candidate_probs: np.ndarray) -> dict[str, float]:
@@ -182,6 +248,7 @@ def export_and_ship(
     config: dict[str, Any],
     opset: int = 17,
     quantize: str | None = "int8",
+    int8_options: dict[str, Any] | None = None,
 ) -> Path:
     """Export a trained NLI model to ONNX (int8 by default), measure torch-vs-ONNX parity on
     ``parity_pairs`` (``NLIPair`` objects), and ship graph + tokenizer + manifest.
@@ -195,7 +262,7 @@ def export_and_ship(
     model_dir, work_dir = Path(model_dir), Path(work_dir)
     graph = export_onnx(model_dir, work_dir / "model.fp32.onnx", opset=opset)
     if quantize == "int8":
-        graph = quantize_int8(graph, work_dir / "model.int8.onnx")
+        graph = quantize_int8(graph, work_dir / "model.int8.onnx", **(int8_options or {}))
     elif quantize not in (None, "none"):
         raise ValueError(f"export.quantize must be 'int8' or null, got {quantize!r}")
     max_length = int(config["model"]["max_length"])
