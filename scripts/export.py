@@ -47,6 +47,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         config=plain,
         opset=plain["opset"],
         quantize=plain["quantize"],
+        int8_options=plain.get("int8"),
     )
     return metrics, {"ship_dir": ship_dir}
 
