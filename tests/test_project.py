@@ -187,3 +187,20 @@ def test_projection_of_real_rules_facts() -> None:
         (56, 64, "Somerset", ["f0.5"]),
         (108, 115, "Britpop", ["f0.10"]),
     ]
+
+
+def test_suppressed_refinement_still_blames_words_with_no_trace_in_the_context() -> None:
+    parent = verdict(BATH, 0.9)
+    parent.blamed = [Span(50, 54)]  # "Bath" is absent from the context
+    child = verdict(SOMERSET, 0.9)
+    child.blamed = [Span(56, 64)]  # so is "Somerset"
+    unnarrowed = verdict(ENGLISH, 0.9)  # suppressed by ROCK, no grounding words: blames nothing
+    spans = project_spans(
+        ANSWER, [parent, child, verdict(BAND, 0.1), verdict(ROCK, 0.8), unnarrowed]
+    )
+    assert child.suppressed and unnarrowed.suppressed
+    assert [(s.start, s.end, s.text, s.facts) for s in spans] == [
+        (30, 34, "rock", ["f0.1"]),
+        (50, 54, "Bath", ["f0.4"]),
+        (56, 64, "Somerset", ["f0.5"]),
+    ]

@@ -9,7 +9,9 @@ Rules (Enoki's projection, with incremental chains):
   are combined; it equals ``hall_prob`` when NLI alone decides, and differs when, say, the
   grounding check found a contradiction NLI missed);
 - an unsupported refinement whose parent (transitively) is unsupported too is *suppressed*:
-  the coarser failure is the cause, so it blames nothing;
+  the coarser failure is the cause, so NLI does not blame it; only the words it adds that have
+  no trace anywhere in the context (``verdict.blamed``, from the grounding check) still count,
+  since that evidence does not depend on the parent;
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
@@ -134,7 +136,7 @@ def project_spans(
     mark_suppressed(verdicts, threshold)
     blamed: list[tuple[Span, FactVerdict]] = []
     for verdict in verdicts:
-        if verdict.suppressed or not is_unsupported(verdict, threshold):
+        if (verdict.suppressed and not verdict.blamed) or not is_unsupported(verdict, threshold):
             continue
         for span in verdict.blamed or blamed_spans(verdict.fact):
             if span.end > len(answer):
