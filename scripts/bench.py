@@ -86,8 +86,12 @@ def bench_nli(cfg: DictConfig, verifier_dir: Path, pairs: list[tuple[str, str]])
 
 
 def bench_evidence(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
-    """Sentence-level detection on PsiloQA with ``retrieve`` vs ``window`` evidence selection:
-    NLI pairs sent and wall time, and their ratios."""
+    """Sentence-level detection with ``retrieve`` vs ``window`` evidence selection on each
+    configured benchmark: NLI pairs sent and wall time, and their ratios."""
+    return {name: _bench_evidence_on(cfg, verifier_dir, name) for name in cfg.evidence.benchmarks}
+
+
+def _bench_evidence_on(cfg: DictConfig, verifier_dir: Path, name: str) -> dict[str, Any]:
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
     from enoki_hd.verify.evidence import EvidenceSelector

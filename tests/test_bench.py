@@ -30,6 +30,7 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
                 "nli.batch_size=8",
                 "repeats=1",
                 "evidence.limit=3",
+                "evidence.benchmarks=[psiloqa_en50]",
                 "extraction.limit=5",
                 "end_to_end.limit=2",
                 f"output={out}",
