@@ -97,11 +97,14 @@ def _bench_evidence_on(cfg: DictConfig, verifier_dir: Path, name: str) -> dict[s
     from enoki_hd.verify.evidence import EvidenceSelector
     from enoki_hd.verify.nli import NLICrossEncoder
 
-    benchmark = load_benchmark(cfg.evidence.benchmark, cfg.paths.shared_dir)
+    benchmark = load_benchmark(name, cfg.paths.shared_dir)
     examples = (
         benchmark.examples[: cfg.evidence.limit] if cfg.evidence.limit else benchmark.examples
     )
-    out: dict[str, Any] = {"benchmark": benchmark.name, "examples": len(examples)}
+    out: dict[str, Any] = {
+        "examples": len(examples),
+        "median_context_chars": int(statistics.median(len(e.context) for e in examples)),
+    }
     for strategy in ("retrieve", "window"):
         verifier = NLICrossEncoder(
             verifier_dir, backend="onnx", cache_size=0, max_length=int(cfg.nli.max_length)
