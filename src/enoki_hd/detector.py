@@ -375,7 +375,13 @@ class Detector:
         if grounding is not None:
             from enoki_hd.verify.grounding import combine, ground
 
-            parts = fact.delta or fact.object_spans or fact.relation_spans or fact.subject_spans
+            # A root fact is new as a whole: its subject and relation words can be the
+            # hallucination too ("Noel Gallagher founded the band"); a refinement adds its delta.
+            parts = (
+                fact.delta
+                if fact.parent is not None and fact.delta
+                else fact.subject_spans + fact.relation_spans + fact.object_spans
+            )
             text, offsets = _join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
             result = ground(text, evidence_text, question=question, scope=grounding)
