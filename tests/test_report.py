@@ -415,3 +415,16 @@ def test_render_dispatches_with_keyword_options() -> None:
 def test_render_rejects_unknown_formats_naming_the_allowed_ones() -> None:
     with pytest.raises(ValueError, match=r"'pdf'.*'json', 'md', 'html'"):
         render(make_report(), "pdf")  # type: ignore[arg-type]
+
+
+def test_markdown_clips_long_evidence_but_json_keeps_it() -> None:
+    from enoki_hd.report import MARKDOWN_EVIDENCE_CHARS
+    from enoki_hd.types import Evidence, Report, SentenceVerdict, Span, Summary
+
+    evidence = Evidence(0, 600, "word " * 120)
+    sentence = SentenceVerdict(0, Span(0, 5), "Hello", 0.9, "unverifiable", evidence=evidence)
+    report = Report("Hello", [sentence], [], [], Summary("ok", 0.0, {}, 1, True))
+    row = next(line for line in render_markdown(report).splitlines() if line.startswith("| 0 |"))
+    cell = row.split(" | ")[4].removesuffix(" |")
+    assert cell.endswith(" …") and len(cell) <= MARKDOWN_EVIDENCE_CHARS + 2
+    assert json.loads(render_json(report))["sentences"][0]["evidence"]["text"] == "word " * 120

@@ -151,8 +151,17 @@ def _fact_note(verdict: FactVerdict) -> str:
     return "; ".join(parts)
 
 
-def _evidence_text(evidence: Evidence | None) -> str:
-    return evidence.text if evidence is not None else _MISSING
+# Markdown tables show the start of long evidence windows (JSON and HTML keep all of it).
+MARKDOWN_EVIDENCE_CHARS = 200
+
+
+def _evidence_text(evidence: Evidence | None, *, limit: int | None = None) -> str:
+    if evidence is None:
+        return _MISSING
+    text = evidence.text
+    if limit is not None and len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
+    return text
 
 
 def _span_tooltip(span: HallucinatedSpan) -> str:
@@ -185,7 +194,7 @@ def _md_sentence_row(sentence: SentenceVerdict) -> list[object]:
         sentence.label,
         _score(sentence.score),
         sentence.text,
-        _evidence_text(sentence.evidence),
+        _evidence_text(sentence.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
     ]
 
 
@@ -195,7 +204,7 @@ def _md_fact_row(verdict: FactVerdict) -> list[object]:
         _fact_triple(verdict),
         verdict.label,
         _score(verdict.score),
-        _evidence_text(verdict.evidence),
+        _evidence_text(verdict.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
         _fact_note(verdict),
     ]
 
