@@ -320,11 +320,11 @@ def test_spacy_long_block_is_chunked_not_truncated(
 
 def test_chunks_cover_the_block_and_prefer_line_breaks() -> None:
     block = "aaa bbb.\nccc ddd. eee fff ggg hhh"
-    pieces = text_module._chunks(block, 12)
+    pieces = text_module.split_long_text(block, 12)
     # line break, then sentence end, then plain whitespace
     assert pieces == [(0, 9), (9, 18), (18, 30), (30, 33)]
     assert "".join(block[a:b] for a, b in pieces) == block
-    assert text_module._chunks("x" * 25, 10) == [(0, 10), (10, 20), (20, 25)]
+    assert text_module.split_long_text("x" * 25, 10) == [(0, 10), (10, 20), (20, 25)]
 
 
 # ---------------------------------------------------------------------------------------------
