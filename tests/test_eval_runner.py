@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,9 @@ from enoki_hd.types import (
     Summary,
 )
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(
+    os.environ.get("ENOKI_SHARED_DIR") or Path(__file__).resolve().parents[1].parent / "shared"
+)
 pytestmark = pytest.mark.skipif(
     not (SHARED / "benchmarks").is_dir(), reason=f"shared benchmarks not found at {SHARED}"
 )
