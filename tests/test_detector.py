@@ -213,3 +213,14 @@ def test_non_english_sentence_is_reported_not_crashed() -> None:
     assert labels[1:] and set(labels[1:]) == {"unsupported_language"}
     assert report.sentences[-1].span.end == len(answer)
     assert all(v.fact.sentence == 0 for v in report.facts)
+
+
+def test_flagged_sentence_blames_context_absent_words_no_fact_covers() -> None:
+    detector = Detector(LexicalVerifier(), extractor="rules")
+    answer = "Yes, definitely Zorblax. Suede formed in London."
+    report = detector.detect(answer=answer, context=FACT_CONTEXT)
+    assert report.sentences[0].method == "sentence-nli-fallback"
+    assert report.sentences[0].label == "unverifiable"
+    spans = [(s.start, s.end, s.text, s.facts) for s in report.spans]
+    assert (5, 23, "definitely Zorblax", []) in spans
+    assert all(s.end <= 24 for s in report.spans)  # the supported sentence blames nothing

@@ -39,7 +39,7 @@ def test_supported_sentences_and_hallucinated_sentences(report) -> None:
 def test_hallucinated_spans_are_the_invented_facts(report) -> None:
     texts = [s.text for s in report.spans]
     for invented in ("Noel Gallagher", "Manchester", "twelve", "1998"):
-        assert invented in texts
+        assert any(invented in text for text in texts), invented
     for supported in ("London", "1989", "Mercury Music Prize", "1993"):
         assert not any(supported in t for t in texts)
     for span in report.spans:

@@ -332,6 +332,14 @@ class Detector:
             )
             for i, span in enumerate(spans)
         ]
+        if self.extractor is not None and self.verification != "nli":
+            hallucinated_spans = self._add_sentence_words(
+                answer,
+                sentences,
+                hallucinated_spans,
+                self.grounding_index(context, question),
+                question,
+            )
         timings["project"] = time.perf_counter() - mark
         timings["total"] = time.perf_counter() - started
         if self.extractor is None:
@@ -348,6 +356,23 @@ class Detector:
             question=question,
             config=self.config(),
         )
+
+    def _add_sentence_words(self, answer, sentences, spans, grounding, question):
+        """Spans for the words of flagged sentences that have no trace in the context and that
+        no fact covered (facts miss parts of sentences; a sentence judged unsupported still
+        points at its context-absent words). They carry the sentence's score and no fact id."""
+        from enoki_hd.project import merge_hallucinated
+        from enoki_hd.verify.grounding import ground
+
+        extra = []
+        for sentence in sentences:
+            if sentence.label not in ("contradicted", "unverifiable"):
+                continue
+            result = ground(sentence.text, "", question=question, scope=grounding)
+            for span in result.missing_spans:
+                start = sentence.span.start + span.start
+                extra.append((Span(start, start + len(span)), sentence.score, sentence.label))
+        return merge_hallucinated(answer, spans, extra) if extra else spans
 
     def _sentences_to_judge(
         self, spans: list[Span], facts: list[Fact], foreign: set[int]

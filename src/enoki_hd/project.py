@@ -169,3 +169,36 @@ def _hallucinated_span(
         if any(v.label == "contradicted" for v in verdicts)
         else "unverifiable",
     )
+
+
+def merge_hallucinated(
+    answer: str,
+    spans: list[HallucinatedSpan],
+    extra: Iterable[tuple[Span, float, str]],
+) -> list[HallucinatedSpan]:
+    """``spans`` plus ``extra`` ``(span, score, label)`` spans that no fact blamed, trimmed and
+    merged by the same rule as :func:`project_spans` (max score, union of fact ids,
+    ``contradicted`` when any part is)."""
+    parts: list[tuple[Span, float, str, list[str]]] = [
+        (Span(s.start, s.end), s.score, s.label, list(s.facts)) for s in spans
+    ]
+    for span, score, label in extra:
+        trimmed = trim_span(answer, span)
+        if len(trimmed) > 0:
+            parts.append((trimmed, score, label, []))
+    merged = merge_spans((p[0] for p in parts), text=answer)
+    starts = [m.start for m in merged]
+    groups: list[list[tuple[Span, float, str, list[str]]]] = [[] for _ in merged]
+    for part in parts:
+        groups[bisect.bisect_right(starts, part[0].start) - 1].append(part)
+    return [
+        HallucinatedSpan(
+            start=m.start,
+            end=m.end,
+            text=answer[m.start : m.end],
+            score=max(p[1] for p in group),
+            facts=sorted({f for p in group for f in p[3]}, key=_id_key),
+            label="contradicted" if any(p[2] == "contradicted" for p in group) else "unverifiable",
+        )
+        for m, group in zip(merged, groups, strict=True)
+    ]
