@@ -134,7 +134,7 @@ def project_spans(
     if not isinstance(answer, str):
         raise TypeError(f"answer must be str, got {type(answer).__name__}")
     mark_suppressed(verdicts, threshold)
-    blamed: list[tuple[Span, FactVerdict]] = []
+    parts: list[_Part] = []
     for verdict in verdicts:
         if (verdict.suppressed and not verdict.blamed) or not is_unsupported(verdict, threshold):
             continue
@@ -144,31 +144,8 @@ def project_spans(
                     f"fact {verdict.fact.id} has span {span.start}:{span.end} outside the answer "
                     f"of length {len(answer)}"
                 )
-            trimmed = trim_span(answer, span)
-            if len(trimmed) > 0:
-                blamed.append((trimmed, verdict))
-    merged = merge_spans((span for span, _ in blamed), text=answer)
-    starts = [m.start for m in merged]
-    groups: list[list[FactVerdict]] = [[] for _ in merged]
-    for span, verdict in blamed:
-        groups[bisect.bisect_right(starts, span.start) - 1].append(verdict)
-    return [_hallucinated_span(answer, m, group) for m, group in zip(merged, groups, strict=True)]
-
-
-def _hallucinated_span(
-    answer: str, span: Span, verdicts: Iterable[FactVerdict]
-) -> HallucinatedSpan:
-    verdicts = list(verdicts)
-    return HallucinatedSpan(
-        start=span.start,
-        end=span.end,
-        text=answer[span.start : span.end],
-        score=max(_score(v) for v in verdicts),
-        facts=sorted({v.fact.id for v in verdicts}, key=_id_key),
-        label="contradicted"
-        if any(v.label == "contradicted" for v in verdicts)
-        else "unverifiable",
-    )
+            parts.append((span, _score(verdict), verdict.label, [verdict.fact.id]))
+    return _merge_parts(answer, parts)
 
 
 def merge_hallucinated(
@@ -179,17 +156,24 @@ def merge_hallucinated(
     """``spans`` plus ``extra`` ``(span, score, label)`` spans that no fact blamed, trimmed and
     merged by the same rule as :func:`project_spans` (max score, union of fact ids,
     ``contradicted`` when any part is)."""
-    parts: list[tuple[Span, float, str, list[str]]] = [
-        (Span(s.start, s.end), s.score, s.label, list(s.facts)) for s in spans
-    ]
-    for span, score, label in extra:
-        trimmed = trim_span(answer, span)
-        if len(trimmed) > 0:
-            parts.append((trimmed, score, label, []))
-    merged = merge_spans((p[0] for p in parts), text=answer)
+    parts: list[_Part] = [(Span(s.start, s.end), s.score, s.label, list(s.facts)) for s in spans]
+    parts.extend((span, score, label, []) for span, score, label in extra)
+    return _merge_parts(answer, parts)
+
+
+# (span, score, label, fact ids) of one blamed piece before merging
+_Part = tuple[Span, float, str, list[str]]
+
+
+def _merge_parts(answer: str, parts: list[_Part]) -> list[HallucinatedSpan]:
+    """Trim every part, merge overlapping or whitespace-separated ones; a merged span carries
+    the max score, the union of fact ids (natural order) and ``contradicted`` when any part is."""
+    trimmed = [(trim_span(answer, p[0]), *p[1:]) for p in parts]
+    trimmed = [p for p in trimmed if len(p[0]) > 0]
+    merged = merge_spans((p[0] for p in trimmed), text=answer)
     starts = [m.start for m in merged]
-    groups: list[list[tuple[Span, float, str, list[str]]]] = [[] for _ in merged]
-    for part in parts:
+    groups: list[list[_Part]] = [[] for _ in merged]
+    for part in trimmed:
         groups[bisect.bisect_right(starts, part[0].start) - 1].append(part)
     return [
         HallucinatedSpan(
