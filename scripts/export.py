@@ -34,6 +34,9 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     if train_metrics.exists():
         saved = json.loads(train_metrics.read_text())
         metrics, sources = saved["metrics"], saved["sources"]
+    train_config = model_dir.parent / "config.yaml"
+    if train_config.exists():  # the manifest carries the training config beside the export one
+        plain["train"] = OmegaConf.to_container(OmegaConf.load(train_config), resolve=True)
     parity = load_pairs(plain["parity_data"], source="snli_test", limit=plain["parity_pairs"])
     work_dir = Path(plain["paths"]["output_dir"])
     work_dir.mkdir(parents=True, exist_ok=True)

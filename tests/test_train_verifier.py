@@ -13,7 +13,12 @@ from hydra import compose, initialize
 
 from enoki_hd.train.nli_data import load_pairs, split_heldout
 from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
-from enoki_hd.train.verifier import length_grouped_batches
+from enoki_hd.train.verifier import (
+    length_grouped_batches,
+    linear_lr_factor,
+    staged_lr_factor,
+    validate_lr_stages,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -45,6 +50,46 @@ def test_length_grouped_batches_cover_every_pair_once() -> None:
     assert sorted(i for b in batches for i in b) == list(range(100))
     assert batches == length_grouped_batches(pairs, batch_size=8, seed=1, epoch=0, group=2)
     assert batches != length_grouped_batches(pairs, batch_size=8, seed=1, epoch=1, group=2)
+
+
+def test_linear_lr_factor_matches_transformers_schedule() -> None:
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    scheduler = get_linear_schedule_with_warmup(optimizer, 6, 100)
+    for step in range(0, 101):
+        assert scheduler.lr_lambdas[0](step) == pytest.approx(linear_lr_factor(step, 100, 0.06))
+
+
+def test_staged_lr_factor_replays_resumed_schedules() -> None:
+    stages = [{"until": 500, "total": 6491}, {"until": 750, "total": 4500},
+              {"until": 3500, "total": 3500}, {"until": 5000, "total": 5000},
+              {"until": 10000, "total": 10000}]  # fmt: skip
+    # the first run's steps 500-549 were not saved; the 4,500-step rerun trained them
+    assert staged_lr_factor(549, 10000, 0.06, stages) == pytest.approx(
+        linear_lr_factor(549, 4500, 0.06)
+    )
+    assert staged_lr_factor(499, 10000, 0.06, stages) == linear_lr_factor(499, 6491, 0.06)
+    # step 900 of the 3,500-step stage: the training log says lr 7.90e-05
+    assert round(1e-4 * staged_lr_factor(900, 10000, 0.06, stages), 7) == 7.90e-05
+    assert staged_lr_factor(3499, 10000, 0.06, stages) == linear_lr_factor(3499, 3500, 0.06)
+    # the restart at 5,000: the factor jumps back up
+    assert staged_lr_factor(4999, 10000, 0.06, stages) < 0.001
+    assert staged_lr_factor(5000, 10000, 0.06, stages) == pytest.approx(5000 / 9400)
+    assert staged_lr_factor(10000, 10000, 0.06, stages) == 0.0
+    assert staged_lr_factor(10, 100, 0.1, None) == linear_lr_factor(10, 100, 0.1)
+
+
+def test_validate_lr_stages_names_the_field() -> None:
+    assert validate_lr_stages(None, 10) is None
+    assert validate_lr_stages([{"until": 10, "total": 12}], 10) == [{"until": 10, "total": 12}]
+    with pytest.raises(ValueError, match=r"trainer.lr_stages ends at step 5 .* max_steps"):
+        validate_lr_stages([{"until": 5, "total": 5}], 10)
+    with pytest.raises(ValueError, match=r"trainer.lr_stages\[1\]: 'until' must grow"):
+        validate_lr_stages([{"until": 5, "total": 5}, {"until": 4, "total": 10}], 10)
+    with pytest.raises(ValueError, match=r"trainer.lr_stages\[0\] must be a mapping"):
+        validate_lr_stages([{"until": 5}], 5)
 
 
 def test_detokenize_ptb() -> None:
@@ -114,3 +159,26 @@ def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir
     metrics_again, _ = train_verifier.run(cfg)
     assert state.stat().st_mtime_ns == before
     assert metrics_again["snli_test_accuracy"] == metrics["snli_test_accuracy"]
+
+    # `make export` re-ships the trained model; its manifest keeps the training config and
+    # the training metrics beside the export recipe
+    import export
+
+    with initialize(version_base="1.3", config_path="../configs"):
+        export_cfg = compose(
+            config_name="export",
+            overrides=[
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={ROOT}",
+                f"model_dir={tmp_path / 'run' / 'model'}",
+                f"ship_dir={tmp_path / 'ship2'}",
+                "parity_pairs=16",
+            ],
+        )
+    export_cfg.paths.output_dir = str(tmp_path / "export")
+    export.run(export_cfg)
+    reshipped = json.loads((tmp_path / "ship2" / "manifest.json").read_text())
+    assert reshipped["config"]["train"]["trainer"]["max_steps"] == 4
+    assert reshipped["config"]["int8"]["embeddings"] == "int8_rows"
+    assert reshipped["metrics"]["snli_test_accuracy"] == metrics["snli_test_accuracy"]
+    assert reshipped["metrics"]["onnx_parity"]["n"] == 16

@@ -71,7 +71,8 @@ def quantize_int8(
     *,
     per_channel: bool = True,
     keep_float: Sequence[str] = (),
-    fp16_embeddings: bool = True,
+    embeddings: str = "fp16",
+    fp16_embeddings: bool | None = None,
 ) -> Path:
     """Dynamic int8 quantization of the MatMul weights (activations stay float).
 
@@ -79,8 +80,13 @@ def quantize_int8(
         per_channel: one scale per output channel instead of one per tensor.
         keep_float: MatMul nodes whose name matches one of these regular expressions stay
             float (the layers whose quantization moves the output most).
-        fp16_embeddings: store the token-embedding table (the largest tensor) in float16 and
-            cast after the lookup, instead of int8 with one scale for the whole table.
+        embeddings: how the token-embedding table (the largest tensor) is stored:
+            ``"fp16"`` (float16, cast back when ONNX Runtime loads the model), ``"int8_rows"``
+            (int8 with one scale per token row, dequantized after the lookup: a quarter of the
+            float32 bytes, and rounding error bounded by half a step of that token's own scale)
+            or ``"float"`` (left as exported).
+        fp16_embeddings: older spelling; ``True`` means ``embeddings="fp16"``, ``False`` means
+            ``embeddings="float"``.
     """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -105,14 +111,22 @@ def quantize_int8(
         for n in quantized.graph.node
         if n.name in excluded and len(n.input) > 1 and n.input[1] in initializers
     ]
-    if fp16_embeddings:
-        gathers = [
-            n for n in quantized.graph.node if n.op_type == "Gather" and n.input[0] in initializers
-        ]
-        sizes = {i.name: int(np.prod(i.dims)) for i in quantized.graph.initializer}
-        if gathers:
-            float_weights.append(max((g.input[0] for g in gathers), key=sizes.__getitem__))
+    if fp16_embeddings is not None:
+        embeddings = "fp16" if fp16_embeddings else "float"
+    if embeddings not in ("fp16", "int8_rows", "float"):
+        raise ValueError(
+            f"int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
+        )
+    gathers = [
+        n for n in quantized.graph.node if n.op_type == "Gather" and n.input[0] in initializers
+    ]
+    sizes = {i.name: int(np.prod(i.dims)) for i in quantized.graph.initializer}
+    table = max((g.input[0] for g in gathers), key=sizes.__getitem__) if gathers else None
+    if table is not None and embeddings == "fp16":
+        float_weights.append(table)
     _store_fp16(quantized, float_weights)
+    if table is not None and embeddings == "int8_rows":
+        _store_int8_rows(quantized, table)
     onnx.save(quantized, str(tmp))
     os.replace(tmp, out_path)
     return out_path
@@ -138,6 +152,46 @@ def _store_fp16(model, names: Sequence[str]) -> None:
         )
     for position, cast in enumerate(casts):
         model.graph.node.insert(position, cast)
+    onnx.checker.check_model(model)
+
+
+def _store_int8_rows(model, name: str) -> None:
+    """Store embedding table ``name`` as int8 with one float scale per row (symmetric).
+
+    Every ``Gather`` of the table becomes ``Gather(int8 rows) -> Cast -> Mul(Gather(scales))``:
+    the lookup dequantizes only the rows it reads.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    by_name = {init.name: init for init in model.graph.initializer}
+    table = numpy_helper.to_array(by_name[name]).astype(np.float32)
+    scales = np.abs(table).max(axis=1, keepdims=True) / 127.0
+    scales[scales == 0] = 1.0
+    rows = np.clip(np.rint(table / scales), -127, 127).astype(np.int8)
+    model.graph.initializer.remove(by_name[name])
+    model.graph.initializer.append(numpy_helper.from_array(rows, name + "_int8"))
+    model.graph.initializer.append(
+        numpy_helper.from_array(scales.astype(np.float32), name + "_row_scale")
+    )
+    nodes = list(model.graph.node)
+    for node in nodes:
+        if node.op_type != "Gather" or node.input[0] != name:
+            continue
+        out, ids = node.output[0], node.input[1]
+        position = list(model.graph.node).index(node)
+        model.graph.node.remove(node)
+        new = [
+            helper.make_node("Gather", [name + "_int8", ids], [out + "_q"], axis=0,
+                             name=node.name + "_q"),
+            helper.make_node("Cast", [out + "_q"], [out + "_qf"], to=TensorProto.FLOAT,
+                             name=node.name + "_cast"),
+            helper.make_node("Gather", [name + "_row_scale", ids], [out + "_s"], axis=0,
+                             name=node.name + "_scale"),
+            helper.make_node("Mul", [out + "_qf", out + "_s"], [out], name=node.name + "_dq"),
+        ]  # fmt: skip
+        for offset, item in enumerate(new):
+            model.graph.node.insert(position + offset, item)
     onnx.checker.check_model(model)
 
 

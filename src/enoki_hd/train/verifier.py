@@ -204,6 +204,60 @@ def accuracy(pairs: list[NLIPair], probs: np.ndarray, *, two_way: bool = False) 
     return float(np.mean(hits)) if hits else 0.0
 
 
+def linear_lr_factor(step: int, total: int, warmup_ratio: float) -> float:
+    """The factor of ``get_linear_schedule_with_warmup``: linear warm-up, then linear decay to 0."""
+    warmup = int(warmup_ratio * total)
+    if step < warmup:
+        return step / max(1, warmup)
+    return max(0.0, (total - step) / max(1, total - warmup))
+
+
+def staged_lr_factor(
+    step: int, total_steps: int, warmup_ratio: float, stages: list[dict[str, int]] | None
+) -> float:
+    """LR factor at ``step`` for one linear schedule, or for ``stages`` of warm restarts.
+
+    A stage ``{until: U, total: T}`` covers the steps before ``U`` (from the previous stage's
+    ``until``) and uses the linear schedule of a run of ``T`` steps at those steps. This is what
+    resuming a run with a larger ``max_steps`` does, written down so that a run from scratch
+    replays the same learning rates step by step.
+    """
+    if not stages:
+        return linear_lr_factor(step, total_steps, warmup_ratio)
+    for stage in stages:
+        if step < int(stage["until"]):
+            return linear_lr_factor(step, int(stage["total"]), warmup_ratio)
+    return 0.0
+
+
+def validate_lr_stages(stages: Any, total_steps: int) -> list[dict[str, int]] | None:
+    """Check ``trainer.lr_stages``; raise ``ValueError`` naming the field and the fix."""
+    if stages in (None, [], ()):
+        return None
+    checked: list[dict[str, int]] = []
+    previous = 0
+    for i, stage in enumerate(stages):
+        if not isinstance(stage, dict) or set(stage) != {"until", "total"}:
+            raise ValueError(
+                f"trainer.lr_stages[{i}] must be a mapping with keys 'until' and 'total', "
+                f"got {stage!r}"
+            )
+        until, total = int(stage["until"]), int(stage["total"])
+        if until <= previous or total < until:
+            raise ValueError(
+                f"trainer.lr_stages[{i}]: 'until' must grow ({previous} -> {until}) and "
+                f"'total' ({total}) must be >= 'until'"
+            )
+        checked.append({"until": until, "total": total})
+        previous = until
+    if previous != total_steps:
+        raise ValueError(
+            f"trainer.lr_stages ends at step {previous} but the run has {total_steps} steps "
+            "(trainer.max_steps); make the last stage's 'until' equal max_steps"
+        )
+    return checked
+
+
 def _atomic_save_checkpoint(
     accelerator, model, optimizer, scheduler, step: int, path: Path
 ) -> None:
@@ -239,7 +293,6 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     from transformers import (
         AutoModelForSequenceClassification,
         AutoTokenizer,
-        get_linear_schedule_with_warmup,
     )
 
     seed = int(cfg.get("seed", 13))
@@ -280,8 +333,10 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         lr=float(trainer["lr"]),
         weight_decay=float(trainer.get("weight_decay", 0.01)),
     )
-    scheduler = get_linear_schedule_with_warmup(
-        optimizer, int(float(trainer.get("warmup_ratio", 0.06)) * total_steps), total_steps
+    warmup_ratio = float(trainer.get("warmup_ratio", 0.06))
+    stages = validate_lr_stages(trainer.get("lr_stages"), total_steps)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: staged_lr_factor(s, total_steps, warmup_ratio, stages)
     )
 
     state_path = output_dir / "train_state"

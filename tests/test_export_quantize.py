@@ -1,0 +1,91 @@
+"""int8 export recipes on the tiny random NLI graph: what is stored, and how far outputs move."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("onnxruntime.quantization")
+
+from onnx import numpy_helper  # noqa: E402
+
+from enoki_hd.export.onnx import quantize_int8  # noqa: E402
+
+
+def _logits(path: Path, feed: dict[str, np.ndarray]) -> np.ndarray:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(["logits"], feed)[0]
+
+
+def _feed(directory: Path) -> dict[str, np.ndarray]:
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    enc = tokenizer(
+        ["The band formed in London in 1989.", "A man plays a guitar on stage."],
+        ["The band formed in 1989.", "Nobody is playing."],
+        padding=True,
+        return_tensors="np",
+    )
+    return {k: v.astype(np.int64) for k, v in enc.items()}
+
+
+def _initializers(path: Path) -> dict[str, np.ndarray]:
+    model = onnx.load(str(path))
+    return {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+
+
+def test_int8_rows_embeddings_store_one_scale_per_token(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    source = tiny_nli_dir / "model.onnx"
+    out = quantize_int8(source, tmp_path / "rows.onnx", embeddings="int8_rows")
+    original = _initializers(source)
+    stored = _initializers(out)
+    table_name = next(n for n in original if n.endswith("word_embeddings.weight"))
+    table = original[table_name]
+    rows, scales = stored[table_name + "_int8"], stored[table_name + "_row_scale"]
+    assert table_name not in stored
+    assert rows.dtype == np.int8 and rows.shape == table.shape
+    assert scales.shape == (table.shape[0], 1)
+    # symmetric per-row: the largest magnitude of every row maps to +-127 (the all-zero padding
+    # row stays zero), and no value moves by more than half a step of its row's scale
+    nonzero = np.abs(table).max(axis=1) > 0
+    assert not nonzero.all() and not rows[~nonzero].any()
+    assert np.all(np.abs(rows[nonzero]).max(axis=1) == 127)
+    assert np.all(np.abs(rows * scales - table) <= scales / 2 + 1e-7)
+
+    feed = _feed(tiny_nli_dir)
+    reference = _logits(source, feed)
+    float_matmuls = quantize_int8(
+        source, tmp_path / "rows_float.onnx", keep_float=[".*"], embeddings="int8_rows"
+    )
+    # only the embedding rounding differs from the float graph: tiny, but not zero
+    diff = np.abs(_logits(float_matmuls, feed) - reference).max()
+    assert 0 < diff < 1e-2
+
+
+def test_fp16_embeddings_and_kept_float_layers(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    source = tiny_nli_dir / "model.onnx"
+    out = quantize_int8(
+        source, tmp_path / "fp16.onnx", keep_float=["intermediate/dense"], embeddings="fp16"
+    )
+    model = onnx.load(str(out))
+    ops = [n.op_type for n in model.graph.node]
+    stored = _initializers(out)
+    halves = [n for n, a in stored.items() if a.dtype == np.float16]
+    assert any(n.endswith("word_embeddings.weight_fp16") for n in halves)
+    # the two layers' intermediate projections stay float (stored as fp16), the rest are int8
+    kept = [n.name for n in model.graph.node if n.op_type == "MatMul" and "dense" in n.name]
+    assert len(kept) == 2 and all("intermediate/dense" in n for n in kept)
+    # per layer q, k, v, attention output, FFN output; then the pooler and the classifier
+    assert ops.count("MatMulInteger") == 2 * 5 + 2
+    feed = _feed(tiny_nli_dir)
+    assert np.abs(_logits(out, feed) - _logits(source, feed)).max() < 0.05
+
+
+def test_unknown_embedding_storage_is_rejected(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"int8.embeddings must be 'fp16', 'int8_rows' or"):
+        quantize_int8(tiny_nli_dir / "model.onnx", tmp_path / "x.onnx", embeddings="int4")
