@@ -46,7 +46,7 @@ format: install ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix src scripts tests
 	$(VENV)/bin/ruff format src scripts tests
 
-train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 60 min on 2 free cores)
+train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable)
 	$(PY) scripts/train_verifier.py $(ARGS)
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
