@@ -315,6 +315,16 @@ def test_index_keeps_offsets_into_the_context() -> None:
     assert index.sentences == [Span(2, 7), Span(9, 18)]  # sorted, blank span dropped
 
 
+def test_bm25_index_does_not_flood_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    index = EvidenceIndex("Suede formed in London. They won a prize. The band split in 2003.")
+    scores = index.bm25_scores("Where did Suede form?")
+    assert scores.shape == (3,) and int(np.argmax(scores)) == 0
+    assert not [r for r in caplog.records if r.name.startswith("bm25s")]
+
+
 @pytest.mark.slow
 def test_minilm_embedder_ranks_the_paraphrase_first() -> None:
     embed = minilm_embedder()

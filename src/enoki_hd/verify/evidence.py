@@ -20,6 +20,7 @@ character offset into the CONTEXT string.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -37,6 +38,15 @@ if TYPE_CHECKING:
     import bm25s
 
 logger = logging.getLogger(__name__)
+
+
+@functools.cache
+def _quiet_bm25s() -> None:
+    """bm25s sets its own logger to DEBUG on import, which floods every log with one line per
+    index built; lift it to WARNING once (a level the user sets later is left alone)."""
+    bm25_logger = logging.getLogger("bm25s")
+    if bm25_logger.level == logging.DEBUG:
+        bm25_logger.setLevel(logging.WARNING)
 
 Embedder = Callable[[list[str]], np.ndarray]
 """Texts → embeddings ``(len(texts), dim)``."""
@@ -163,6 +173,7 @@ class EvidenceIndex:
         """BM25 score of every sentence for ``query``: ``(sentences,)``."""
         import bm25s
 
+        _quiet_bm25s()
         if self._bm25 is None:
             corpus = bm25s.tokenize(
                 self.sentence_texts(),
