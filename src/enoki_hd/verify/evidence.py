@@ -48,6 +48,7 @@ def _quiet_bm25s() -> None:
     if bm25_logger.level == logging.DEBUG:
         bm25_logger.setLevel(logging.WARNING)
 
+
 Embedder = Callable[[list[str]], np.ndarray]
 """Texts → embeddings ``(len(texts), dim)``."""
 
