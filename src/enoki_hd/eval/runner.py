@@ -29,14 +29,15 @@ Metric families, chosen by the gold labels the examples carry:
 - entity (``entity_labels``): pooled and per-sample AUROC / AUPRC.
 
 Verifier-backed predictions are cached under ``<paths.cache_dir>/eval/`` (one JSON file per
-example and method, keyed by the sha256 of method, model, method config and the example's
-answer / context / question, written atomically as each example finishes), so a rerun with
+example and method, keyed by the sha256 of method, model, method config, the enoki_hd source code and the
+example's answer / context / question, written atomically as each example finishes), so a rerun with
 the same config reuses them and an interrupted run resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import logging
@@ -343,6 +344,18 @@ def build_methods(
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 over the enoki_hd package's Python sources (relative path and bytes of each), so
+    that cached predictions from other code — an upgrade, a local edit — are never reused."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 class PredictionCache:
     """One JSON file per (method, model, method config, example inputs) under ``directory``.
 
@@ -358,7 +371,12 @@ class PredictionCache:
     def method_key(method: Method) -> str:
         """The part of every key that depends on the method only."""
         return _json(
-            {"cache_version": CACHE_VERSION, "method": method.name, "config": method.config()},
+            {
+                "cache_version": CACHE_VERSION,
+                "code": code_fingerprint(),
+                "method": method.name,
+                "config": method.config(),
+            },
             sort_keys=True,
         )
 
