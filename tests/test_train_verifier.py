@@ -74,9 +74,14 @@ def test_staged_lr_factor_replays_resumed_schedules() -> None:
     # step 900 of the 3,500-step stage: the training log says lr 7.90e-05
     assert round(1e-4 * staged_lr_factor(900, 10000, 0.06, stages), 7) == 7.90e-05
     assert staged_lr_factor(3499, 10000, 0.06, stages) == linear_lr_factor(3499, 3500, 0.06)
-    # the restart at 5,000: the factor jumps back up
+    # the resume at 5,000: step 5,000 still trains at the restored (old, zero) learning rate,
+    # then the factor jumps back up (the log says lr 5.27e-05 at step 5,050)
     assert staged_lr_factor(4999, 10000, 0.06, stages) < 0.001
-    assert staged_lr_factor(5000, 10000, 0.06, stages) == pytest.approx(5000 / 9400)
+    assert staged_lr_factor(5000, 10000, 0.06, stages) == 0.0
+    assert staged_lr_factor(5001, 10000, 0.06, stages) == pytest.approx(4999 / 9400)
+    assert round(1e-4 * staged_lr_factor(5050, 10000, 0.06, stages), 7) == 5.27e-05
+    # and at 500, the first resume: the 6,491-step schedule's learning rate
+    assert staged_lr_factor(500, 10000, 0.06, stages) == linear_lr_factor(500, 6491, 0.06)
     assert staged_lr_factor(10000, 10000, 0.06, stages) == 0.0
     assert staged_lr_factor(10, 100, 0.1, None) == linear_lr_factor(10, 100, 0.1)
 
@@ -213,3 +218,41 @@ def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir
     assert reshipped["config"]["int8"]["embeddings"] == "int8_rows"
     assert reshipped["metrics"]["snli_test_accuracy"] == metrics["snli_test_accuracy"]
     assert reshipped["metrics"]["onnx_parity"]["n"] == 16
+
+
+def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared_dir: Path) -> None:
+    """2 steps, stop, resume to 4 == 4 steps straight: same batches, learning rates, dropout."""
+    import torch
+    from omegaconf import OmegaConf
+    from safetensors.torch import load_file
+
+    from enoki_hd.train.verifier import train_verifier
+
+    def config(output: Path, *extra: str) -> dict:
+        overrides = [
+            "trainer=tiny",
+            "data=nli_tiny",
+            f"paths.shared_dir={shared_dir}",
+            f"paths.root_dir={ROOT}",
+            *extra,
+        ]
+        with initialize(version_base="1.3", config_path="../configs"):
+            cfg = compose(config_name="train_verifier", overrides=overrides)
+        cfg.paths.output_dir = str(output)
+        return OmegaConf.to_container(cfg, resolve=True)
+
+    train_verifier(config(tmp_path / "straight"))
+    # the first half of a 4-step schedule, then a rerun with the full budget resumes at step 2
+    first, _ = train_verifier(
+        config(tmp_path / "resumed", "trainer.max_steps=2", "+trainer.lr_stages=[{until:2,total:4}]")
+    )
+    assert first["steps"] == 2
+    state = torch.load(tmp_path / "resumed/train_state/state.pt", weights_only=False)
+    assert state["step"] == 2 and set(state["rng"]) == {"torch", "python", "numpy"}
+    assert not list((tmp_path / "resumed/train_state").glob("*.tmp"))
+    train_verifier(config(tmp_path / "resumed"))
+
+    straight = load_file(tmp_path / "straight/model/model.safetensors")
+    resumed = load_file(tmp_path / "resumed/model/model.safetensors")
+    assert straight.keys() == resumed.keys()
+    assert all(torch.equal(straight[k], resumed[k]) for k in straight)

@@ -217,15 +217,16 @@ def staged_lr_factor(
 ) -> float:
     """LR factor at ``step`` for one linear schedule, or for ``stages`` of warm restarts.
 
-    A stage ``{until: U, total: T}`` covers the steps before ``U`` (from the previous stage's
-    ``until``) and uses the linear schedule of a run of ``T`` steps at those steps. This is what
-    resuming a run with a larger ``max_steps`` does, written down so that a run from scratch
-    replays the same learning rates step by step.
+    A stage ``{until: U, total: T}`` uses the linear schedule of a run of ``T`` steps, from the
+    step after the previous stage's ``until`` up to and including ``U``. This is what resuming a
+    run at step ``U`` with a larger ``max_steps`` does — the first resumed step still trains at
+    the learning rate restored with the optimizer, i.e. the old schedule's — written down so
+    that a run from scratch replays the same learning rates step by step.
     """
     if not stages:
         return linear_lr_factor(step, total_steps, warmup_ratio)
     for stage in stages:
-        if step < int(stage["until"]):
+        if step <= int(stage["until"]):
             return linear_lr_factor(step, int(stage["total"]), warmup_ratio)
     return 0.0
 
@@ -261,24 +262,31 @@ def validate_lr_stages(stages: Any, total_steps: int) -> list[dict[str, int]] | 
 def _atomic_save_checkpoint(
     accelerator, model, optimizer, scheduler, step: int, path: Path
 ) -> None:
+    """Write ``path/state.pt`` atomically: a temporary file, then ``os.replace`` — a crash at
+    any moment leaves either the previous checkpoint or the new one, never none or half.
+
+    The random states go with it, so that a resumed run draws the same dropout masks as an
+    uninterrupted one.
+    """
     import torch
 
-    tmp = path.with_name(path.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
+    path.mkdir(parents=True, exist_ok=True)
+    tmp = path / "state.pt.tmp"
     torch.save(
         {
             "model": accelerator.unwrap_model(model).state_dict(),
             "optimizer": optimizer.state_dict(),
             "scheduler": scheduler.state_dict(),
             "step": step,
+            "rng": {
+                "torch": torch.get_rng_state(),
+                "python": random.getstate(),
+                "numpy": np.random.get_state(),
+            },
         },
-        tmp / "state.pt",
+        tmp,
     )
-    if path.exists():
-        shutil.rmtree(path)
-    os.replace(tmp, path)
+    os.replace(tmp, path / "state.pt")
 
 
 def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -347,6 +355,10 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         start_step = int(state["step"])
+        if "rng" in state:  # checkpoints written before random states were saved lack it
+            torch.set_rng_state(state["rng"]["torch"])
+            random.setstate(state["rng"]["python"])
+            np.random.set_state(state["rng"]["numpy"])
         logger.info("resuming from step %d of %d (%s)", start_step, total_steps, state_path)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 
