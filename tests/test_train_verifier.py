@@ -244,7 +244,9 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared
     train_verifier(config(tmp_path / "straight"))
     # the first half of a 4-step schedule, then a rerun with the full budget resumes at step 2
     first, _ = train_verifier(
-        config(tmp_path / "resumed", "trainer.max_steps=2", "+trainer.lr_stages=[{until:2,total:4}]")
+        config(
+            tmp_path / "resumed", "trainer.max_steps=2", "+trainer.lr_stages=[{until:2,total:4}]"
+        )
     )
     assert first["steps"] == 2
     state = torch.load(tmp_path / "resumed/train_state/state.pt", weights_only=False)
