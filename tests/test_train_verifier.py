@@ -258,3 +258,14 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared
     resumed = load_file(tmp_path / "resumed/model/model.safetensors")
     assert straight.keys() == resumed.keys()
     assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+
+
+def test_shipped_training_config_has_valid_lr_stages() -> None:
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(config_name="train_verifier", overrides=[f"paths.root_dir={ROOT}"])
+    stages = validate_lr_stages(list(cfg.trainer.lr_stages), int(cfg.trainer.max_steps))
+    assert stages[-1] == {"until": 10000, "total": 10000}
+    assert [s["until"] for s in stages] == [500, 750, 3500, 5000, 10000]
+    with initialize(version_base="1.3", config_path="../configs"):
+        gpu = compose(config_name="train_verifier", overrides=["trainer=gpu"])
+    assert gpu.trainer.lr_stages is None and gpu.trainer.max_steps is None

@@ -15,6 +15,7 @@ import os
 import random
 import shutil
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,7 +239,7 @@ def validate_lr_stages(stages: Any, total_steps: int) -> list[dict[str, int]] | 
     checked: list[dict[str, int]] = []
     previous = 0
     for i, stage in enumerate(stages):
-        if not isinstance(stage, dict) or set(stage) != {"until", "total"}:
+        if not isinstance(stage, Mapping) or set(stage) != {"until", "total"}:
             raise ValueError(
                 f"trainer.lr_stages[{i}] must be a mapping with keys 'until' and 'total', "
                 f"got {stage!r}"
