@@ -29,9 +29,10 @@ Metric families, chosen by the gold labels the examples carry:
 - entity (``entity_labels``): pooled and per-sample AUROC / AUPRC.
 
 Verifier-backed predictions are cached under ``<paths.cache_dir>/eval/`` (one JSON file per
-example and method, keyed by the sha256 of method, model, method config, the enoki_hd source code and the
-example's answer / context / question, written atomically as each example finishes), so a rerun with
-the same config reuses them and an interrupted run resumes where it stopped.
+example and method, keyed by the sha256 of method, model, method config, the enoki_hd source
+code and the example's answer / context / question, written atomically as each example
+finishes), so a rerun with the same code and config reuses them and an interrupted run resumes
+where it stopped.
 """
 
 from __future__ import annotations

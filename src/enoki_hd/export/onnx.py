@@ -72,7 +72,6 @@ def quantize_int8(
     per_channel: bool = True,
     keep_float: Sequence[str] = (),
     embeddings: str = "fp16",
-    fp16_embeddings: bool | None = None,
 ) -> Path:
     """Dynamic int8 quantization of the MatMul weights (activations stay float).
 
@@ -85,8 +84,6 @@ def quantize_int8(
             (int8 with one scale per token row, dequantized after the lookup: a quarter of the
             float32 bytes, and rounding error bounded by half a step of that token's own scale)
             or ``"float"`` (left as exported).
-        fp16_embeddings: older spelling; ``True`` means ``embeddings="fp16"``, ``False`` means
-            ``embeddings="float"``.
     """
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -111,8 +108,6 @@ def quantize_int8(
         for n in quantized.graph.node
         if n.name in excluded and len(n.input) > 1 and n.input[1] in initializers
     ]
-    if fp16_embeddings is not None:
-        embeddings = "fp16" if fp16_embeddings else "float"
     if embeddings not in ("fp16", "int8_rows", "float"):
         raise ValueError(
             f"int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
@@ -174,14 +169,13 @@ def _store_int8_rows(model, name: str) -> None:
     model.graph.initializer.append(
         numpy_helper.from_array(scales.astype(np.float32), name + "_row_scale")
     )
-    nodes = list(model.graph.node)
-    for node in nodes:
+    nodes = []
+    for node in model.graph.node:
         if node.op_type != "Gather" or node.input[0] != name:
+            nodes.append(node)
             continue
         out, ids = node.output[0], node.input[1]
-        position = list(model.graph.node).index(node)
-        model.graph.node.remove(node)
-        new = [
+        nodes += [
             helper.make_node("Gather", [name + "_int8", ids], [out + "_q"], axis=0,
                              name=node.name + "_q"),
             helper.make_node("Cast", [out + "_q"], [out + "_qf"], to=TensorProto.FLOAT,
@@ -190,8 +184,8 @@ def _store_int8_rows(model, name: str) -> None:
                              name=node.name + "_scale"),
             helper.make_node("Mul", [out + "_qf", out + "_s"], [out], name=node.name + "_dq"),
         ]  # fmt: skip
-        for offset, item in enumerate(new):
-            model.graph.node.insert(position + offset, item)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
     onnx.checker.check_model(model)
 
 

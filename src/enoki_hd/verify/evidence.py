@@ -174,8 +174,8 @@ class EvidenceIndex:
         """BM25 score of every sentence for ``query``: ``(sentences,)``."""
         import bm25s
 
-        _quiet_bm25s()
         if self._bm25 is None:
+            _quiet_bm25s()
             corpus = bm25s.tokenize(
                 self.sentence_texts(),
                 lower=True,
