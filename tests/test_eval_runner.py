@@ -381,13 +381,13 @@ def test_prediction_from_a_fact_level_report_uses_its_spans() -> None:
 
 
 def test_changed_code_never_reuses_cached_predictions(tmp_path, monkeypatch) -> None:
-    from enoki_hd.eval import runner
+    from enoki_hd.eval import cache
 
     cfg = compose_eval(tmp_path, "benchmark=psiloqa_en50", "limit=3")
     _, first = run_eval(cfg, detector=fake_detector())
     assert first["cache"] == {"hits": 0, "misses": 6}
-    assert len(runner.code_fingerprint()) == 64
-    monkeypatch.setattr(runner, "code_fingerprint", lambda: "another version of enoki_hd")
+    assert len(cache.code_fingerprint()) == 64
+    monkeypatch.setattr(cache, "code_fingerprint", lambda: "another version of enoki_hd")
     detector = fake_detector()
     _, again = run_eval(cfg, detector=detector)
     assert again["cache"] == {"hits": 0, "misses": 6}

@@ -33,30 +33,38 @@ example and method, keyed by the sha256 of method, model, method config, the eno
 code and the example's answer / context / question, written atomically as each example
 finishes), so a rerun with the same code and config reuses them and an interrupted run resumes
 where it stopped.
+
+The runner is this module (loading, running, scoring, writing); the methods live in
+:mod:`.methods`, the prediction cache in :mod:`.cache` and the rendering of ``report.md``,
+``thresholds.png`` and ``summary.md`` in :mod:`.rendering`.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-import hashlib
-import json
 import logging
-import os
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from tqdm.auto import tqdm
 
 from enoki_hd import __version__
 from enoki_hd.eval import metrics as M
-from enoki_hd.eval.baselines import BASELINES, make_prediction, sentence_row
+from enoki_hd.eval.cache import PredictionCache
 from enoki_hd.eval.datasets import Benchmark, EvalExample, load_benchmark
-from enoki_hd.types import Report, Span
+from enoki_hd.eval.files import atomic_write, to_json
+from enoki_hd.eval.methods import (
+    DEFAULT_METHODS,
+    DetectorMethod,
+    Method,
+    build_methods,
+    prediction_from_report,
+)
+from enoki_hd.eval.rendering import plot_thresholds, render_report, render_summary
+from enoki_hd.types import Span
 
 logger = logging.getLogger(__name__)
 
@@ -71,59 +79,14 @@ __all__ = [
     "run_eval_all",
 ]
 
-DEFAULT_METHODS = ("detector", "sentence_nli", "lexical_absent", "mark_all", "mark_none")
-# Bump when the prediction record or a cached method's behaviour changes.
-CACHE_VERSION = 1
 SWEEP_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(21))
 WICE_LABELS = ("supported", "partially_supported", "not_supported")
 REPO_ROOT = Path(__file__).resolve().parents[3]
-FILE_MODE = 0o644
-
-
-class Method(Protocol):
-    """Anything the runner can evaluate."""
-
-    name: str
-    uses_verifier: bool
-
-    def config(self) -> dict[str, Any]: ...
-
-    def predict(
-        self, *, answer: str, context: str, question: str | None = None
-    ) -> dict[str, Any]: ...
 
 
 # ---------------------------------------------------------------------------------------------
-# Small I/O helpers
+# Run folder helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _atomic_write(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder + ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, FILE_MODE)  # mkstemp creates 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _json(value: Any, **kwargs: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, **kwargs)
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _git_state(root: Path) -> dict[str, Any]:
@@ -151,272 +114,6 @@ def _plain_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(cfg, DictConfig):
         return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
     return copy.deepcopy(dict(cfg))
-
-
-# ---------------------------------------------------------------------------------------------
-# Methods backed by the detector
-# ---------------------------------------------------------------------------------------------
-
-
-def _offsets(span: Any) -> Span | None:
-    return None if span is None else Span(int(span.start), int(span.end))
-
-
-def prediction_from_report(report: Report) -> dict[str, Any]:
-    """The prediction record (:func:`~enoki_hd.eval.baselines.make_prediction`) of a report.
-
-    Spans are ``report.spans`` when the detector works below sentence level
-    (``report.config["level"] != "sentence"``); a sentence-level report has no spans of its
-    own, so its spans are the sentences whose label is not ``supported``, scored with the
-    sentence score (one span per sentence, not merged).
-    """
-    answer = report.answer
-    level = str(report.config.get("level", "sentence"))
-    sentences = [
-        sentence_row(
-            s.index,
-            s.span,
-            s.score,
-            s.label,
-            Span(s.evidence.start, s.evidence.end) if s.evidence else None,
-        )
-        for s in report.sentences
-    ]
-    facts = [
-        {
-            "id": v.fact.id,
-            "sentence": v.fact.sentence,
-            "subject": v.fact.subject,
-            "relation": v.fact.relation,
-            "object": v.fact.object,
-            "parent": v.fact.parent,
-            "delta": [[s.start, s.end] for s in v.fact.delta],
-            "label": v.label,
-            "hall_prob": round(v.hall_prob, 6),
-            "score": round(float(v.score if v.score is not None else v.hall_prob), 6),
-            "suppressed": v.suppressed,
-            "decided_by": v.decided_by,
-        }
-        for v in report.facts
-    ]
-    if level == "sentence":
-        spans = [(s.span, s.score) for s in report.sentences if s.label != "supported"]
-    else:
-        spans = [(Span(s.start, s.end), s.score) for s in report.spans]
-    return make_prediction(
-        answer,
-        level=level,
-        spans=spans,
-        sentences=sentences,
-        facts=facts,
-        status=report.summary.status,
-    )
-
-
-class DetectorMethod:
-    """A :class:`~enoki_hd.detector.Detector` as an evaluated method.
-
-    ``model_id`` names the verifier in cache keys: the sha256 of its ``manifest.json`` when
-    the checkpoint has one, so that the cache does not depend on where the model lies.
-    """
-
-    uses_verifier = True
-
-    def __init__(
-        self,
-        name: str,
-        detector: Any,
-        model_id: str,
-        *,
-        extractor_options: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.name = name
-        self.detector = detector
-        self.model_id = model_id
-        self.extractor_options = dict(extractor_options or {})
-
-    def config(self) -> dict[str, Any]:
-        """The detector's settings with the model id; the extractor's options from the eval
-        config join them (``detector.config()`` names the extractor only)."""
-        out = {**self.detector.config(), "verifier": self.model_id}
-        if self.extractor_options and out.get("level") != "sentence":
-            out["extractor_options"] = self.extractor_options
-        return out
-
-    def predict(self, *, answer: str, context: str, question: str | None = None) -> dict[str, Any]:
-        report = self.detector.detect(answer=answer, context=context, question=question)
-        return prediction_from_report(report)
-
-
-def _detector_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``Detector.from_config`` mapping of an eval config."""
-    verifier = dict(cfg.get("verifier") or {})
-    detector = dict(cfg.get("detector") or {})
-    return {
-        "verifier": {
-            key: verifier[key]
-            for key in ("path", "backend", "max_length", "batch_size")
-            if key in verifier
-        },
-        "evidence": dict(verifier.get("evidence") or {}),
-        "extractor": dict(cfg.get("extractor") or {}),
-        **detector,
-    }
-
-
-def sentence_level_twin(detector: Any) -> Any:
-    """A sentence-level :class:`~enoki_hd.detector.Detector` sharing ``detector``'s verifier,
-    evidence selection, segmentation and threshold (the ``sentence_nli`` baseline)."""
-    from enoki_hd.detector import Detector
-
-    return Detector(
-        detector.verifier,
-        extractor=None,
-        selector=detector.selector,
-        sentence_backend=detector.sentence_backend,
-        context_backend=detector.context_backend,
-        threshold=detector.threshold,
-    )
-
-
-def describe_model(verifier: Any) -> tuple[str, dict[str, Any]]:
-    """``(model_id, record)`` of a verifier. A verifier loaded from a local checkpoint is
-    named by its directory; its id is ``sha256:<sha of manifest.json>`` (else of
-    ``model.onnx``), so cache keys do not depend on where the model lies. Any other verifier's
-    id is its name. The record holds the name, path, id and the manifest itself."""
-    name = str(getattr(verifier, "name", type(verifier).__name__))
-    directory = Path(name) if Path(name).is_dir() else None
-    record: dict[str, Any] = {"name": name, "path": str(directory) if directory else None}
-    model_id = name
-    if directory is not None:
-        manifest = directory / "manifest.json"
-        graph = directory / "model.onnx"
-        if manifest.is_file():
-            model_id = f"sha256:{_sha256_file(manifest)}"
-            record["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
-        elif graph.is_file():
-            model_id = f"sha256:{_sha256_file(graph)}"
-    record["id"] = model_id
-    return model_id, record
-
-
-def build_methods(
-    names: Sequence[str], cfg: Mapping[str, Any], detector: Any | None = None
-) -> tuple[list[Method], dict[str, Any]]:
-    """The methods named in ``names`` and the records of the models they use.
-
-    ``detector`` replaces the configured one (tests inject a fake verifier this way);
-    ``sentence_nli`` always shares the detector's verifier.
-    """
-    unknown = [n for n in names if n not in ("detector", "sentence_nli", *BASELINES)]
-    if unknown:
-        known = ", ".join(("detector", "sentence_nli", *BASELINES))
-        raise ValueError(f"unknown method(s) {', '.join(unknown)}; known: {known}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"methods must be distinct, got {list(names)}")
-    detector_cfg = _detector_config(cfg)
-    sentence_backend = detector_cfg.get("sentence_backend", "spacy")
-    models: dict[str, Any] = {}
-    methods: list[Method] = []
-    needs_verifier = any(n in ("detector", "sentence_nli") for n in names)
-    model_id = ""
-    injected = detector
-    if needs_verifier:
-        if detector is None:
-            from enoki_hd.detector import Detector
-
-            detector = Detector.from_config(detector_cfg)
-        model_id, record = describe_model(detector.verifier)
-        models["verifier"] = record
-        sentence_backend = detector.sentence_backend
-    for name in names:
-        if name == "detector":
-            options = detector_cfg["extractor"] if injected is None else None
-            methods.append(DetectorMethod(name, detector, model_id, extractor_options=options))
-        elif name == "sentence_nli":
-            methods.append(DetectorMethod(name, sentence_level_twin(detector), model_id))
-        else:
-            methods.append(BASELINES[name](sentence_backend=sentence_backend))
-    return methods, models
-
-
-# ---------------------------------------------------------------------------------------------
-# Content-addressed prediction cache
-# ---------------------------------------------------------------------------------------------
-
-
-@functools.cache
-def code_fingerprint() -> str:
-    """sha256 over the enoki_hd package's Python sources (relative path and bytes of each), so
-    that cached predictions from other code — an upgrade, a local edit — are never reused."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-class PredictionCache:
-    """One JSON file per (method, model, method config, example inputs) under ``directory``.
-
-    ``directory=None`` disables caching. ``hits`` / ``misses`` count lookups.
-    """
-
-    def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
-        self.hits = 0
-        self.misses = 0
-
-    @staticmethod
-    def method_key(method: Method) -> str:
-        """The part of every key that depends on the method only."""
-        return _json(
-            {
-                "cache_version": CACHE_VERSION,
-                "code": code_fingerprint(),
-                "method": method.name,
-                "config": method.config(),
-            },
-            sort_keys=True,
-        )
-
-    @staticmethod
-    def key(method_key: str, example: EvalExample) -> str:
-        payload = _json(
-            {
-                "method": method_key,
-                "answer": example.answer,
-                "context": example.context,
-                "question": example.question,
-            },
-            sort_keys=True,
-        )
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-    def path(self, method: Method, key: str) -> Path:
-        assert self.directory is not None
-        return self.directory / method.name / key[:2] / f"{key}.json"
-
-    def get(self, method: Method, key: str) -> dict[str, Any] | None:
-        if self.directory is None:
-            return None
-        path = self.path(method, key)
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            self.misses += 1
-            return None
-        except (OSError, ValueError) as err:
-            logger.warning("ignoring unreadable cache entry %s (%s)", path, err)
-            self.misses += 1
-            return None
-        self.hits += 1
-        return value
-
-    def put(self, method: Method, key: str, prediction: Mapping[str, Any]) -> None:
-        if self.directory is not None:
-            _atomic_write(self.path(method, key), _json(prediction))
 
 
 def run_methods(
@@ -759,254 +456,6 @@ def threshold_sweep(
 
 
 # ---------------------------------------------------------------------------------------------
-# Rendering
-# ---------------------------------------------------------------------------------------------
-
-
-def _get(mapping: Mapping[str, Any] | None, path: str) -> Any:
-    value: Any = mapping
-    for part in path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
-    return lines
-
-
-SPAN_COLUMNS = (
-    ("cov-F1 µ δ0", "coverage.0.micro_f1"),
-    ("cov-F1 M δ0", "coverage.0.macro_f1"),
-    ("cov-F1 µ δ5", "coverage.5.micro_f1"),
-    ("cov-F1 M δ5", "coverage.5.macro_f1"),
-    ("char P", "char.precision"),
-    ("char R", "char.recall"),
-    ("char F1", "char.f1"),
-    ("IoU", "iou"),
-    ("ex P", "example.precision"),
-    ("ex R", "example.recall"),
-    ("ex F1", "example.f1"),
-)
-UNIT_COLUMNS = (
-    ("macro-F1", "macro_f1"),
-    ("F1 hal", "f1_pos"),
-    ("P hal", "precision"),
-    ("R hal", "recall"),
-    ("acc", "accuracy"),
-    ("ROC-AUC", "roc_auc"),
-    ("PR-AUC", "pr_auc"),
-    ("best thr*", "best_threshold"),
-    ("macro-F1 @best*", "best_macro_f1"),
-)
-ENTITY_COLUMNS = (
-    ("AUROC pooled", "pooled_auroc"),
-    ("AUPRC pooled", "pooled_auprc"),
-    ("AUROC per sample", "sample_auroc"),
-    ("AUPRC per sample", "sample_auprc"),
-    ("samples used", "n_samples_used"),
-)
-
-
-def _caveat_note(unit: Mapping[str, Any]) -> str:
-    notes = []
-    if unit.get("unlocated"):
-        notes.append(
-            f"{unit['unlocated']} gold sentence(s) not located in the answer score the "
-            "answer's score"
-        )
-    if unit.get("unmatched"):
-        notes.append(f"{unit['unmatched']} lie outside every predicted sentence and score 0")
-    return (" " + "; ".join(notes) + ".") if notes else ""
-
-
-def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
-    methods = metrics["methods"]
-    names = list(methods)
-    lines: list[str] = []
-    first = methods[names[0]] if names else {}
-    if "span" in first:
-        columns = list(SPAN_COLUMNS)
-        if "soft_spearman" in first["span"]:
-            columns.append(("soft ρ", "soft_spearman"))
-        gold = metrics["benchmark"].get("gold_reference")
-        title = "## Span level" + (f" (gold: {gold})" if gold else "")
-        lines += [title, ""]
-        lines += _table(
-            ["method", *(c for c, _ in columns)],
-            ([n, *(_get(methods[n]["span"], p) for _, p in columns)] for n in names),
-        )
-        references = first["span"].get("references")
-        if references:
-            lines += [
-                "",
-                f"## Span level, mean over {len(references['names'])} references "
-                f"({', '.join(references['names'])})",
-                "",
-            ]
-            lines += _table(
-                ["method", *(c for c, _ in SPAN_COLUMNS)],
-                (
-                    [
-                        n,
-                        *(
-                            _get(methods[n]["span"]["references"]["mean"], p)
-                            for _, p in SPAN_COLUMNS
-                        ),
-                    ]
-                    for n in names
-                ),
-            )
-        lines += [
-            "",
-            "cov-F1: span coverage F1 of the Enoki paper (a predicted span counts when a gold span "
-            "widened by δ characters contains it), micro (µ) and macro (M) over examples; char: "
-            "character-level P/R/F1 pooled over the set (LettuceDetect); IoU: mean per-example "
-            "character IoU (MuSHROOM); ex: example-level (any hallucination in the answer)"
-            + (
-                "; soft ρ: Spearman with MuSHROOM soft labels"
-                if "soft_spearman" in first["span"]
-                else ""
-            )
-            + ".",
-            "",
-        ]
-    for family in ("sentence", "claim"):
-        if family not in first:
-            continue
-        n = first[family]["n"]
-        lines += [f"## {family.capitalize()} level ({n} {family}s)", ""]
-        columns = list(UNIT_COLUMNS)
-        if "three_way" in first[family]:
-            columns += [
-                ("3-way acc", "three_way.accuracy"),
-                ("3-way macro-F1", "three_way.macro_f1"),
-            ]
-        lines += _table(
-            ["method", *(c for c, _ in columns)],
-            ([name, *(_get(methods[name][family], p) for _, p in columns)] for name in names),
-        )
-        lines += [
-            "",
-            f"Hallucinated = positive class; macro-F1, P, R, acc at threshold {threshold:g}. "
-            "*best thr: the threshold with the best macro-F1 on this very set (optimistic, "
-            "for reference only)."
-            + (
-                " 3-way: supported / partially_supported / not_supported from the share of "
-                "supported units."
-                if "three_way" in first[family]
-                else ""
-            )
-            + _caveat_note(first[family]),
-            "",
-        ]
-    if "entity" in first:
-        lines += ["## Entity level", ""]
-        lines += _table(
-            ["method", *(c for c, _ in ENTITY_COLUMNS)],
-            ([n, *(_get(methods[n]["entity"], p) for _, p in ENTITY_COLUMNS)] for n in names),
-        )
-        lines += [
-            "",
-            "Pooled: over all entities together; per sample: mean over samples with both classes.",
-            "",
-        ]
-    return lines
-
-
-def render_report(metrics: Mapping[str, Any]) -> str:
-    """``report.md``: what was run and one table per metric family, one row per method."""
-    bench = metrics["benchmark"]
-    cfg = metrics["config"]
-    detector = cfg.get("detector") or {}
-    verifier = cfg.get("verifier") or {}
-    evidence = verifier.get("evidence") or {}
-    model = _get(metrics, "models.verifier.id")
-    git = metrics.get("git") or {}
-    lines = [
-        f"# Evaluation: {bench['name']}",
-        "",
-        f"- benchmark: `{bench['name']}` ({bench['level']} level), {bench['n_examples']} "
-        f"examples (of {bench['n_total']}); dropped {bench['dropped'] or 'none'}, "
-        f"flagged {bench['flagged'] or 'none'}",
-        f"- methods: {', '.join(metrics['methods'])}",
-        f"- detector: extractor `{_get(cfg, 'extractor.name')}`, verifier "
-        f"`{verifier.get('name')}` ({model or 'not used'}), evidence "
-        f"{evidence.get('strategy')} top_k={evidence.get('top_k')} "
-        f"neighbours={evidence.get('neighbours')}, threshold {detector.get('threshold')}",
-        f"- git: {git.get('commit') or 'unknown'}"
-        + (" (uncommitted changes)" if git.get("dirty") else ""),
-        f"- command: `{metrics.get('command')}`",
-        "",
-    ]
-    lines += _method_tables(metrics, float(detector.get("threshold", 0.5)))
-    lines += ["## Timings", ""]
-    timing = metrics["timings"]["methods"]
-    lines += _table(
-        ["method", "computed", "cached", "seconds", "s / example"],
-        (
-            [n, t["computed"], t["cached"], t["seconds"], t["per_example"]]
-            for n, t in timing.items()
-        ),
-    )
-    lines += ["", f"Total wall time {metrics['timings']['total']:.1f} s.", ""]
-    return "\n".join(lines)
-
-
-def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, title: str) -> None:
-    """``thresholds.png``: one panel per swept metric, one line per method."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    panels = (
-        [("char_f1", "character F1"), ("iou", "mean IoU")]
-        if sweep["family"] == "span"
-        else [("macro_f1", "macro-F1"), ("f1_pos", "F1 (hallucinated)")]
-    )
-    figure = Figure(figsize=(10, 4), dpi=100)
-    FigureCanvasAgg(figure)
-    for k, (key, label) in enumerate(panels):
-        axes = figure.add_subplot(1, len(panels), k + 1)
-        for name, series in sweep["methods"].items():
-            axes.plot(sweep["thresholds"], series[key], marker="o", markersize=3, label=name)
-        axes.axvline(threshold, color="grey", linestyle="--", linewidth=1)
-        axes.set_xlabel("threshold")
-        axes.set_ylabel(label)
-        axes.set_xlim(0, 1)
-        axes.set_ylim(0, 1)
-        axes.grid(alpha=0.3)
-        if sweep["methods"]:
-            axes.legend(fontsize=8)
-        else:
-            axes.text(0.5, 0.5, "no method with varying scores", ha="center", va="center")
-    figure.suptitle(title)
-    figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.close(fd)
-    try:
-        figure.savefig(tmp, format="png")
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-# ---------------------------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------------------------
 
@@ -1122,9 +571,9 @@ def run_eval(
     for i, example in enumerate(bench.examples):
         for method_name in names:
             lines.append(
-                _json({"id": example.id, "method": method_name, **predictions[method_name][i]})
+                to_json({"id": example.id, "method": method_name, **predictions[method_name][i]})
             )
-    _atomic_write(output_dir / "predictions.jsonl", "\n".join(lines) + "\n")
+    atomic_write(output_dir / "predictions.jsonl", "\n".join(lines) + "\n")
     plot_thresholds(
         sweep,
         output_dir / "thresholds.png",
@@ -1132,8 +581,8 @@ def run_eval(
         title=f"{bench.name}: {sweep['family'] or 'no'}-level metric vs threshold",
     )
     metrics["timings"]["total"] = round(time.perf_counter() - started, 3)
-    _atomic_write(output_dir / "report.md", render_report(metrics))
-    _atomic_write(output_dir / "metrics.json", _json(metrics, indent=2) + "\n")
+    atomic_write(output_dir / "report.md", render_report(metrics))
+    atomic_write(output_dir / "metrics.json", to_json(metrics, indent=2) + "\n")
     logger.info("wrote %s (%.1f s)", output_dir, metrics["timings"]["total"])
     objects = {
         "benchmark": bench,
@@ -1188,48 +637,6 @@ def benchmark_names(config_dir: str | Path | None = None) -> list[str]:
     return sorted(p.stem for p in (directory / "benchmark").glob("*.yaml"))
 
 
-SUMMARY_COLUMNS = (
-    ("cov-F1 µ δ0", "span.coverage.0.micro_f1"),
-    ("cov-F1 µ δ5", "span.coverage.5.micro_f1"),
-    ("char F1", "span.char.f1"),
-    ("IoU", "span.iou"),
-)
-SUMMARY_UNIT_COLUMNS = (("macro-F1", "macro_f1"), ("ROC-AUC", "roc_auc"), ("PR-AUC", "pr_auc"))
-
-
-def render_summary(results: Mapping[str, Mapping[str, Any]], skipped: Mapping[str, str]) -> str:
-    """``summary.md``: one table, benchmark × method × key metrics."""
-    header = ["benchmark", "level", "method", "n", *(c for c, _ in SUMMARY_COLUMNS)]
-    header += [c for c, _ in SUMMARY_UNIT_COLUMNS]
-    rows = []
-    for name, metrics in results.items():
-        kinds = metrics["benchmark"]["families"]
-        unit = next((k for k in ("sentence", "claim") if k in kinds), None)
-        for method, values in metrics["methods"].items():
-            n = values[unit]["n"] if unit else metrics["benchmark"]["n_examples"]
-            rows.append(
-                [
-                    name,
-                    unit or metrics["benchmark"]["level"],
-                    method,
-                    n,
-                    *(_get(values, p) for _, p in SUMMARY_COLUMNS),
-                    *(_get(values.get(unit) if unit else None, p) for _, p in SUMMARY_UNIT_COLUMNS),
-                ]
-            )
-    lines = ["# Evaluation summary", ""]
-    lines += _table(header, rows)
-    lines += [
-        "",
-        "Span metrics against each set's primary gold; macro-F1 at the detector threshold. "
-        "Each benchmark's report.md has every metric.",
-    ]
-    if skipped:
-        lines += ["", "Skipped:", ""]
-        lines += [f"- `{name}`: {reason}" for name, reason in skipped.items()]
-    return "\n".join(lines) + "\n"
-
-
 def run_eval_all(
     overrides: Sequence[str] = (),
     *,
@@ -1272,6 +679,6 @@ def run_eval_all(
     if summary_dir is None:
         raise ValueError("no benchmark to evaluate")
     summary = summary_dir / "summary.md"
-    _atomic_write(summary, render_summary(results, skipped))
+    atomic_write(summary, render_summary(results, skipped))
     logger.info("wrote %s", summary)
     return results, {"skipped": skipped, "summary": summary}

@@ -1,0 +1,167 @@
+"""Row access and validation shared by the loaders: JSON-lines and CSV readers that keep each
+record's location, typed field access whose errors name the field, and span helpers."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from enoki_hd.eval.datasets.schema import DatasetError
+from enoki_hd.types import Span
+
+
+class Row:
+    """One record of a data file together with its location, for exact error messages."""
+
+    def __init__(self, path: Path, line: int, data: Mapping[str, Any]) -> None:
+        self.path = path
+        self.line = line
+        self.data = data
+
+    def error(self, field: str | None, problem: str) -> DatasetError:
+        return DatasetError(self.path, self.line, field, problem)
+
+    def has(self, name: str) -> bool:
+        return self.data.get(name) is not None
+
+    def value(self, name: str) -> Any:
+        if name not in self.data:
+            raise self.error(name, "is missing")
+        return self.data[name]
+
+    def text(self, name: str) -> str:
+        """A required string field."""
+        value = self.value(name)
+        if not isinstance(value, str):
+            raise self.error(name, f"must be a string, got {type(value).__name__}")
+        return value
+
+    def optional_text(self, name: str) -> str | None:
+        """A string field that may be absent or null (None then)."""
+        return None if self.data.get(name) is None else self.text(name)
+
+    def ident(self, name: str) -> str:
+        """An identifier given as a string or an integer, returned as a string."""
+        value = self.value(name)
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise self.error(name, f"must be a string or an integer, got {type(value).__name__}")
+        return str(value)
+
+    def items(self, name: str) -> list[Any]:
+        """A required list field."""
+        value = self.value(name)
+        if not isinstance(value, list):
+            raise self.error(name, f"must be a list, got {type(value).__name__}")
+        return value
+
+    def mapping(self, name: str) -> Mapping[str, Any]:
+        value = self.value(name)
+        if not isinstance(value, Mapping):
+            raise self.error(name, f"must be an object, got {type(value).__name__}")
+        return value
+
+
+def read_jsonl(path: Path) -> Iterator[Row]:
+    """Rows of a JSON-lines file; blank lines are skipped, line numbers are 1-based."""
+    with path.open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(path, line_no, None, f"is not valid JSON ({exc.msg})") from exc
+            if not isinstance(data, dict):
+                raise DatasetError(path, line_no, None, "is not a JSON object")
+            yield Row(path, line_no, data)
+
+
+def read_csv(path: Path, required: Sequence[str]) -> Iterator[Row]:
+    """Records of a CSV file with a header; ``line`` is each record's first line."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        for name in required:
+            if name not in header:
+                raise DatasetError(path, 1, name, "is missing from the header")
+        start = reader.line_num + 1
+        for record in reader:
+            yield Row(path, start, record)
+            start = reader.line_num + 1
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_bool(value: Any) -> bool | None:
+    """True / False from a bool, 0 / 1 or a "true" / "false" string; None if it is neither."""
+    if isinstance(value, bool):
+        return value
+    if is_int(value) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
+
+
+def pair_spans(row: Row, name: str, value: Any, length: int, length_of: str) -> list[Span]:
+    """``[[start, end], ...]`` validated against a text of ``length`` characters."""
+    problem = f"must be a list of [start, end] pairs with 0 <= start <= end <= len({length_of})"
+    if not isinstance(value, list):
+        raise row.error(name, problem)
+    spans: list[Span] = []
+    for pair in value:
+        if (
+            not isinstance(pair, (list, tuple))
+            or len(pair) != 2
+            or not all(is_int(x) for x in pair)
+            or not 0 <= pair[0] <= pair[1] <= length
+        ):
+            raise row.error(name, problem)
+        spans.append(Span(pair[0], pair[1]))
+    return spans
+
+
+def check_unique(row: Row, name: str, value: str, seen: dict[str, int]) -> None:
+    if value in seen:
+        raise row.error(name, f"repeats the {name} {value!r} of line {seen[value]}")
+    seen[value] = row.line
+
+
+def context_or_missing(context: str | None, metadata: dict[str, Any], flagged: Counter) -> str:
+    """The context, or "" with the caveat recorded when there is none."""
+    if context is None or not context.strip():
+        metadata["missing_context"] = True
+        flagged["missing_context"] += 1
+        return ""
+    return context
+
+
+def non_empty(spans: list[Span]) -> bool:
+    return any(len(s) > 0 for s in spans)
+
+
+def locate_in_order(text: str, pieces: Sequence[str]) -> list[Span | None]:
+    """Spans of ``pieces`` that occur in ``text`` in this order (offsets into ``text``).
+
+    Each piece is searched from the end of the previous located one, so a repeated piece
+    ("3.") takes its occurrence in sequence instead of being ambiguous. A piece not found
+    after that point is None and does not move the cursor. Surrounding whitespace of a
+    piece is not part of its span.
+    """
+    spans: list[Span | None] = []
+    cursor = 0
+    for piece in pieces:
+        needle = piece.strip()
+        pos = text.find(needle, cursor) if needle else -1
+        if pos < 0:
+            spans.append(None)
+            continue
+        spans.append(Span(pos, pos + len(needle)))
+        cursor = pos + len(needle)
+    return spans
