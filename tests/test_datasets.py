@@ -13,11 +13,11 @@ import pytest
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
     Benchmark,
-    ClaimLabel,
+    ClaimGold,
     DatasetError,
-    EntityLabel,
+    EntityGold,
     EvalExample,
-    SentenceLabel,
+    SentenceGold,
     load_benchmark,
     load_carb,
     load_enokiqa,
@@ -71,11 +71,11 @@ def test_example_and_benchmark_round_trip_through_json():
         gold_spans=[Span(0, 5)],
         soft_labels=[{"start": 0, "end": 5, "prob": 0.5}],
         sentence_labels=[
-            SentenceLabel(Span(0, 13), "Paris is big.", True),
-            SentenceLabel(None, "x", False),
+            SentenceGold(Span(0, 13), "Paris is big.", True),
+            SentenceGold(None, "x", False),
         ],
-        claim_labels=[ClaimLabel("Paris is big", True, "partially_supported")],
-        entity_labels=[EntityLabel(Span(0, 5), "Paris", True), EntityLabel(None, "Rome", False)],
+        claim_labels=[ClaimGold("Paris is big", True, "partially_supported")],
+        entity_labels=[EntityGold(Span(0, 5), "Paris", True), EntityGold(None, "Rome", False)],
         example_label=True,
         metadata={"missing_context": False},
     )
@@ -403,7 +403,7 @@ def test_factcheck_sentence_level_real_rows(shared_dir: Path):
     assert first.id == "0/sentence1"
     assert first.question == "What is the average height of female Presidents of the United States?"
     assert first.answer.startswith("There have been only four female presidents")
-    assert first.sentence_labels == [SentenceLabel(Span(0, len(first.answer)), first.answer, True)]
+    assert first.sentence_labels == [SentenceGold(Span(0, len(first.answer)), first.answer, True)]
     assert first.context.startswith("There have been no female presidents")
     span = first.metadata["sentence_span"]
     assert (
@@ -421,7 +421,7 @@ def test_factcheck_claim_level_real_rows(shared_dir: Path):
     }
     first = benchmark.examples[0]
     assert first.id == "0/sentence1/0"
-    assert first.claim_labels == [ClaimLabel(first.answer, True, "False")]
+    assert first.claim_labels == [ClaimGold(first.answer, True, "False")]
 
 
 def test_factcheck_malformed_claim_columns(tmp_path: Path):
@@ -475,7 +475,7 @@ def test_sentence_sample_without_output_and_malformed(tmp_path: Path):
         "Paris is big.",
         False,
     )
-    assert example.sentence_labels == [SentenceLabel(Span(0, 13), "Paris is big.", False)]
+    assert example.sentence_labels == [SentenceGold(Span(0, 13), "Paris is big.", False)]
     rows[0]["gold_supported"] = "maybe"
     write_jsonl(path, rows)
     with pytest.raises(DatasetError) as info:
@@ -504,10 +504,10 @@ def test_halluentity_entities_and_contexts(tmp_path: Path):
     assert benchmark.level == "entity"
     assert example.context == "Ann was born in Bergen in 1950."
     assert example.entity_labels == [
-        EntityLabel(Span(0, 3), "Ann", False),
-        EntityLabel(Span(16, 20), "Oslo", True),
-        EntityLabel(Span(24, 28), "1950", False),
-        EntityLabel(None, "Rome", True),
+        EntityGold(Span(0, 3), "Ann", False),
+        EntityGold(Span(16, 20), "Oslo", True),
+        EntityGold(Span(24, 28), "1950", False),
+        EntityGold(None, "Rome", True),
     ]
     assert example.example_label is True
     assert benchmark.flagged == {"entity_not_located": 1}
@@ -569,8 +569,8 @@ def test_enokiqa_with_fact_labels(tmp_path: Path):
     first, second = benchmark.examples
     assert first.context == "Paris is in France."
     assert first.claim_labels == [
-        ClaimLabel("Paris is in Spain", True, "contradiction"),
-        ClaimLabel("Paris is a city", False, "entailment"),
+        ClaimGold("Paris is in Spain", True, "contradiction"),
+        ClaimGold("Paris is a city", False, "entailment"),
     ]
     assert first.metadata["fact_spans"] == [{"start": 12, "end": 17}, None]
     assert first.example_label is True
@@ -611,7 +611,7 @@ def test_wice_full_documents_and_oracle_chunks(shared_dir: Path):
 
     claim, chunked = full.examples[0], oracle.examples[0]
     assert claim.id == "dev02986"
-    assert claim.claim_labels == [ClaimLabel(claim.answer, True, "partially_supported")]
+    assert claim.claim_labels == [ClaimGold(claim.answer, True, "partially_supported")]
     assert claim.metadata["supporting_sentences"] == [[5, 15], [15, 17]]
     for example in (claim, chunked):
         first_support = example.metadata["supporting_spans"][0][0]

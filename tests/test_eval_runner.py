@@ -13,9 +13,9 @@ from enoki_hd.detector import Detector
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
     Benchmark,
-    ClaimLabel,
+    ClaimGold,
     EvalExample,
-    SentenceLabel,
+    SentenceGold,
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
@@ -280,11 +280,9 @@ def test_sentence_units_take_the_overlapping_prediction() -> None:
     answer = "One. Two. Three."
     examples = [
         EvalExample(
-            "a", None, "ctx", answer, sentence_labels=[SentenceLabel(Span(5, 9), "Two.", True)]
+            "a", None, "ctx", answer, sentence_labels=[SentenceGold(Span(5, 9), "Two.", True)]
         ),
-        EvalExample(
-            "b", None, "ctx", answer, sentence_labels=[SentenceLabel(None, "Lost.", False)]
-        ),
+        EvalExample("b", None, "ctx", answer, sentence_labels=[SentenceGold(None, "Lost.", False)]),
     ]
     sentences = [
         {"index": 0, "start": 0, "end": 4, "score": 0.9, "label": "unverifiable"},
@@ -302,10 +300,10 @@ def test_sentence_units_take_the_overlapping_prediction() -> None:
 def test_a_list_marker_unit_takes_the_next_sentence() -> None:
     answer = "Steps:\n3. Rinse well. Dry."
     marker = EvalExample(
-        "m", None, "ctx", answer, sentence_labels=[SentenceLabel(Span(7, 9), "3.", True)]
+        "m", None, "ctx", answer, sentence_labels=[SentenceGold(Span(7, 9), "3.", True)]
     )
     trailing = EvalExample(
-        "t", None, "ctx", "Done. !", sentence_labels=[SentenceLabel(Span(6, 7), "!", True)]
+        "t", None, "ctx", "Done. !", sentence_labels=[SentenceGold(Span(6, 7), "!", True)]
     )
     sentences = [
         {"index": 0, "start": 0, "end": 6, "score": 0.1, "label": "supported"},
@@ -339,7 +337,7 @@ def test_three_way_label_from_units() -> None:
 def test_claim_metrics_three_way() -> None:
     examples = [
         EvalExample(
-            str(i), None, "c", "x", claim_labels=[ClaimLabel("x", label != "supported", label)]
+            str(i), None, "c", "x", claim_labels=[ClaimGold("x", label != "supported", label)]
         )
         for i, label in enumerate(["supported", "not_supported", "partially_supported"])
     ]

@@ -14,7 +14,7 @@ from enoki_hd.eval.datasets.rows import (
     is_int,
     read_jsonl,
 )
-from enoki_hd.eval.datasets.schema import Benchmark, ClaimLabel, EvalExample, PathLike
+from enoki_hd.eval.datasets.schema import Benchmark, ClaimGold, EvalExample, PathLike
 from enoki_hd.text import anchor
 from enoki_hd.types import Span
 
@@ -25,12 +25,12 @@ _NLI_LABELS = ("entailment", "neutral", "contradiction")
 
 def _enokiqa_claims(
     row: Row, answer: str, flagged: Counter
-) -> tuple[list[ClaimLabel], list[dict[str, int] | None]] | None:
+) -> tuple[list[ClaimGold], list[dict[str, int] | None]] | None:
     """Fact-level labels from ``facts``: (claims, each fact's span in the answer or None)."""
     if not row.has("facts"):
         return None
     facts = row.items("facts")
-    claims: list[ClaimLabel] = []
+    claims: list[ClaimGold] = []
     spans: list[dict[str, int] | None] = []
     for index, fact in enumerate(facts):
         if not isinstance(fact, Mapping):
@@ -52,7 +52,7 @@ def _enokiqa_claims(
                 label = "hallucinated" if hallucinated else "supported"
         else:
             raise row.error("facts", f"item {index} needs a 'label' string or a 'hall_prob'")
-        claims.append(ClaimLabel(text, hallucinated, label))
+        claims.append(ClaimGold(text, hallucinated, label))
         start, end = fact.get("span_start"), fact.get("span_end")
         span: Span | None = None
         if is_int(start) and is_int(end):

@@ -17,10 +17,10 @@ from enoki_hd.eval.datasets.rows import (
 )
 from enoki_hd.eval.datasets.schema import (
     Benchmark,
-    ClaimLabel,
+    ClaimGold,
     EvalExample,
     PathLike,
-    SentenceLabel,
+    SentenceGold,
 )
 from enoki_hd.text import anchor
 from enoki_hd.types import Span
@@ -152,7 +152,7 @@ def load_factcheck(
                                 _join_evidence(claim.evidence), metadata, flagged
                             ),
                             answer=claim.text,
-                            claim_labels=[ClaimLabel(claim.text, hallucinated, claim.raw_label)],
+                            claim_labels=[ClaimGold(claim.text, hallucinated, claim.raw_label)],
                             example_label=hallucinated,
                             metadata=metadata,
                         )
@@ -184,7 +184,7 @@ def load_factcheck(
                     context=context_or_missing(context, metadata, flagged),
                     answer=decontext,
                     sentence_labels=[
-                        SentenceLabel(Span(0, len(decontext)), decontext, hallucinated)
+                        SentenceGold(Span(0, len(decontext)), decontext, hallucinated)
                     ],
                     example_label=hallucinated,
                     metadata=metadata,

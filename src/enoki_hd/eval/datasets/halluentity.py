@@ -18,7 +18,7 @@ from enoki_hd.eval.datasets.rows import (
 from enoki_hd.eval.datasets.schema import (
     Benchmark,
     DatasetError,
-    EntityLabel,
+    EntityGold,
     EvalExample,
     PathLike,
 )
@@ -112,7 +112,7 @@ def load_halluentity(
         if not_located:
             flagged["entity_not_located"] += not_located
         entity_labels = [
-            EntityLabel(span, text, not ok)
+            EntityGold(span, text, not ok)
             for span, text, ok in zip(spans, entities, factual, strict=True)
         ]
         metadata: dict[str, Any] = {}

@@ -34,7 +34,7 @@ def _span_or_none(value: Any) -> Span | None:
 
 
 @dataclass
-class SentenceLabel:
+class SentenceGold:
     """Gold verdict for one sentence. ``span`` is its position in the answer, None if the
     sentence could not be located there."""
 
@@ -50,12 +50,12 @@ class SentenceLabel:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SentenceLabel:
+    def from_dict(cls, d: Mapping[str, Any]) -> SentenceGold:
         return cls(_span_or_none(d.get("span")), d["text"], bool(d["hallucinated"]))
 
 
 @dataclass
-class ClaimLabel:
+class ClaimGold:
     """Gold verdict for one claim; ``label`` keeps the set's raw label (e.g.
     ``partially_supported``), ``hallucinated`` is its binary reading."""
 
@@ -67,13 +67,13 @@ class ClaimLabel:
         return {"text": self.text, "hallucinated": self.hallucinated, "label": self.label}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ClaimLabel:
+    def from_dict(cls, d: Mapping[str, Any]) -> ClaimGold:
         return cls(d["text"], bool(d["hallucinated"]), str(d["label"]))
 
 
-class EntityLabel(SentenceLabel):
+class EntityGold(SentenceGold):
     """Gold verdict for one entity; ``span`` is None if it could not be located in the answer.
-    The same fields as :class:`SentenceLabel`."""
+    The same fields as :class:`SentenceGold`."""
 
 
 @dataclass
@@ -91,9 +91,9 @@ class EvalExample:
     answer: str
     gold_spans: list[Span] | None = None
     soft_labels: list[dict[str, Any]] | None = None
-    sentence_labels: list[SentenceLabel] | None = None
-    claim_labels: list[ClaimLabel] | None = None
-    entity_labels: list[EntityLabel] | None = None
+    sentence_labels: list[SentenceGold] | None = None
+    claim_labels: list[ClaimGold] | None = None
+    entity_labels: list[EntityGold] | None = None
     example_label: bool | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -131,9 +131,9 @@ class EvalExample:
             answer=d["answer"],
             gold_spans=load("gold_spans", Span.from_dict),
             soft_labels=None if soft is None else [dict(x) for x in soft],
-            sentence_labels=load("sentence_labels", SentenceLabel.from_dict),
-            claim_labels=load("claim_labels", ClaimLabel.from_dict),
-            entity_labels=load("entity_labels", EntityLabel.from_dict),
+            sentence_labels=load("sentence_labels", SentenceGold.from_dict),
+            claim_labels=load("claim_labels", ClaimGold.from_dict),
+            entity_labels=load("entity_labels", EntityGold.from_dict),
             example_label=d.get("example_label"),
             metadata=dict(d.get("metadata", {})),
         )

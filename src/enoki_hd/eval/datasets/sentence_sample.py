@@ -15,7 +15,7 @@ from enoki_hd.eval.datasets.rows import (
     parse_bool,
     read_jsonl,
 )
-from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike, SentenceLabel
+from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike, SentenceGold
 from enoki_hd.text import anchor
 from enoki_hd.types import Span
 
@@ -97,7 +97,7 @@ def load_sentence_sample(path: PathLike, *, name: str = "sentence_sample") -> Be
                 question=row.optional_text("question") or None,
                 context=context_or_missing(context, metadata, flagged),
                 answer=answer,
-                sentence_labels=[SentenceLabel(span, sentence, not supported)],
+                sentence_labels=[SentenceGold(span, sentence, not supported)],
                 example_label=not supported,
                 metadata=metadata,
             )

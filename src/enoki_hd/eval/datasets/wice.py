@@ -14,7 +14,7 @@ from enoki_hd.eval.datasets.rows import (
     is_int,
     read_jsonl,
 )
-from enoki_hd.eval.datasets.schema import Benchmark, ClaimLabel, EvalExample, PathLike
+from enoki_hd.eval.datasets.schema import Benchmark, ClaimGold, EvalExample, PathLike
 from enoki_hd.types import Span
 
 _WICE_LABELS = ("supported", "partially_supported", "not_supported")
@@ -73,7 +73,7 @@ def _wice_example(
         question=None,
         context=context_or_missing("\n".join(sentences), metadata, flagged),
         answer=claim,
-        claim_labels=[ClaimLabel(claim, hallucinated, label)],
+        claim_labels=[ClaimGold(claim, hallucinated, label)],
         example_label=hallucinated,
         metadata=metadata,
     )
