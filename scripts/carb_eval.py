@@ -2,10 +2,12 @@
 
 python scripts/carb_eval.py                      # writes outputs/carb/metrics.json
 python scripts/carb_eval.py --model en_core_web_lg --out outputs/carb_lg
+python scripts/carb_eval.py --match strict       # the project's earlier, stricter match
 
 Each CaRB sentence is extracted once (timed with ``time.perf_counter``); the same facts are
 scored with every fact of each incremental chain (``chains``) and with only the widest fact of
-each chain (``collapsed``).
+each chain (``collapsed``), by :func:`enoki_hd.extract.carb.carb_score` (the official CaRB
+scorer unless ``--match strict``).
 """
 
 from __future__ import annotations
@@ -20,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
-from enoki_hd.eval.metrics import carb_score
 from enoki_hd.extract import get_extractor
-from enoki_hd.extract.carb import carb_tuples
+from enoki_hd.extract.carb import CarbMatch, carb_score, carb_tuples
 from enoki_hd.types import Span
 
 logger = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ _REPORTED = ("precision", "recall", "f1", "auc", "threshold", "n_gold", "n_pred"
 
 
 def run(
-    shared_dir: Path, out_dir: Path, *, model: str | None = None
+    shared_dir: Path, out_dir: Path, *, model: str | None = None, match: CarbMatch = "carb"
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``."""
     carb_dir = shared_dir / "data" / "carb"
@@ -47,6 +48,7 @@ def run(
     metrics: dict[str, Any] = {
         "extractor": "rules",
         "model": extractor.model,
+        "match": match,
         "n_sentences": len(carb.sentences),
         "latency_s_per_sentence": {
             "median": statistics.median(latencies),
@@ -56,7 +58,7 @@ def run(
     }
     for setting, collapse in _SETTINGS.items():
         predicted = {s: carb_tuples(f, collapse_chains=collapse) for s, f in facts.items()}
-        scores = carb_score(predicted, carb.gold)
+        scores = carb_score(predicted, carb.gold, match=match)
         metrics[setting] = {key: scores[key] for key in _REPORTED}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
@@ -73,10 +75,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--out", type=Path, default=Path("outputs/carb"))
     parser.add_argument("--model", default=None, help="spaCy pipeline for the rules extractor")
+    parser.add_argument(
+        "--match",
+        choices=["carb", "strict"],
+        default="carb",
+        help="carb: the official CaRB scorer (default); strict: the earlier, stricter match",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    metrics, _ = run(args.shared_dir, args.out, model=args.model)
-    print(f"CaRB dev, {metrics['n_sentences']} sentences, rules extractor ({metrics['model']})")
+    metrics, _ = run(args.shared_dir, args.out, model=args.model, match=args.match)
+    print(
+        f"CaRB dev, {metrics['n_sentences']} sentences, rules extractor ({metrics['model']}), "
+        f"{args.match} match"
+    )
     print(f"{'setting':<10} {'P':>6} {'R':>6} {'F1':>6} {'AUC':>6} {'#pred':>6}")
     for setting in _SETTINGS:
         m = metrics[setting]

@@ -35,7 +35,7 @@ def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[
     metrics = module.main(["--shared-dir", str(tmp_path / "shared"), "--out", str(out)])
     written = json.loads((out / "metrics.json").read_text())
     assert written == json.loads(json.dumps(metrics))
-    assert written["n_sentences"] == 2
+    assert written["n_sentences"] == 2 and written["match"] == "carb"
     for setting in ("chains", "collapsed"):
         scores = written[setting]
         assert set(scores) >= {"precision", "recall", "f1", "auc"}
