@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from fakes import FailingVerifier, LexicalVerifier
 
-from enoki_hd.detector import Detector, load_default_verifier
+from enoki_hd.detector import Detector
 from enoki_hd.types import Report
+from enoki_hd.verify.loading import load_default_verifier
 from enoki_hd.verify.nli import VerifierError
 
 CONTEXT = (
@@ -180,7 +181,7 @@ def test_fact_level_spans_facts_and_sentences(verification: str) -> None:
     assert by_id["f0.4"].label == "supported"  # (Suede, formed in, 1989)
     if verification == "hybrid":
         # the lexical grounding check sees a year of the same kind in the evidence: contradiction
-        assert by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "grounding"
+        assert by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "value_conflict"
         assert [s.label for s in report.spans] == ["unverifiable", "contradicted"]
     assert report.sentences[0].label == "unverifiable"
     assert report.sentences[0].facts == ["f0.0", "f0.1", "f0.2", "f0.3", "f0.4"]

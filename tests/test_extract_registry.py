@@ -34,6 +34,14 @@ def test_register_and_build_with_kwargs() -> None:
         def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
             return [Fact("f0.0", 0, answer, self.relation, "", [Span(0, len(answer))])]
 
+        def unparseable_sentences(
+            self, answer: str, sentences: list[Span] | None = None
+        ) -> set[int]:
+            return set()
+
+        def config(self) -> dict:
+            return {"name": self.name, "relation": self.relation}
+
     extractor = get_extractor("test-constant", relation="was")
     assert isinstance(extractor, Extractor)
     assert extractor.extract("Suede")[0].relation == "was"
@@ -45,6 +53,25 @@ def test_register_and_build_with_kwargs() -> None:
             name = "other"
 
     register("test-constant")(ConstantExtractor)  # the same class again is no clash
+
+
+def test_an_extractor_missing_a_protocol_method_is_not_an_extractor() -> None:
+    class ExtractOnly:
+        name = "extract-only"
+
+        def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
+            return []
+
+    assert not isinstance(ExtractOnly(), Extractor)
+
+
+@pytest.mark.parametrize("name", ["rules", "preextracted"])
+def test_builtin_extractors_implement_the_protocol_and_rebuild_from_config(name: str) -> None:
+    extractor = get_extractor(name)
+    assert isinstance(extractor, Extractor)
+    options = extractor.config()
+    assert options.pop("name") == name
+    assert get_extractor(name, **options).config() == extractor.config()
 
 
 # --- pre-extracted triples ------------------------------------------------------------------

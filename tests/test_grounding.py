@@ -1,4 +1,4 @@
-"""The grounding check: number and date normalization, the context index, ground(), combine()."""
+"""The grounding check: number and date normalization, the context index, ground()."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from enoki_hd.verify.grounding import (
     GroundingIndex,
     GroundingResult,
     NumberMention,
-    combine,
     ground,
     normalize_term,
     parse_dates,
@@ -316,54 +315,3 @@ def test_one_megabyte_context_index() -> None:
     assert {"suede", "band", "album", "delegate"} <= index.words
     assert ground("Suede released 7 albums in 1992", index).status == "grounded"
     assert ground("Suede released 12 albums", index).mismatches == [("12", "7")]
-
-
-# ---------------------------------------------------------------------------------------------
-# combine
-# ---------------------------------------------------------------------------------------------
-
-MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4)
-ABSENT = GroundingResult("absent", 0.8, ["noel", "gallagher"], [], 3)
-PARTIAL = GroundingResult("partial", 0.2, ["formed"], [], 3)
-GROUNDED = GroundingResult("grounded", 0.0, [], [], 2)
-EMPTY = GroundingResult("empty", 0.0, [], [], 0)
-
-
-def test_combine_nli() -> None:
-    for grounding in (MISMATCH, ABSENT, GROUNDED, EMPTY):
-        assert combine(0.3, grounding, mode="nli") == (0.3, "nli", None)
-
-
-def test_combine_grounding() -> None:
-    assert combine(0.1, MISMATCH, mode="grounding") == (0.9, "grounding", "contradicted")
-    assert combine(0.1, ABSENT, mode="grounding") == (0.8, "grounding", "unverifiable")
-    assert combine(0.9, PARTIAL, mode="grounding") == (0.2, "grounding", "supported")
-    assert combine(0.9, GROUNDED, mode="grounding") == (0.0, "grounding", "supported")
-    assert combine(0.7, EMPTY, mode="grounding") == (0.7, "nli", None)
-
-
-def test_combine_hybrid() -> None:
-    assert combine(0.95, MISMATCH, mode="hybrid") == (0.95, "grounding", "contradicted")
-    assert combine(0.1, MISMATCH, mode="hybrid") == (0.9, "grounding", "contradicted")
-    hall, decided_by, label = combine(0.2, ABSENT, mode="hybrid")
-    assert (hall, decided_by, label) == (pytest.approx(0.5), "grounding", None)
-    hall, decided_by, label = combine(0.9, PARTIAL, mode="hybrid", weight=0.25)
-    assert (hall, decided_by, label) == (pytest.approx(0.375), "nli", None)
-    assert combine(0.4, ABSENT, mode="hybrid", weight=1.0) == (0.4, "nli", None)
-    assert combine(0.7, EMPTY, mode="hybrid") == (0.7, "nli", None)
-
-
-@pytest.mark.parametrize(
-    ("nli_hall", "mode", "weight", "message"),
-    [
-        (0.5, "vote", 0.5, "mode must be"),
-        (1.5, "hybrid", 0.5, "nli_hall must be a probability"),
-        (float("nan"), "hybrid", 0.5, "nli_hall must be a probability"),
-        (0.5, "hybrid", -0.1, "weight must be in"),
-    ],
-)
-def test_combine_rejects_bad_arguments(
-    nli_hall: float, mode: str, weight: float, message: str
-) -> None:
-    with pytest.raises(ValueError, match=message):
-        combine(nli_hall, GROUNDED, mode=mode, weight=weight)  # type: ignore[arg-type]

@@ -12,6 +12,13 @@ Rules (Enoki's projection, with incremental chains):
   the coarser failure is the cause, so NLI does not blame it; only the words it adds that have
   no trace anywhere in the context (``verdict.blamed``, from the grounding check) still count,
   since that evidence does not depend on the parent;
+- a **value conflict** (``decided_by="value_conflict"``: the fact's number or date differs
+  from one of the same kind in its evidence) explains the failure of its
+  ancestors that are ``unverifiable`` on lexical grounds alone (``decided_by="grounding"``):
+  those were checked against the very evidence that states the rival value, so their missing
+  words are more likely paraphrase ("concert" for "tour") than invention. Such an ancestor is
+  *explained*: suppressed by the conflict (``suppressed_by``) instead of suppressing it, and
+  not blamed at all — the conflict is;
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
@@ -29,10 +36,14 @@ from __future__ import annotations
 import bisect
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from enoki_hd.text import merge_spans
-from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, Span
+from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, SentenceVerdict, Span
+
+if TYPE_CHECKING:
+    from enoki_hd.verify.grounding import GroundingIndex
 
 logger = logging.getLogger(__name__)
 
@@ -56,33 +67,65 @@ def _score(verdict: FactVerdict) -> float:
     return verdict.hall_prob if verdict.score is None else verdict.score
 
 
-def mark_suppressed(verdicts: list[FactVerdict], threshold: float = 0.5) -> list[FactVerdict]:
-    """Set ``verdict.suppressed`` on every verdict, in place, and return the list.
+def is_value_conflict(verdict: FactVerdict) -> bool:
+    """Whether the grounding check found the fact's number or date contradicted by a rival
+    value of the same kind in its evidence."""
+    return verdict.decided_by == "value_conflict"
 
-    A verdict is suppressed when its fact is unsupported and some ancestor (parent, its
-    parent, ...) among ``verdicts`` is unsupported too. Parents missing from ``verdicts``
-    end the walk up the chain.
+
+def explained_failures(verdicts: list[FactVerdict], threshold: float = 0.5) -> dict[str, str]:
+    """``{ancestor id: conflict id}``: the unsupported ancestors, ``unverifiable`` on lexical
+    grounds (``decided_by == "grounding"``), of each unsupported value conflict
+    (:func:`is_value_conflict`) — the nearest conflict below wins."""
+    by_id = {v.fact.id: v for v in verdicts}
+    facts = {v.fact.id: v.fact for v in verdicts}
+    failed = {v.fact.id for v in verdicts if is_unsupported(v, threshold)}
+    explained: dict[str, str] = {}
+    for verdict in verdicts:
+        if verdict.fact.id not in failed or not is_value_conflict(verdict):
+            continue
+        for ancestor in _ancestors(verdict.fact, facts):
+            other = by_id[ancestor]
+            if (
+                ancestor in failed
+                and other.label == "unverifiable"
+                and other.decided_by == "grounding"
+            ):
+                explained.setdefault(ancestor, verdict.fact.id)
+    return explained
+
+
+def mark_suppressed(verdicts: list[FactVerdict], threshold: float = 0.5) -> list[FactVerdict]:
+    """Set ``suppressed`` and ``suppressed_by`` on every verdict, in place; return the list.
+
+    First, every failure a value conflict explains (:func:`explained_failures`) is suppressed
+    by that conflict. Then every other unsupported verdict is suppressed by its
+    nearest unsupported ancestor (parent, its parent, ...) that was not suppressed that way.
+    Parents missing from ``verdicts`` end the walk up the chain.
     """
     _check_threshold(threshold)
     facts = {v.fact.id: v.fact for v in verdicts}
     failed = {v.fact.id for v in verdicts if is_unsupported(v, threshold)}
+    explained = explained_failures(verdicts, threshold)
     for verdict in verdicts:
-        verdict.suppressed = verdict.fact.id in failed and _has_failed_ancestor(
-            verdict.fact, facts, failed
-        )
+        fact_id = verdict.fact.id
+        by = explained.get(fact_id)
+        if by is None and fact_id in failed:
+            blocking = (a for a in _ancestors(verdict.fact, facts) if a in failed)
+            by = next((a for a in blocking if a not in explained), None)
+        verdict.suppressed_by = by
+        verdict.suppressed = by is not None
     return verdicts
 
 
-def _has_failed_ancestor(fact: Fact, facts: dict[str, Fact], failed: set[str]) -> bool:
+def _ancestors(fact: Fact, facts: dict[str, Fact]) -> Iterator[str]:
+    """Ids of ``fact``'s parent, its parent, ... among ``facts`` (nearest first)."""
     seen = {fact.id}
     parent = fact.parent
-    while parent is not None and parent not in seen:
-        if parent in failed:
-            return True
+    while parent is not None and parent not in seen and parent in facts:
+        yield parent
         seen.add(parent)
-        ancestor = facts.get(parent)
-        parent = None if ancestor is None else ancestor.parent
-    return False
+        parent = facts[parent].parent
 
 
 def blamed_spans(fact: Fact) -> list[Span]:
@@ -134,9 +177,12 @@ def project_spans(
     if not isinstance(answer, str):
         raise TypeError(f"answer must be str, got {type(answer).__name__}")
     mark_suppressed(verdicts, threshold)
+    explained = explained_failures(verdicts, threshold)
     parts: list[_Part] = []
     for verdict in verdicts:
         if (verdict.suppressed and not verdict.blamed) or not is_unsupported(verdict, threshold):
+            continue
+        if verdict.fact.id in explained:
             continue
         for span in verdict.blamed or blamed_spans(verdict.fact):
             if span.end > len(answer):
@@ -186,3 +232,41 @@ def _merge_parts(answer: str, parts: list[_Part]) -> list[HallucinatedSpan]:
         )
         for m, group in zip(merged, groups, strict=True)
     ]
+
+
+def blame_sentence_words(
+    answer: str,
+    sentences: list[SentenceVerdict],
+    spans: list[HallucinatedSpan],
+    verdicts: list[FactVerdict],
+    grounding: GroundingIndex,
+    *,
+    question: str | None = None,
+) -> list[HallucinatedSpan]:
+    """``spans`` plus the words of flagged sentences that have no trace in the context and
+    that no fact covers (half-open offsets into ``answer``).
+
+    Extractors miss parts of sentences; a sentence judged ``contradicted`` or ``unverifiable``
+    still points at its context-absent words outside every fact. Words inside a fact are judged
+    by that fact (a supported fact clears them). The added spans carry the sentence's score and
+    label and no fact id, and are merged with ``spans`` by the rule of :func:`project_spans`.
+    """
+    from enoki_hd.verify.grounding import ground
+
+    covered: dict[int, list[Span]] = {}
+    for verdict in verdicts:
+        fact = verdict.fact
+        parts = fact.subject_spans + fact.relation_spans + fact.object_spans
+        covered.setdefault(fact.sentence, []).extend(parts)
+    extra = []
+    for sentence in sentences:
+        if sentence.label not in ("contradicted", "unverifiable"):
+            continue
+        inside = covered.get(sentence.index, [])
+        result = ground(sentence.text, "", question=question, scope=grounding)
+        for span in result.missing_spans:
+            start = sentence.span.start + span.start
+            word = Span(start, start + len(span))
+            if not any(word.overlaps(part) for part in inside):
+                extra.append((word, sentence.score, sentence.label))
+    return merge_hallucinated(answer, spans, extra) if extra else spans

@@ -41,10 +41,14 @@ _SPACY_MAX_CHUNK = 100_000
 _SPACY_BATCH_SIZE = 64
 
 
-def _require_str(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be str, got {type(value).__name__}")
-    return value
+def require_str(value: object, name: str, *, optional: bool = False) -> None:
+    """Raise ``TypeError`` naming ``name`` unless ``value`` is a str (or None when
+    ``optional``); bytes get a hint to decode them first."""
+    if isinstance(value, str) or (value is None and optional):
+        return
+    expected = "str or None" if optional else "str"
+    hint = " (decode bytes first, e.g. value.decode('utf-8'))" if isinstance(value, bytes) else ""
+    raise TypeError(f"{name} must be {expected}, got {type(value).__name__}{hint}")
 
 
 def _check_span_in(text: str, span: Span, name: str) -> None:
@@ -66,7 +70,7 @@ def strip_span(text: str, span: Span) -> Span:
 
     A span that covers only whitespace becomes the empty span ``Span(span.start, span.start)``.
     """
-    _require_str(text, "text")
+    require_str(text, "text")
     _check_span_in(text, span, "span")
     start, end = span.start, span.end
     while start < end and text[start].isspace():
@@ -86,7 +90,7 @@ def merge_spans(spans: Iterable[Span], text: str | None = None) -> list[Span]:
     spans sorted by start offset.
     """
     if text is not None:
-        _require_str(text, "text")
+        require_str(text, "text")
     merged: list[Span] = []
     for span in sorted(s for s in spans if len(s) > 0):
         if merged:
@@ -140,7 +144,7 @@ def tokenize_words(text: str) -> list[Span]:
     inner ``,`` and ``.`` (``1,900,000``, ``3.5``), and every other non-space character
     (punctuation, symbols, each emoji code point) is a token of its own.
     """
-    _require_str(text, "text")
+    require_str(text, "text")
     return [Span(m.start(), m.end()) for m in _word_token_re().finditer(text)]
 
 
@@ -207,8 +211,8 @@ def anchor(text: str, phrase: str, window: Span | None = None) -> Span | None:
     with a word character must not be glued to a word character before (after) it, so ``"art"``
     does not match inside ``"start"``. An empty phrase returns None.
     """
-    _require_str(text, "text")
-    _require_str(phrase, "phrase")
+    require_str(text, "text")
+    require_str(phrase, "phrase")
     if window is None:
         window = Span(0, len(text))
     else:
@@ -518,7 +522,7 @@ def segment_sentences(
         ValueError: unknown ``backend``.
         OSError: the spaCy model cannot be loaded (the message says how to install it).
     """
-    _require_str(text, "text")
+    require_str(text, "text")
     if backend not in ("spacy", "regex"):
         raise ValueError(f"backend must be 'spacy' or 'regex', got {backend!r}")
     blocks = _markdown_blocks(text)

@@ -14,7 +14,7 @@ FactLabel = Literal["supported", "contradicted", "unverifiable"]
 SentenceLabel = Literal["supported", "contradicted", "unverifiable", "unsupported_language"]
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 
 @dataclass(frozen=True, order=True)
@@ -122,9 +122,9 @@ class Fact:
         )
 
 
-@dataclass
-class Evidence:
-    """The context passage that decided a verdict: its span in the context and its text."""
+@dataclass(frozen=True)
+class EvidenceFocus:
+    """One sentence inside an evidence window: its span in the CONTEXT and its text."""
 
     start: int
     end: int
@@ -134,10 +134,46 @@ class Evidence:
         return {"start": self.start, "end": self.end, "text": self.text}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Evidence | None:
+    def from_dict(cls, d: dict[str, Any] | None) -> EvidenceFocus | None:
         if d is None:
             return None
         return cls(int(d["start"]), int(d["end"]), d["text"])
+
+
+@dataclass
+class Evidence:
+    """The context passage that decided a verdict: its span in the context and its text.
+
+    Offsets are half-open ``[start, end)`` character offsets into the CONTEXT (not the answer).
+    ``focus`` is the window's sentence that best matches the hypothesis — the sentence with the
+    highest retrieval score (BM25, or BM25 fused with dense cosine when the selector uses
+    ``dense_weight``) among the window's sentences. It is a pointer for the reader, not a
+    separate NLI judgement: the verifier judged the whole window. It is None when the window is
+    a single sentence (or a piece of one) or when no sentence of the window shares a term with
+    the hypothesis.
+    """
+
+    start: int
+    end: int
+    text: str
+    focus: EvidenceFocus | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "focus": self.focus.to_dict() if self.focus else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Evidence | None:
+        """Reads dicts written before ``focus`` existed too (their focus is None)."""
+        if d is None:
+            return None
+        return cls(
+            int(d["start"]), int(d["end"]), d["text"], EvidenceFocus.from_dict(d.get("focus"))
+        )
 
 
 @dataclass
@@ -175,9 +211,13 @@ class FactVerdict:
 
     ``hall_prob`` is the verifier's neutral + contradiction; ``score`` is the final
     hallucination score after the signals are combined (equal to ``hall_prob`` when NLI alone
-    decides). ``suppressed`` is True when a coarser parent fact already failed, so this
-    refinement is not blamed for the hallucination. ``decided_by`` names the signal that decided
-    the label (``nli``, ``grounding``, ...).
+    decides): higher means more likely unsupported. ``suppressed`` is True when another failed
+    fact of the same chain explains this one's failure, so it is not blamed again:
+    ``suppressed_by`` names that fact — a coarser ancestor that already failed, or a refinement
+    whose value conflicts with the evidence (see :mod:`enoki_hd.project`). ``decided_by`` names
+    the signal that decided the label (``nli``, ``grounding``). ``split`` is empty unless the
+    hypothesis was too long to judge whole: then the pieces judged, as half-open offsets into
+    ``hypothesis``.
     """
 
     fact: Fact
@@ -191,6 +231,8 @@ class FactVerdict:
     # Answer spans this fact is blamed for when unsupported, when finer than its delta (the
     # delta's words with no trace in the context); None = blame the delta.
     blamed: list[Span] | None = None
+    suppressed_by: str | None = None
+    split: list[Span] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -212,6 +254,8 @@ class FactVerdict:
             "suppressed": self.suppressed,
             "decided_by": self.decided_by,
             "blamed": None if self.blamed is None else _spans_to_list(self.blamed),
+            "suppressed_by": self.suppressed_by,
+            "split": _spans_to_list(self.split),
         }
 
     @classmethod
@@ -226,6 +270,8 @@ class FactVerdict:
             decided_by=d.get("decided_by", "nli"),
             score=d.get("score"),
             blamed=None if d.get("blamed") is None else _spans_from_list(d["blamed"]),
+            suppressed_by=d.get("suppressed_by"),
+            split=_spans_from_list(d.get("split")),
         )
 
 
@@ -233,8 +279,11 @@ class FactVerdict:
 class SentenceVerdict:
     """Verdict for one answer sentence: its span, a hallucination score in [0, 1] and a label.
 
-    ``method`` says how the score was made: ``sentence-nli`` (the whole sentence checked as one
-    hypothesis), or an aggregation of fact verdicts (``max``, ``mean``, ...).
+    ``score`` is a hallucination score: higher means more likely unsupported. ``method`` says
+    how it was made: ``sentence-nli`` (the whole sentence checked as one hypothesis), or an
+    aggregation of fact verdicts (``max``, ``mean``, ...). ``split`` is empty unless the
+    sentence was too long to judge whole: then the pieces judged, as half-open offsets into the
+    answer.
     """
 
     index: int
@@ -246,6 +295,7 @@ class SentenceVerdict:
     evidence: Evidence | None = None
     method: str = "sentence-nli"
     facts: list[str] = field(default_factory=list)
+    split: list[Span] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -258,6 +308,7 @@ class SentenceVerdict:
             "evidence": self.evidence.to_dict() if self.evidence else None,
             "method": self.method,
             "facts": list(self.facts),
+            "split": _spans_to_list(self.split),
         }
 
     @classmethod
@@ -272,6 +323,7 @@ class SentenceVerdict:
             evidence=Evidence.from_dict(d.get("evidence")),
             method=d.get("method", "sentence-nli"),
             facts=list(d.get("facts", [])),
+            split=_spans_from_list(d.get("split")),
         )
 
 
@@ -313,17 +365,21 @@ class Summary:
     """Answer-level summary.
 
     ``faithfulness`` = supported / checked units (facts when facts were checked, else
-    sentences); None when nothing could be checked. ``status`` is ``ok``, ``empty_answer``,
-    ``no_context`` or ``no_facts``.
+    sentences); None when nothing could be checked, and then ``hallucinated`` is None too
+    (unknown, not "no"). ``status`` is ``ok``, ``empty_answer``, ``no_context``,
+    ``no_facts``, ``unsupported_language`` (no sentence could be read) or ``unchecked``
+    (nothing verified); the rules are in :mod:`enoki_hd.aggregate`. ``unchecked`` counts the
+    sentences that were not verified (e.g. in another language).
     """
 
     status: str
     faithfulness: float | None
     counts: dict[str, int]
     checked: int
-    hallucinated: bool
+    hallucinated: bool | None
     intrinsic: int = 0
     extrinsic: int = 0
+    unchecked: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -334,6 +390,7 @@ class Summary:
             "hallucinated": self.hallucinated,
             "intrinsic": self.intrinsic,
             "extrinsic": self.extrinsic,
+            "unchecked": self.unchecked,
         }
 
     @classmethod
@@ -343,9 +400,10 @@ class Summary:
             faithfulness=d.get("faithfulness"),
             counts={k: int(v) for k, v in d.get("counts", {}).items()},
             checked=int(d.get("checked", 0)),
-            hallucinated=bool(d.get("hallucinated", False)),
+            hallucinated=None if d.get("hallucinated") is None else bool(d["hallucinated"]),
             intrinsic=int(d.get("intrinsic", 0)),
             extrinsic=int(d.get("extrinsic", 0)),
+            unchecked=int(d.get("unchecked", 0)),
         )
 
 
@@ -361,6 +419,12 @@ class Report:
     timings: dict[str, float] = field(default_factory=dict)
     question: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checked(self) -> bool:
+        """Whether the whole answer was verified: something was checked and no sentence was
+        left unchecked (e.g. in another language). A CI gate should fail closed when False."""
+        return self.summary.faithfulness is not None and self.summary.unchecked == 0
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -121,6 +121,19 @@ class PreextractedExtractor:
             _validate(triple, position)
         self._facts[answer] = list(triples)
 
+    def config(self) -> dict[str, Any]:
+        """The backend's name (the triples are data, given per answer, not options)."""
+        return {"name": self.name}
+
+    def unparseable_sentences(self, answer: str, sentences: list[Span] | None = None) -> set[int]:
+        """Sentences with no parseable English (see :mod:`enoki_hd.extract.rules.language`):
+        the caller's triples say nothing about whether the verifier can read the answer."""
+        from enoki_hd.extract.rules.language import unparseable_sentences
+
+        if sentences is None:
+            sentences = segment_sentences(answer)
+        return unparseable_sentences(answer, sentences)
+
     def extract(
         self,
         answer: str,

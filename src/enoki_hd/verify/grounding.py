@@ -13,9 +13,9 @@ text checked is usually a fact's *delta* (the words the fact adds over its paren
 - :class:`GroundingIndex` holds what one context (and optionally the question) offers: its
   normalized words, numbers and dates; built once, in time linear in the context;
 - :func:`ground` looks every unit of a text up in an index and says whether the text is
-  grounded, partially grounded, absent, or contradicted by a differing number or date;
-- :func:`combine` merges the grounding result with an NLI hallucination probability for the
-  ``nli``, ``grounding`` and ``hybrid`` verifier modes.
+  grounded, partially grounded, absent, or contradicted by a differing number or date.
+
+:mod:`enoki_hd.verify.judge` fuses a grounding result with the NLI decision into a verdict.
 
 Every span here is a half-open ``[start, end)`` character offset into the string that was
 parsed (the text passed to :func:`parse_numbers` / :func:`parse_dates`).
@@ -27,7 +27,6 @@ import bisect
 import dataclasses
 import functools
 import logging
-import math
 import re
 import time
 from collections.abc import Iterator
@@ -36,14 +35,13 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from enoki_hd.text import tokenize_words
-from enoki_hd.types import FactLabel, Span
+from enoki_hd.types import Span
 
 logger = logging.getLogger(__name__)
 
 NumberKind = Literal["year", "number", "percent", "money", "ordinal"]
 DateKind = Literal["day", "month", "decade"]
 GroundingStatus = Literal["grounded", "partial", "absent", "mismatch", "empty"]
-VerifierMode = Literal["nli", "grounding", "hybrid"]
 
 YEAR_RANGE = (1000, 2100)
 """Four plain digits in this (inclusive) range read as a year."""
@@ -659,6 +657,17 @@ _VALUE_GROUPS = {
 _DATE_FIELDS = ("year", "month", "day")
 
 
+_PLAIN_DIGITS_RE = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
+
+
+def _same_digit_count(a: NumberMention, b: NumberMention) -> bool:
+    """Both written in plain digits ("18,250", "16250"; no decimals, no scale word) with the
+    same number of digits."""
+    if not (_PLAIN_DIGITS_RE.fullmatch(a.text) and _PLAIN_DIGITS_RE.fullmatch(b.text)):
+        return False
+    return len(a.text.replace(",", "")) == len(b.text.replace(",", ""))
+
+
 def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:
     """Every (year, month, day) tuple this date agrees with, unknown fields as None."""
     fields = (date.year, date.month, date.day)
@@ -784,7 +793,10 @@ class GroundingIndex:
 
         Same kind: year vs year (a date's year counts), percent vs percent, money vs money;
         plain numbers and ordinals also need a shared content word right after them
-        ("12 studio albums" vs "7 albums"). The question is never consulted."""
+        ("12 studio albums" vs "7 albums"), or — when one of the two has no such word, so
+        wording cannot tell them apart ("a crowd of 18,250" vs "16,250 spectators") — both
+        written in plain digits with the same number of them (a rounded "1.9 million" is
+        no rival of "1,893,000"). The question is never consulted."""
         candidates: list[tuple[float, str]] = []
         if mention.kind == "year":
             candidates += [
@@ -795,7 +807,9 @@ class GroundingIndex:
             if m.kind != mention.kind:
                 continue
             if m.kind in ("number", "ordinal") and not unit & q.unit:
-                continue
+                bare = not unit or not q.unit
+                if not (bare and _same_digit_count(m, mention)):
+                    continue
             candidates.append((m.value, m.text))
         if not candidates:
             return None
@@ -996,53 +1010,3 @@ def ground(
     else:
         status = "partial"
     return GroundingResult(status, score, missing, mismatches, len(units), sorted(missing_spans))
-
-
-# ---------------------------------------------------------------------------------------------
-# Combining with NLI
-# ---------------------------------------------------------------------------------------------
-
-
-def combine(
-    nli_hall: float,
-    grounding: GroundingResult,
-    *,
-    mode: VerifierMode,
-    weight: float = 0.5,
-) -> tuple[float, str, FactLabel | None]:
-    """Merge an NLI hallucination probability with a grounding result.
-
-    Returns ``(hall_prob, decided_by, label)`` where ``decided_by`` is ``"nli"`` or
-    ``"grounding"`` and ``label`` overrides the NLI label when not None:
-
-    - ``nli``: ``(nli_hall, "nli", None)``.
-    - ``grounding``: ``mismatch`` → ``(max(0.9, score), "grounding", "contradicted")``;
-      ``absent`` → ``(score, "grounding", "unverifiable")``; ``grounded`` and ``partial`` (score
-      below :data:`ABSENT_THRESHOLD`) → ``(score, "grounding", "supported")``; ``empty`` (nothing
-      to check) falls back to ``(nli_hall, "nli", None)``.
-    - ``hybrid``: ``mismatch`` → ``(max(nli_hall, 0.9), "grounding", "contradicted")``;
-      ``empty`` → as ``nli``; otherwise ``hall = weight * nli_hall + (1 - weight) * score``,
-      decided by the signal whose weighted term is larger (``nli`` on a tie), label None (the
-      caller labels from ``hall`` and the NLI probabilities). ``weight`` is to be calibrated
-      on the dev sets.
-
-    Raises:
-        ValueError: unknown ``mode``, or ``nli_hall`` / ``weight`` outside [0, 1].
-    """
-    if mode not in ("nli", "grounding", "hybrid"):
-        raise ValueError(f"mode must be 'nli', 'grounding' or 'hybrid', got {mode!r}")
-    if not (isinstance(nli_hall, (int, float)) and math.isfinite(nli_hall) and 0 <= nli_hall <= 1):
-        raise ValueError(f"nli_hall must be a probability in [0, 1], got {nli_hall!r}")
-    if not 0 <= weight <= 1:
-        raise ValueError(f"weight must be in [0, 1], got {weight!r}")
-    if mode == "nli" or grounding.status == "empty":
-        return nli_hall, "nli", None
-    if grounding.status == "mismatch":
-        floor = grounding.score if mode == "grounding" else nli_hall
-        return max(CONTRADICTED_HALL_FLOOR, floor), "grounding", "contradicted"
-    if mode == "grounding":
-        label: FactLabel = "unverifiable" if grounding.status == "absent" else "supported"
-        return grounding.score, "grounding", label
-    nli_part, grounding_part = weight * nli_hall, (1 - weight) * grounding.score
-    decided_by = "grounding" if grounding_part > nli_part else "nli"
-    return nli_part + grounding_part, decided_by, None

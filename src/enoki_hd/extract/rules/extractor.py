@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from enoki_hd.extract import register
 from enoki_hd.extract.rules import language
@@ -129,6 +129,18 @@ class RulesExtractor:
         self.batch_size = batch_size
         self._last: tuple[tuple[str, tuple[Span, ...] | None], RulesAnalysis] | None = None
 
+    def config(self) -> dict[str, Any]:
+        """The name and every option (``get_extractor(**config())`` rebuilds this extractor)."""
+        return {
+            "name": self.name,
+            "model": self.model,
+            "max_facts_per_sentence": self.max_facts_per_sentence,
+            "max_phrase_tokens": self.max_phrase_tokens,
+            "max_sentence_chars": self.max_sentence_chars,
+            "min_english_share": self.min_english_share,
+            "batch_size": self.batch_size,
+        }
+
     @property
     def nlp(self) -> Language:
         """The spaCy pipeline (loaded on first use, shared through the loader's cache)."""
@@ -231,15 +243,3 @@ class RulesExtractor:
                 self.max_facts_per_sentence,
             )
         return RulesAnalysis(facts, sentences, unparseable, dropped)
-
-
-def unparseable_sentences(
-    answer: str,
-    sentences: list[Span] | None = None,
-    *,
-    model: str = DEFAULT_SPACY_MODEL,
-    threshold: float = language.DEFAULT_MIN_ENGLISH_SHARE,
-) -> set[int]:
-    """Indices of ``answer``'s sentences with no parseable English (see :mod:`.language`)."""
-    extractor = RulesExtractor(model=model, min_english_share=threshold)
-    return extractor.unparseable_sentences(answer, sentences)

@@ -25,6 +25,9 @@ import functools
 import logging
 from typing import TYPE_CHECKING
 
+from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline
+from enoki_hd.types import Span
+
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
@@ -34,6 +37,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_MIN_ENGLISH_SHARE = 0.55
 _MIN_LEXICON_WORD = 3
 _LEXICON_TABLES = ("lemma_index", "lemma_exc")
+# The share test reads stop flags and lemmas only: no parse, no entities.
+_LANGUAGE_EXCLUDE = ("parser", "ner")
 
 
 @functools.lru_cache(maxsize=4)
@@ -93,3 +98,25 @@ def is_unparseable(
 ) -> bool:
     """Whether counts from :func:`english_counts` fall below the English share threshold."""
     return considered > 0 and recognised / considered < threshold
+
+
+def unparseable_sentences(
+    answer: str,
+    sentences: list[Span],
+    *,
+    model: str = DEFAULT_SPACY_MODEL,
+    threshold: float = DEFAULT_MIN_ENGLISH_SHARE,
+) -> set[int]:
+    """Indices of ``sentences`` (half-open offsets into ``answer``) with no parseable English,
+    by the rule in the module docstring, without parsing: the detector's language check when
+    no rules extractor runs (sentence level, pre-extracted facts)."""
+    nlp = load_spacy_pipeline(model, _LANGUAGE_EXCLUDE)
+    lexicon = english_lexicon(nlp)
+    if not lexicon:
+        return set()
+    docs = nlp.pipe(s.text(answer) for s in sentences)
+    return {
+        i
+        for i, doc in enumerate(docs)
+        if is_unparseable(*english_counts(doc, lexicon), threshold=threshold)
+    }

@@ -1,0 +1,153 @@
+"""The fact judgement: every branch of the fusion rule, and FactJudge on anchored facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.types import Evidence, Fact, NLIScores, Span
+from enoki_hd.verify.evidence import EvidenceDecision
+from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
+from enoki_hd.verify.judge import NLI_DECISIVE, FactJudge, Fusion, fuse, join_spans, to_answer_span
+
+MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4)
+ABSENT = GroundingResult("absent", 0.8, ["noel", "gallagher"], [], 3)
+PARTIAL = GroundingResult("partial", 0.2, ["formed"], [], 3)
+GROUNDED = GroundingResult("grounded", 0.0, [], [], 2)
+EMPTY = GroundingResult("empty", 0.0, [], [], 0)
+
+
+def nli(hall: float, *, contradiction_share: float = 0.5) -> NLIScores:
+    """Scores with ``hall`` not-entailed, split between contradiction and neutral."""
+    return NLIScores(1 - hall, hall * (1 - contradiction_share), hall * contradiction_share)
+
+
+def test_nli_mode_and_nothing_to_ground_leave_nli_alone() -> None:
+    for grounding in (MISMATCH, ABSENT, GROUNDED, EMPTY, None):
+        assert fuse(nli(0.3), grounding, mode="nli") == Fusion(pytest.approx(0.3), None, "nli")
+    assert fuse(nli(0.7), EMPTY, mode="hybrid") == Fusion(pytest.approx(0.7), None, "nli")
+    assert fuse(nli(0.7), None, mode="hybrid") == Fusion(pytest.approx(0.7), None, "nli")
+
+
+def test_value_conflict_is_contradicted_whatever_nli_says() -> None:
+    assert fuse(nli(0.1), MISMATCH, mode="hybrid") == Fusion(0.9, "contradicted", "value_conflict")
+    high = fuse(nli(0.95), MISMATCH, mode="hybrid")
+    assert high == Fusion(pytest.approx(0.95), "contradicted", "value_conflict")
+    assert fuse(nli(0.1), MISMATCH, mode="grounding") == Fusion(
+        0.9, "contradicted", "value_conflict"
+    )
+
+
+def test_grounding_mode_follows_the_grounding_status() -> None:
+    assert fuse(nli(0.1), ABSENT, mode="grounding") == Fusion(0.8, "unverifiable", "grounding")
+    assert fuse(nli(0.9), PARTIAL, mode="grounding") == Fusion(0.2, "supported", "grounding")
+    assert fuse(nli(0.99), GROUNDED, mode="grounding") == Fusion(0.0, "supported", "grounding")
+
+
+def test_grounded_words_do_not_outvote_a_decisive_nli_contradiction() -> None:
+    # every word occurs in the context, NLI says 0.99 not entailed: the old mean (0.495) called
+    # this supported
+    fusion = fuse(nli(0.99, contradiction_share=0.9), GROUNDED, mode="hybrid")
+    assert fusion == Fusion(pytest.approx(0.99), "contradicted", "nli")
+    neutral = fuse(nli(0.95, contradiction_share=0.2), GROUNDED, mode="hybrid")
+    assert neutral == Fusion(pytest.approx(0.95), "unverifiable", "nli")
+    at_the_bar = fuse(nli(NLI_DECISIVE), PARTIAL, mode="hybrid")
+    assert at_the_bar.label == "unverifiable" and at_the_bar.score == pytest.approx(NLI_DECISIVE)
+
+
+def test_below_the_decisive_bar_hybrid_weighs_both_signals() -> None:
+    fusion = fuse(nli(0.2), ABSENT, mode="hybrid")
+    assert fusion == Fusion(pytest.approx(0.5), None, "grounding")
+    fusion = fuse(nli(0.85), PARTIAL, mode="hybrid", weight=0.25)
+    assert fusion == Fusion(pytest.approx(0.25 * 0.85 + 0.75 * 0.2), None, "nli")
+    assert fuse(nli(0.4), ABSENT, mode="hybrid", weight=1.0) == Fusion(
+        pytest.approx(0.4), None, "nli"
+    )
+
+
+@pytest.mark.parametrize(
+    ("scores", "mode", "weight", "message"),
+    [
+        (nli(0.5), "vote", 0.5, "mode must be"),
+        (NLIScores(0.0, 1.0, 0.5), "hybrid", 0.5, "must be in \\[0, 1\\]"),
+        (NLIScores(0.0, float("nan"), 0.0), "hybrid", 0.5, "must be in \\[0, 1\\]"),
+        (nli(0.5), "hybrid", -0.1, "weight must be in"),
+    ],
+)
+def test_fuse_rejects_bad_arguments(
+    scores: NLIScores, mode: str, weight: float, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        fuse(scores, GROUNDED, mode=mode, weight=weight)  # type: ignore[arg-type]
+
+
+def test_fact_judge_rejects_bad_settings() -> None:
+    with pytest.raises(ValueError, match="verification must be"):
+        FactJudge("vote")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="hybrid_weight"):
+        FactJudge("hybrid", 1.5)
+    with pytest.raises(ValueError, match="threshold"):
+        FactJudge("hybrid", 0.5, -0.1)
+
+
+ANSWER = "Suede sold 12 albums."
+CONTEXT = "Suede released 7 albums."
+
+
+def _fact() -> Fact:
+    # (Suede, sold, 12 albums) with its spans in ANSWER
+    return Fact(
+        "f0.0",
+        0,
+        "Suede",
+        "sold",
+        "12 albums",
+        subject_spans=[Span(0, 5)],
+        relation_spans=[Span(6, 10)],
+        object_spans=[Span(11, 20)],
+        delta=[Span(11, 20)],
+    )
+
+
+def _decision(probs: NLIScores, label: str) -> EvidenceDecision:
+    return EvidenceDecision(label, probs, Evidence(0, len(CONTEXT), CONTEXT), 1)  # type: ignore[arg-type]
+
+
+def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() -> None:
+    judge = FactJudge("hybrid")
+    verdict = judge.judge(
+        ANSWER,
+        [_fact()],
+        ["Suede sold 12 albums."],
+        [_decision(NLIScores(0.6, 0.3, 0.1), "supported")],
+        grounding=GroundingIndex(CONTEXT),
+    )[0]
+    assert verdict.label == "contradicted" and verdict.decided_by == "value_conflict"
+    assert verdict.score == pytest.approx(0.9)
+    # "sold" and "12" have no trace in the context; "Suede" and "albums" do
+    assert [ANSWER[s.start : s.end] for s in verdict.blamed or []] == ["sold", "12"]
+
+
+def test_fact_judge_nli_mode_labels_by_threshold_and_decision() -> None:
+    judge = FactJudge("nli", threshold=0.5)
+    facts, hypotheses = [_fact(), _fact()], ["h1", "h2"]
+    decisions = [
+        _decision(NLIScores(0.3, 0.6, 0.1), "unverifiable"),
+        _decision(NLIScores(0.6, 0.2, 0.2), "supported"),
+    ]
+    verdicts = judge.judge(ANSWER, facts, hypotheses, decisions)
+    assert [v.label for v in verdicts] == ["unverifiable", "supported"]
+    assert [v.blamed for v in verdicts] == [None, None]
+
+
+def test_fact_judge_needs_a_grounding_index_unless_nli() -> None:
+    with pytest.raises(ValueError, match="needs a grounding index"):
+        FactJudge("hybrid").judge(
+            ANSWER, [_fact()], ["h"], [_decision(NLIScores(0.6, 0.3, 0.1), "supported")]
+        )
+
+
+def test_join_spans_maps_back_to_answer_offsets() -> None:
+    text, offsets = join_spans(ANSWER, [Span(11, 20), Span(0, 5)])
+    assert text == "Suede 12 albums"
+    assert to_answer_span(Span(6, 8), offsets) == Span(11, 13)
+    assert to_answer_span(Span(0, 5), offsets) == Span(0, 5)
