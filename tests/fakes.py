@@ -49,3 +49,17 @@ class FailingVerifier(LexicalVerifier):
         from enoki_hd.verify.nli import VerifierError
 
         raise VerifierError("model output has NaN")
+
+
+class ConstantVerifier(LexicalVerifier):
+    """The same scores for every pair."""
+
+    name = "constant-fake"
+
+    def __init__(self, scores: NLIScores) -> None:
+        super().__init__()
+        self.scores = scores
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        self.calls.append(list(pairs))
+        return [self.scores for _ in pairs]

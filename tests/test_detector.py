@@ -5,10 +5,11 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from fakes import FailingVerifier, LexicalVerifier
+from fakes import ConstantVerifier, FailingVerifier, LexicalVerifier
 
 from enoki_hd.detector import Detector
-from enoki_hd.types import Report
+from enoki_hd.types import NLIScores, Report
+from enoki_hd.verify.evidence import EvidenceSelector
 from enoki_hd.verify.loading import load_default_verifier
 from enoki_hd.verify.nli import VerifierError
 
@@ -181,7 +182,9 @@ def test_fact_level_spans_facts_and_sentences(verification: str) -> None:
     assert by_id["f0.4"].label == "supported"  # (Suede, formed in, 1989)
     if verification == "hybrid":
         # the lexical grounding check sees a year of the same kind in the evidence: contradiction
-        assert by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "value_conflict"
+        assert (
+            by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "value_conflict"
+        )
         assert [s.label for s in report.spans] == ["unverifiable", "contradicted"]
     assert report.sentences[0].label == "unverifiable"
     assert report.sentences[0].facts == ["f0.0", "f0.1", "f0.2", "f0.3", "f0.4"]
@@ -225,3 +228,130 @@ def test_flagged_sentence_blames_context_absent_words_no_fact_covers() -> None:
     spans = [(s.start, s.end, s.text, s.facts) for s in report.spans]
     assert (5, 23, "definitely Zorblax", []) in spans
     assert all(s.end <= 24 for s in report.spans)  # the supported sentence blames nothing
+
+
+# --- regressions of the hardening issue -----------------------------------------------------
+
+LONG_SENTENCE = (
+    ", ".join(["the committee reviewed the annual budget and approved the projects"] * 40) + "."
+)
+
+
+@pytest.mark.parametrize("extractor", [None, "rules"])
+def test_a_sentence_longer_than_the_verifier_is_split_not_crashed(extractor) -> None:
+    verifier = LexicalVerifier()  # max_length 128: a hypothesis piece takes at most 64 tokens
+    assert verifier.count_tokens(LONG_SENTENCE) > 3 * verifier.max_length
+    detector = Detector(verifier, extractor=extractor, sentence_backend="regex")
+    context = "The committee reviewed the annual budget. It approved the projects."
+    report = detector.detect(answer=LONG_SENTENCE, context=context)
+    (sentence,) = report.sentences
+    judged_whole = extractor is None or not report.facts
+    if judged_whole:
+        assert len(sentence.split) > 1
+        assert all(0 <= s.start < s.end <= len(LONG_SENTENCE) for s in sentence.split)
+        assert all(verifier.count_tokens(s.text(LONG_SENTENCE)) <= 64 for s in sentence.split)
+        # every piece was sent to the verifier, none cut
+        sent = {h for call in verifier.calls for _, h in call}
+        assert {s.text(LONG_SENTENCE) for s in sentence.split} <= sent
+    assert sentence.label == "supported"  # every word of it is in the context
+    assert report.summary.status == "ok"
+
+
+def test_an_answer_in_another_language_is_unchecked_not_passed() -> None:
+    answer = "Die Band wurde 1989 in London gegründet. Ihr erstes Album gewann den Preis."
+    for extractor in (None, "rules"):
+        report = Detector(LexicalVerifier(), extractor=extractor).detect(
+            answer=answer, context=FACT_CONTEXT
+        )
+        assert report.summary.status == "unsupported_language"
+        assert report.summary.faithfulness is None and report.summary.hallucinated is None
+        assert report.summary.unchecked == 2 and report.checked is False
+        assert [s.label for s in report.sentences] == ["unsupported_language"] * 2
+
+
+def test_a_partly_foreign_answer_is_not_wholly_checked() -> None:
+    answer = "Suede formed in London. Der Hund läuft schnell über die grüne Wiese im Park."
+    report = Detector(LexicalVerifier(), extractor="rules").detect(
+        answer=answer, context=FACT_CONTEXT
+    )
+    assert report.summary.status == "ok" and report.summary.faithfulness == 1.0
+    # spaCy may cut the German sentence in two; every piece of it is unchecked
+    assert report.summary.unchecked == len(report.sentences) - 1 >= 1
+    assert report.checked is False
+
+
+def test_value_conflict_in_other_words_is_contradicted_and_blames_only_the_value() -> None:
+    context = "The band closed its tour in Oslo in front of 16,250 spectators."
+    answer = "The concert in Oslo drew a crowd of 18,250."
+    # an undecided verifier, as the shipped one is here (entailment 0.41): the lexical check
+    # decides that "concert", "drew", "crowd" are absent, and the value conflict explains them
+    undecided = ConstantVerifier(NLIScores(0.4, 0.36, 0.24))
+    report = Detector(undecided, extractor="rules").detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [(s.text, s.label) for s in report.spans] == [("18,250", "contradicted")]
+    # a verifier decisive against the coarser fact keeps its words blamed; the sentence is
+    # contradicted all the same
+    report = Detector(LexicalVerifier(), extractor="rules").detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [s.text for s in report.spans] == ["concert", "drew", "crowd", "18,250"]
+
+
+SETTINGS = [
+    ("threshold", 0.6),
+    ("verification", "nli"),
+    ("hybrid_weight", 0.3),
+    ("sentence_aggregation", "mean"),
+    ("sentence_backend", "regex"),
+    ("context_backend", "spacy"),
+    ("language_check", False),
+    ("extractor", None),
+    ("selector", "top_k=5"),
+    ("selector", "strategy=window"),
+    ("selector", "neighbours=0"),
+    ("selector", "max_premise_tokens=64"),
+]
+
+
+def _detector(**overrides) -> Detector:
+    selector = overrides.pop("selector", None)
+    if selector is not None:
+        key, value = selector.split("=")
+        overrides["selector"] = EvidenceSelector(
+            **{key: value if key == "strategy" else int(value)}
+        )
+    return Detector(LexicalVerifier(), **overrides)
+
+
+@pytest.mark.parametrize(("setting", "value"), SETTINGS)
+def test_every_setting_changes_the_config_and_the_eval_cache_key(setting, value) -> None:
+    from enoki_hd.eval.cache import PredictionCache
+    from enoki_hd.eval.methods import DetectorMethod
+
+    base, changed = _detector(), _detector(**{setting: value})
+    assert base.config() != changed.config()
+    keys = [
+        PredictionCache.method_key(DetectorMethod("detector", d, "model-id"))
+        for d in (base, changed)
+    ]
+    assert keys[0] != keys[1]
+
+
+def test_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
+    detector = Detector(
+        str(tiny_nli_dir),
+        extractor="rules",
+        selector=EvidenceSelector(top_k=2, neighbours=0),
+        threshold=0.4,
+        verification="nli",
+        hybrid_weight=0.3,
+        sentence_aggregation="mean",
+        sentence_backend="regex",
+        language_check=False,
+    )
+    config = json.loads(json.dumps(detector.config()))
+    assert Detector.from_config(config).config() == config
+
+
+def test_from_config_rejects_unknown_keys() -> None:
+    with pytest.raises(ValueError, match=r"unknown detector config key\(s\) \['treshold'\]"):
+        Detector.from_config({"treshold": 0.5})

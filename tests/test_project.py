@@ -38,7 +38,7 @@ def fact(
 
 def verdict(f: Fact, hall: float, label: str | None = None) -> FactVerdict:
     entail = 1.0 - hall
-    if label is None:
+    if label is None:  # labels by the default threshold
         label = "supported" if hall < 0.5 else "unverifiable"
     contradiction = hall if label == "contradicted" else 0.0
     return FactVerdict(
@@ -204,3 +204,46 @@ def test_suppressed_refinement_still_blames_words_with_no_trace_in_the_context()
         (50, 54, "Bath", ["f0.4"]),
         (56, 64, "Somerset", ["f0.5"]),
     ]
+
+
+# A value conflict explains its lexically absent ancestors: "The concert in Oslo drew a crowd
+# of 18,250." against "... in front of 16,250 spectators."
+OSLO = "The concert in Oslo drew a crowd of 18,250."
+CROWD = Fact(
+    "f0.0", 0, "concert in Oslo", "drew", "crowd",
+    subject_spans=[Span(4, 19)], relation_spans=[Span(20, 24)], object_spans=[Span(27, 32)],
+    delta=[Span(27, 32)],
+)  # fmt: skip
+CROWD_OF = Fact(
+    "f0.1", 0, "concert in Oslo", "drew", "crowd of 18,250",
+    subject_spans=[Span(4, 19)], relation_spans=[Span(20, 24)], object_spans=[Span(27, 42)],
+    parent="f0.0", delta=[Span(36, 42)],
+)  # fmt: skip
+
+
+def oslo_verdicts(parent_hall: float) -> list[FactVerdict]:
+    parent = verdict(CROWD, parent_hall)
+    # the grounding check blames the words with no trace: concert, drew, crowd
+    parent.blamed = [Span(4, 11), Span(20, 24), Span(27, 32)]
+    child = verdict(CROWD_OF, 0.9, "contradicted")
+    child.decided_by = "value_conflict"
+    child.blamed = [Span(36, 42)]
+    return [parent, child]
+
+
+def test_a_value_conflict_explains_its_lexically_absent_parent() -> None:
+    verdicts = oslo_verdicts(0.6)  # the verifier is undecided about the coarser fact
+    spans = project_spans(OSLO, verdicts)
+    assert [(s.text, s.label, s.facts) for s in spans] == [("18,250", "contradicted", ["f0.1"])]
+    parent, child = verdicts
+    assert (parent.suppressed, parent.suppressed_by) == (True, "f0.1")
+    assert (child.suppressed, child.suppressed_by) == (False, None)
+
+
+def test_a_parent_the_verifier_rejects_decisively_is_not_explained_away() -> None:
+    verdicts = oslo_verdicts(0.95)
+    spans = project_spans(OSLO, verdicts)
+    parent, child = verdicts
+    assert (parent.suppressed, child.suppressed_by) == (False, "f0.0")
+    # the parent's context-absent words and the child's (suppressed, but with no trace) value
+    assert [s.text for s in spans] == ["concert", "drew", "crowd", "18,250"]

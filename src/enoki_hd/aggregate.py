@@ -6,7 +6,9 @@ Sentence verdicts (:func:`sentence_verdicts`):
 - a sentence with facts takes its score from them (``max`` by default; ``mean``;
   ``sentence-nli``: the sentence judged whole; ``hybrid``: the mean of ``max`` and
   ``sentence-nli``), counting only facts that are not ``suppressed``; it is ``supported``
-  below the threshold, else ``contradicted`` when any counted fact is, else ``unverifiable``;
+  below the threshold, else ``contradicted`` when any counted fact is, or any fact at all has
+  a value conflict (a suppressed refinement's "18,250" against the context's "16,250" is still
+  a contradiction of the sentence), else ``unverifiable``;
 - a sentence without facts (or every sentence, at sentence level) takes the whole-sentence NLI
   decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level).
 
@@ -138,7 +140,9 @@ def _from_facts(
     label: SentenceLabel
     if score < threshold:
         label = "supported"
-    elif any(v.label == "contradicted" for v in counted):
+    elif any(v.label == "contradicted" for v in counted) or any(
+        v.decided_by == "value_conflict" for v in own
+    ):
         label = "contradicted"
     else:
         label = "unverifiable"

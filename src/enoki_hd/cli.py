@@ -23,7 +23,9 @@ examples:
   enoki detect --context ctx.txt --answer ans.txt --extractor none   # sentence level only
 
 exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error,
-            3 faithfulness below --fail-under, 4 contradiction with --fail-on-contradicted
+            3 faithfulness below --fail-under, or (under either gate) an answer not wholly
+              checked (another language, nothing verifiable) unless --allow-unchecked,
+            4 contradiction with --fail-on-contradicted
 """
 
 
@@ -33,8 +35,12 @@ examples:
   enoki eval benchmark=wice_dev limit=20 verifier=window
   enoki eval benchmark=ragtruth_sent48 "methods=[detector,lexical_absent]"
   enoki eval --all                                 # every benchmark -> outputs/eval/summary.md
+  enoki eval benchmark=file benchmark.path=my_set.jsonl benchmark.format=mushroom  # your own file
 
 Arguments are Hydra overrides of configs/eval.yaml (the same runner as `make eval`).
+benchmark=file reads a file of yours; benchmark.format is one of mushroom, psiloqa_csv,
+psiloqa_hub, ragtruth, ragtruth_processed, factcheck, sentence_sample, wice, halluentity,
+enokiqa (configs/benchmark/file.yaml lists the extra keys, e.g. benchmark.sources).
 Outputs: outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
 thresholds.png); the report is printed.
 """
@@ -130,6 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 4 when any fact or sentence is contradicted by the context (a CI gate)",
     )
+    detect.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="let an answer that could not be (wholly) checked pass the gates; by default "
+        "the gates fail closed on it with exit 3",
+    )
 
     extract = commands.add_parser(
         "extract",
@@ -190,6 +202,15 @@ def _run_detect(args: argparse.Namespace) -> int:
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}
     _write(render(report, args.format, **kwargs), args.out)
+    gated = args.fail_under is not None or args.fail_on_contradicted
+    if gated and not report.checked and not args.allow_unchecked:
+        summary = report.summary
+        sys.stderr.write(
+            f"enoki detect: the answer was not wholly checked (status {summary.status}, "
+            f"{summary.unchecked} sentence(s) unchecked); the gate fails closed — pass "
+            "--allow-unchecked to let such answers through\n"
+        )
+        return 3
     faithfulness = report.summary.faithfulness
     if args.fail_under is not None and faithfulness is not None and faithfulness < args.fail_under:
         sys.stderr.write(f"enoki detect: faithfulness {faithfulness:.3f} < {args.fail_under}\n")
@@ -279,6 +300,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except FileNotFoundError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
+    except Exception as err:
+        # Imported only on failure: `enoki version` should not load the verify package.
+        from enoki_hd.verify.nli import VerifierError
+
+        if not isinstance(err, VerifierError):
+            raise
+        message = " ".join(str(err).split())  # one line, whatever the backend wrote
+        parser.exit(1, f"enoki {args.command}: error: {message}\n")
     parser.error(f"unknown command {args.command!r}")
     return 2
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -47,39 +46,12 @@ from enoki_hd.verify.evidence import EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hypothesis import verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
+from enoki_hd.verify.loading import load_default_verifier, load_verifier_from_config
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
 
 logger = logging.getLogger(__name__)
 
-VERIFIER_ENV = "ENOKI_VERIFIER"
-DEFAULT_VERIFIER_NAME = "verifier-minilm"
-
-
-def default_checkpoint_dir() -> Path:
-    """Where the shipped checkpoints live: ``$ENOKI_CHECKPOINTS`` or the repository's
-    ``checkpoints/`` folder (next to ``src/``)."""
-    env = os.environ.get("ENOKI_CHECKPOINTS")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "checkpoints"
-
-
-def default_verifier_path() -> Path:
-    """The shipped verifier: ``$ENOKI_VERIFIER`` or ``checkpoints/verifier-minilm``."""
-    env = os.environ.get(VERIFIER_ENV)
-    return Path(env) if env else default_checkpoint_dir() / DEFAULT_VERIFIER_NAME
-
-
-def load_default_verifier(path: str | Path | None = None, **kwargs: Any) -> NLICrossEncoder:
-    """Load the shipped ONNX int8 verifier, with an error that says how to build it."""
-    path = Path(path) if path is not None else default_verifier_path()
-    if not (path / "model.onnx").is_file():
-        raise FileNotFoundError(
-            f"no verifier at {path} (expected {path / 'model.onnx'}); run `make train-verifier` "
-            f"to build the shipped verifier, or set {VERIFIER_ENV} / pass verifier=<path or hub id>"
-        )
-    kwargs.setdefault("max_length", 256)
-    return NLICrossEncoder(path, backend="onnx", **kwargs)
+__all__ = ["Detector"]
 
 
 class Detector:
@@ -190,7 +162,7 @@ class Detector:
                 f"unknown detector config key(s) {sorted(unknown)}; "
                 f"known keys: {sorted(_CONFIG_KEYS)}"
             )
-        verifier = _verifier_from_config(cfg.get("verifier") or {})
+        verifier = load_verifier_from_config(cfg.get("verifier") or {})
         selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
         return cls(
             verifier,
@@ -421,12 +393,6 @@ def _verifier_config(verifier: Verifier) -> dict[str, Any]:
     if callable(config):
         return dict(config())
     return {"name": getattr(verifier, "name", type(verifier).__name__)}
-
-
-def _verifier_from_config(cfg: Mapping[str, Any]) -> Verifier:
-    from enoki_hd.verify.loading import load_verifier_from_config
-
-    return load_verifier_from_config(cfg)
 
 
 def _extractor_from_config(value: Any) -> Extractor | None:

@@ -13,10 +13,11 @@ Rules (Enoki's projection, with incremental chains):
   no trace anywhere in the context (``verdict.blamed``, from the grounding check) still count,
   since that evidence does not depend on the parent;
 - a **value conflict** (``decided_by="value_conflict"``: the fact's number or date differs
-  from one of the same kind in its evidence) explains the failure of its
-  ancestors that are ``unverifiable`` on lexical grounds alone (``decided_by="grounding"``):
-  those were checked against the very evidence that states the rival value, so their missing
-  words are more likely paraphrase ("concert" for "tour") than invention. Such an ancestor is
+  from one of the same kind in its evidence) explains the failure of its ancestors that are
+  ``unverifiable`` without a decisive verifier verdict (not-entailed below
+  :data:`~enoki_hd.verify.judge.NLI_DECISIVE`: they failed on lexical absence or an undecided
+  verifier): those were checked against the very evidence that states the rival value, so
+  their missing words are more likely paraphrase ("concert" for "tour") than invention. Such an ancestor is
   *explained*: suppressed by the conflict (``suppressed_by``) instead of suppressing it, and
   not blamed at all — the conflict is;
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
@@ -73,9 +74,16 @@ def is_value_conflict(verdict: FactVerdict) -> bool:
     return verdict.decided_by == "value_conflict"
 
 
+def _nli_decisive(verdict: FactVerdict) -> bool:
+    from enoki_hd.verify.judge import NLI_DECISIVE
+
+    return verdict.hall_prob >= NLI_DECISIVE
+
+
 def explained_failures(verdicts: list[FactVerdict], threshold: float = 0.5) -> dict[str, str]:
-    """``{ancestor id: conflict id}``: the unsupported ancestors, ``unverifiable`` on lexical
-    grounds (``decided_by == "grounding"``), of each unsupported value conflict
+    """``{ancestor id: conflict id}``: the unsupported ``unverifiable`` ancestors that the
+    verifier did not reject decisively (not-entailed below
+    :data:`~enoki_hd.verify.judge.NLI_DECISIVE`) of each unsupported value conflict
     (:func:`is_value_conflict`) — the nearest conflict below wins."""
     by_id = {v.fact.id: v for v in verdicts}
     facts = {v.fact.id: v.fact for v in verdicts}
@@ -86,11 +94,7 @@ def explained_failures(verdicts: list[FactVerdict], threshold: float = 0.5) -> d
             continue
         for ancestor in _ancestors(verdict.fact, facts):
             other = by_id[ancestor]
-            if (
-                ancestor in failed
-                and other.label == "unverifiable"
-                and other.decided_by == "grounding"
-            ):
+            if ancestor in failed and other.label == "unverifiable" and not _nli_decisive(other):
                 explained.setdefault(ancestor, verdict.fact.id)
     return explained
 

@@ -1,0 +1,138 @@
+"""Sentence verdicts and the summary: every status, the faithfulness rule, the sentence score
+aggregations."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.aggregate import (
+    count_labels,
+    label_from_score,
+    sentence_verdicts,
+    sentences_to_judge,
+    summarize,
+)
+from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores, SentenceVerdict, Span
+from enoki_hd.verify.evidence import EvidenceDecision
+
+ANSWER = "Suede formed in London. It split in 1998. Der Hund läuft."
+SPANS = [Span(0, 23), Span(24, 41), Span(42, 57)]
+
+
+def fact_verdict(fid: str, sentence: int, score: float, label: str, **kw) -> FactVerdict:
+    fact = Fact(fid, sentence, "s", "r", "o")
+    probs = NLIScores(1 - score, score, 0.0)
+    return FactVerdict(fact, "h", probs, label, score=score, **kw)  # type: ignore[arg-type]
+
+
+def decision(label: str, hall: float) -> EvidenceDecision:
+    return EvidenceDecision(label, NLIScores(1 - hall, hall, 0.0), Evidence(0, 1, "x"), 1)  # type: ignore[arg-type]
+
+
+def test_label_from_score_makes_the_label_agree_with_the_threshold() -> None:
+    assert label_from_score("supported", 0.7, 0.5) == "unverifiable"
+    assert label_from_score("contradicted", 0.3, 0.5) == "supported"
+    assert label_from_score("contradicted", 0.5, 0.5) == "contradicted"
+
+
+def test_sentences_to_judge() -> None:
+    assert sentences_to_judge(3, None, {2}, aggregation="max") == [0, 1]
+    assert sentences_to_judge(3, {0}, {2}, aggregation="max") == [1]
+    assert sentences_to_judge(3, {0}, set(), aggregation="hybrid") == [0, 1, 2]
+
+
+def test_sentence_verdicts_from_facts_fallback_and_language() -> None:
+    verdicts = [
+        fact_verdict("f0.0", 0, 0.1, "supported"),
+        fact_verdict("f0.1", 0, 0.7, "contradicted"),
+        fact_verdict("f0.2", 0, 0.95, "unverifiable", suppressed=True),
+    ]
+    sentences = sentence_verdicts(
+        ANSWER,
+        SPANS,
+        verdicts,
+        {1: decision("supported", 0.2)},
+        unreadable={2},
+        splits={1: [Span(0, 8), Span(9, 17)]},
+    )
+    first, second, third = sentences
+    # max over the counted (not suppressed) facts; contradicted because one counted fact is
+    assert (first.score, first.label, first.method, first.facts) == (
+        0.7,
+        "contradicted",
+        "max",
+        ["f0.0", "f0.1", "f0.2"],
+    )
+    assert (second.label, second.method) == ("supported", "sentence-nli-fallback")
+    assert second.split == [Span(24, 32), Span(33, 41)]  # answer offsets
+    assert (third.label, third.score, third.method) == (
+        "unsupported_language",
+        0.0,
+        "unsupported_language",
+    )
+
+
+@pytest.mark.parametrize(
+    ("aggregation", "expected"),
+    [("max", 0.7), ("mean", 0.4), ("sentence-nli", 0.2), ("hybrid", 0.45)],
+)
+def test_sentence_aggregations(aggregation: str, expected: float) -> None:
+    verdicts = [
+        fact_verdict("f0.0", 0, 0.1, "supported"),
+        fact_verdict("f0.1", 0, 0.7, "unverifiable"),
+    ]
+    (sentence,) = sentence_verdicts(
+        "Suede formed in London.",
+        [Span(0, 23)],
+        verdicts,
+        {0: decision("supported", 0.2)},
+        unreadable=set(),
+        aggregation=aggregation,  # type: ignore[arg-type]
+    )
+    assert sentence.score == pytest.approx(expected)
+
+
+def test_a_sentence_with_neither_facts_nor_decision_is_an_error() -> None:
+    with pytest.raises(ValueError, match="sentence 0 has neither facts nor a sentence decision"):
+        sentence_verdicts("x", [Span(0, 1)], [], {}, unreadable=set())
+
+
+def sentence(index: int, label: str) -> SentenceVerdict:
+    return SentenceVerdict(index, Span(0, 1), "x", 0.0, label)  # type: ignore[arg-type]
+
+
+def test_summary_statuses() -> None:
+    foreign = [sentence(0, "unsupported_language"), sentence(1, "unsupported_language")]
+    summary = summarize(foreign, [], no_context=False)
+    assert (summary.status, summary.faithfulness, summary.hallucinated, summary.unchecked) == (
+        "unsupported_language",
+        None,
+        None,
+        2,
+    )
+    assert summarize([], None, no_context=False).status == "empty_answer"
+    fallback = [sentence(0, "unverifiable")]
+    no_facts = summarize(fallback, [], no_context=False)
+    assert (no_facts.status, no_facts.faithfulness, no_facts.hallucinated) == (
+        "no_facts",
+        0.0,
+        True,
+    )
+    assert summarize(fallback, None, no_context=True).status == "no_context"
+
+
+def test_summary_counts_facts_not_suppressed_and_the_unread_sentences() -> None:
+    verdicts = [
+        fact_verdict("f0.0", 0, 0.1, "supported"),
+        fact_verdict("f0.1", 0, 0.9, "contradicted"),
+        fact_verdict("f0.2", 0, 0.95, "unverifiable", suppressed=True),
+    ]
+    sentences = [sentence(0, "contradicted"), sentence(1, "unsupported_language")]
+    summary = summarize(sentences, verdicts, no_context=False)
+    assert summary.counts == {"supported": 1, "contradicted": 1, "unverifiable": 0}
+    assert (summary.checked, summary.faithfulness, summary.status) == (2, 0.5, "ok")
+    assert (summary.intrinsic, summary.extrinsic, summary.unchecked) == (1, 0, 1)
+
+
+def test_count_labels_always_has_the_three_labels() -> None:
+    assert count_labels([]) == {"supported": 0, "contradicted": 0, "unverifiable": 0}
