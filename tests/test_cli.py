@@ -174,3 +174,40 @@ def test_extract_prints_fact_json_lines(tmp_path, capsys) -> None:
         ("Suede", "formed in", "London")
     ]
     assert facts[0]["object_spans"] == [{"start": 16, "end": 22}]
+
+
+GERMAN = "Die Band wurde 1989 in London gegründet. Ihr erstes Album gewann den Preis."
+
+
+@pytest.mark.parametrize(
+    "gate", [["--fail-under", "0.9"], ["--fail-on-contradicted"], ["--fail-under", "0"]]
+)
+def test_gates_fail_closed_on_an_unchecked_answer(tmp_path, capsys, lexical_verifier, gate) -> None:
+    args = _pair(tmp_path, "Suede formed in London in 1989.", GERMAN)
+    code, out, err = run_cli([*args, *gate, "--stable"], capsys)
+    assert code == 3
+    assert "not wholly checked (status unsupported_language, 2 sentence(s) unchecked)" in err
+    assert "--allow-unchecked" in err
+    summary = json.loads(out)["summary"]
+    assert (summary["status"], summary["faithfulness"], summary["hallucinated"]) == (
+        "unsupported_language",
+        None,
+        None,
+    )
+    assert run_cli([*args, *gate, "--allow-unchecked"], capsys)[0] == 0
+
+
+def test_without_a_gate_an_unchecked_answer_is_reported_not_failed(
+    tmp_path, capsys, lexical_verifier
+) -> None:
+    args = _pair(tmp_path, "Suede formed in London in 1989.", GERMAN)
+    assert run_cli(args, capsys)[0] == 0
+
+
+def test_a_long_sentence_is_judged_in_pieces(tmp_path, capsys, lexical_verifier) -> None:
+    sentence = ", ".join(["the band formed in London"] * 60) + "."
+    args = _pair(tmp_path, "The band formed in London.", sentence[0].upper() + sentence[1:])
+    code, out, _ = run_cli([*args, "--extractor", "none", "--stable"], capsys)
+    assert code == 0
+    (verdict,) = json.loads(out)["sentences"]
+    assert verdict["label"] == "supported" and len(verdict["split"]) > 1
