@@ -55,7 +55,7 @@ export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARG
 bench: install ## speed and memory numbers → bench/results.json
 	$(PY) scripts/bench.py $(ARGS)
 
-eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50
+eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50; a file of yours: BENCH=file ARGS="benchmark.path=… benchmark.format=…"
 	$(PY) scripts/eval.py benchmark=$(BENCH) $(ARGS)
 
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md

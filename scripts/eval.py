@@ -3,9 +3,10 @@
 python scripts/eval.py                                   # psiloqa_en50, shipped verifier
 python scripts/eval.py benchmark=wice_dev verifier=window limit=20
 make eval BENCH=ragtruth_sent48 ARGS="methods=[detector,lexical_absent]"
+make eval BENCH=file ARGS="benchmark.path=my_set.jsonl benchmark.format=mushroom"  # your own file
 
 Writes outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
-thresholds.png); see enoki_hd.eval.runner.
+thresholds.png); see enoki_hd.eval.runner and configs/benchmark/file.yaml for the formats.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig
 
+from enoki_hd.eval.datasets import BenchmarkConfigError
 from enoki_hd.eval.runner import run_eval
 
 logger = logging.getLogger(__name__)
@@ -31,7 +33,12 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="eval")
 def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    metrics, objects = run(cfg)
+    try:
+        metrics, objects = run(cfg)
+    except (BenchmarkConfigError, FileNotFoundError) as err:
+        # A wrong benchmark.* setting or an absent file: the message says which and what to
+        # give instead; a traceback would only bury it.
+        sys.exit(f"error: {err}")
     sys.stdout.write(objects["files"]["report"].read_text(encoding="utf-8"))
     return metrics, objects
 

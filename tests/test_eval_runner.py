@@ -12,14 +12,18 @@ from enoki_hd.cli import main as cli_main
 from enoki_hd.detector import Detector
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
+    FILE_FORMATS,
     Benchmark,
+    BenchmarkConfigError,
     ClaimGold,
+    EntityGold,
     EvalExample,
     SentenceGold,
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
     benchmark_names,
+    compose_eval_config,
     evaluate,
     prediction_from_report,
     run_eval,
@@ -41,21 +45,27 @@ from enoki_hd.types import (
 SHARED = Path(
     os.environ.get("ENOKI_SHARED_DIR") or Path(__file__).resolve().parents[1].parent / "shared"
 )
-pytestmark = pytest.mark.skipif(
+# Only the tests that run a shared benchmark need the shared data folder; the config tests and
+# the benchmark=file runs read tests/fixtures.
+needs_shared = pytest.mark.skipif(
     not (SHARED / "benchmarks").is_dir(), reason=f"shared benchmarks not found at {SHARED}"
 )
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "benchmarks"
 # The fake detector is sentence level, so the runs are named for extractor "none".
 FAST = [
     "detector.sentence_backend=regex",
     "progress=false",
-    f"paths.shared_dir={SHARED}",
     "extractor=none",
 ]
+BASELINES_ONLY = "methods=[lexical_absent,mark_all,mark_none]"
 
 
-def compose_eval(root: Path, *overrides: str):
+def compose_eval(root: Path, *overrides: str, shared: Path = SHARED):
     with initialize(config_path="../configs", version_base="1.3"):
-        return compose(config_name="eval", overrides=[f"paths.root_dir={root}", *FAST, *overrides])
+        return compose(
+            config_name="eval",
+            overrides=[f"paths.root_dir={root}", f"paths.shared_dir={shared}", *FAST, *overrides],
+        )
 
 
 def fake_detector() -> Detector:
@@ -98,6 +108,7 @@ def psiloqa_run(tmp_path_factory):
     return root, metrics, objects
 
 
+@needs_shared
 def test_run_writes_every_file(psiloqa_run) -> None:
     root, metrics, objects = psiloqa_run
     out = root / "outputs/eval/psiloqa_en50/none-shipped"
@@ -140,6 +151,7 @@ def test_run_writes_every_file(psiloqa_run) -> None:
     assert metrics["threshold_sweep"]["family"] == "span"
 
 
+@needs_shared
 def test_rerun_reuses_the_cache(psiloqa_run) -> None:
     root, _, first = psiloqa_run
     before = (first["output_dir"] / "predictions.jsonl").read_bytes()
@@ -153,6 +165,7 @@ def test_rerun_reuses_the_cache(psiloqa_run) -> None:
     assert len(cache_files(root, "detector")) == 3
 
 
+@needs_shared
 def test_interrupted_run_resumes_with_identical_predictions(psiloqa_run, tmp_path) -> None:
     _, _, uninterrupted = psiloqa_run
     cfg = compose_eval(tmp_path, "benchmark=psiloqa_en50", "limit=3")
@@ -179,6 +192,7 @@ def test_interrupted_run_resumes_with_identical_predictions(psiloqa_run, tmp_pat
     assert resumed == (uninterrupted["output_dir"] / "predictions.jsonl").read_bytes()
 
 
+@needs_shared
 def test_sentence_and_claim_benchmarks(tmp_path) -> None:
     cfg = compose_eval(tmp_path, "benchmark=ragtruth_sent48", "limit=6")
     metrics, _ = run_eval(cfg, detector=fake_detector())
@@ -199,6 +213,7 @@ def test_sentence_and_claim_benchmarks(tmp_path) -> None:
     assert "## Claim level (4 claims)" in report and "3-way acc" in report
 
 
+@needs_shared
 def test_real_verifier_from_config(tmp_path, tiny_nli_dir) -> None:
     cfg = compose_eval(
         tmp_path,
@@ -215,6 +230,7 @@ def test_real_verifier_from_config(tmp_path, tiny_nli_dir) -> None:
     assert len(objects["predictions"]["detector"]) == 2
 
 
+@needs_shared
 def test_cli_eval_runs_baselines(tmp_path, capsys) -> None:
     code = cli_main(
         [
@@ -222,8 +238,9 @@ def test_cli_eval_runs_baselines(tmp_path, capsys) -> None:
             "benchmark=mushroom_dev30",
             "limit=3",
             f"paths.root_dir={tmp_path}",
+            f"paths.shared_dir={SHARED}",
             *FAST,
-            "methods=[lexical_absent,mark_all,mark_none]",
+            BASELINES_ONLY,
         ]
     )
     out = capsys.readouterr().out
@@ -239,6 +256,7 @@ def test_cli_eval_rejects_a_bare_word(capsys) -> None:
     assert "expected KEY=VALUE overrides" in capsys.readouterr().err
 
 
+@needs_shared
 def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
     shared = tmp_path / "shared"
     (shared / "benchmarks").mkdir(parents=True)
@@ -257,6 +275,302 @@ def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
     summary = (tmp_path / "outputs/eval/summary.md").read_text()
     assert "| psiloqa_en50 | span | lexical_absent | 2 |" in summary
     assert "- `wice_dev`: benchmark file" in summary
+
+
+# --------------------------------------------------------------------------------------------
+# benchmark=file: a user's own file in each loader's format (tests/fixtures/benchmarks), with
+# the baselines only, so no verifier and no shared data are needed
+# --------------------------------------------------------------------------------------------
+
+
+def run_file(root: Path, path: str, file_format: str, *overrides: str):
+    """``benchmark=file`` on a fixture; returns the loaded benchmark and the metrics.json read
+    back from the run folder."""
+    cfg = compose_eval(
+        root,
+        "benchmark=file",
+        f"benchmark.path={FIXTURES / path}",
+        f"benchmark.format={file_format}",
+        BASELINES_ONLY,
+        *overrides,
+        shared=root / "no-shared-data",
+    )
+    metrics, objects = run_eval(cfg)
+    out = root / "outputs/eval/file/none-shipped"
+    assert objects["output_dir"] == out
+    written = json.loads((out / "metrics.json").read_text())
+    assert written["benchmark"]["name"] == "file"
+    assert written["benchmark"]["families"] == metrics["benchmark"]["families"]
+    assert list(written["methods"]) == ["lexical_absent", "mark_all", "mark_none"]
+    assert written["config"]["benchmark"]["format"] == file_format
+    assert (out / "report.md").is_file() and (out / "predictions.jsonl").is_file()
+    return objects["benchmark"], written
+
+
+def gold_texts(example: EvalExample) -> list[str]:
+    return [example.answer[s.start : s.end] for s in example.gold_spans or []]
+
+
+def test_file_benchmark_composes_without_shared_data(tmp_path) -> None:
+    cfg = compose_eval_config(
+        [
+            "benchmark=file",
+            "benchmark.path=my_set.jsonl",
+            "benchmark.format=mushroom",
+            "benchmark.name=my_set",
+            f"paths.root_dir={tmp_path}",
+            f"paths.shared_dir={tmp_path / 'absent'}",
+            *FAST,
+        ]
+    )
+    assert (cfg.benchmark.path, cfg.benchmark.format) == ("my_set.jsonl", "mushroom")
+    assert cfg.benchmark.sources is None and cfg.benchmark.level is None
+    assert cfg.paths.output_dir == f"{tmp_path}/outputs/eval/my_set/none-shipped"
+    assert "file" not in benchmark_names()
+
+
+def test_file_mushroom(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "mushroom.jsonl", "mushroom")
+    assert [e.id for e in bench.examples] == ["m1", "m2"]
+    assert [gold_texts(e) for e in bench.examples] == [["Rome"], []]
+    assert bench.examples[0].soft_labels == [{"start": 23, "end": 27, "prob": 0.8}]
+    assert bench.examples[0].context.startswith("The Eiffel Tower is a wrought-iron tower")
+    assert metrics["benchmark"]["families"] == ["span"]
+    assert metrics["methods"]["mark_none"]["span"]["char"]["f1"] == 0.0
+    assert metrics["methods"]["mark_all"]["span"]["char"]["recall"] == 1.0
+    assert metrics["methods"]["mark_all"]["span"]["soft_spearman_n"] == 2
+
+
+def test_file_psiloqa_csv_folder_with_a_chosen_gold(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "psiloqa", "psiloqa_csv", "benchmark.gold=2_annotator")
+    first = bench.examples[0]
+    assert (first.id, first.answer) == ("p1", "Marie Curie was born in Paris in 1867.")
+    assert bench.references == {
+        "1_annotator": [[Span(24, 29)], []],
+        "2_annotator": [[Span(24, 37)], [Span(24, 37)]],
+    }
+    assert [gold_texts(e) for e in bench.examples] == [["Paris in 1867"], ["Mediterranean"]]
+    assert first.context == "Marie Curie was born in Warsaw in 1867."
+    assert metrics["benchmark"]["gold_reference"] == "2_annotator"
+    references = metrics["methods"]["mark_all"]["span"]["references"]
+    assert references["names"] == ["1_annotator", "2_annotator"]
+
+
+def test_file_psiloqa_hub_keeps_one_language(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "psiloqa_hub.jsonl", "psiloqa_hub", "benchmark.lang=en")
+    (example,) = bench.examples
+    assert (example.id, gold_texts(example)) == ("ph1", ["North Sea"])
+    assert example.context == "The Danube flows into the Black Sea."
+    assert metrics["benchmark"]["dropped"] == {"other_lang": 1}
+    assert metrics["benchmark"]["n_total"] == 1
+
+
+def test_file_ragtruth_with_sources_and_split(tmp_path) -> None:
+    bench, metrics = run_file(
+        tmp_path,
+        "ragtruth/response.jsonl",
+        "ragtruth",
+        f"benchmark.sources={FIXTURES / 'ragtruth/source_info.jsonl'}",
+        "benchmark.split=test",
+    )
+    qa, summary = bench.examples
+    assert [gold_texts(e) for e in bench.examples] == [["21 July"], ["June"]]
+    assert (qa.id, qa.question) == ("r1", "When did Apollo 11 land on the Moon?")
+    assert qa.context == "passage 1: Apollo 11 landed on the Moon on 20 July 1969."
+    assert (summary.question, summary.metadata["task_type"]) == (None, "Summary")
+    assert summary.context.startswith("The city council approved a new park")
+    assert metrics["benchmark"]["dropped"] == {"other_split": 1}
+    assert metrics["benchmark"]["flagged"] == {}
+
+
+def test_file_ragtruth_without_sources_has_no_contexts(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "ragtruth/response.jsonl", "ragtruth")
+    assert [e.context for e in bench.examples] == ["", "", ""]
+    assert [gold_texts(e) for e in bench.examples] == [["21 July"], ["June"], []]
+    assert metrics["benchmark"]["flagged"] == {"missing_context": 3}
+
+
+def test_file_ragtruth_processed(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "ragtruth_processed.jsonl", "ragtruth_processed")
+    assert [e.id for e in bench.examples] == ["rp1", "rp2"]
+    assert [gold_texts(e) for e in bench.examples] == [["Peru"], []]
+    assert bench.examples[0].question == "Tell me about Mount Everest."
+    assert metrics["methods"]["mark_none"]["span"]["example"]["recall"] == 0.0
+
+
+def test_file_factcheck_sentences_and_claims(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "factcheck.jsonl", "factcheck")
+    assert [e.id for e in bench.examples] == ["0/sentence1", "0/sentence2"]
+    assert [e.sentence_labels for e in bench.examples] == [
+        [SentenceGold(Span(0, 31), "Paris is the capital of France.", False)],
+        [SentenceGold(Span(0, 33), "Paris has 20 million inhabitants.", True)],
+    ]
+    assert bench.examples[1].context == "Paris has about 2.1 million inhabitants."
+    assert metrics["benchmark"]["families"] == ["sentence"]
+    assert metrics["methods"]["mark_all"]["sentence"]["n"] == 2
+
+    bench, metrics = run_file(tmp_path, "factcheck.jsonl", "factcheck", "benchmark.level=claim")
+    assert [e.claim_labels for e in bench.examples] == [
+        [ClaimGold("Paris is the capital of France.", False, "True")],
+        [ClaimGold("Paris has 20 million inhabitants.", True, "False")],
+    ]
+    assert metrics["benchmark"]["level"] == "claim"
+    assert metrics["methods"]["mark_all"]["claim"]["n"] == 2
+
+
+def test_file_sentence_sample(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "sentence_sample.jsonl", "sentence_sample")
+    assert [e.id for e in bench.examples] == ["q1:0", "q1:1"]
+    assert [e.sentence_labels for e in bench.examples] == [
+        [SentenceGold(Span(0, 26), "The Moon orbits the Earth.", False)],
+        [SentenceGold(Span(27, 48), "It is made of cheese.", True)],
+    ]
+    sentence = metrics["methods"]["mark_none"]["sentence"]
+    assert (sentence["n"], sentence["recall"]) == (2, 0.0)
+
+
+def test_file_wice(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "wice.jsonl", "wice")
+    assert [e.claim_labels[0].label for e in bench.examples] == [
+        "supported",
+        "partially_supported",
+        "not_supported",
+    ]
+    assert bench.examples[0].metadata["supporting_spans"] == [[{"start": 50, "end": 77}]]
+    three_way = metrics["methods"]["mark_all"]["claim"]["three_way"]
+    assert three_way["n"] == 3
+    assert three_way["confusion"]["supported"] == {
+        "supported": 0,
+        "partially_supported": 0,
+        "not_supported": 1,
+    }
+
+
+def test_file_halluentity_with_contexts(tmp_path) -> None:
+    bench, metrics = run_file(
+        tmp_path,
+        "halluentity.jsonl",
+        "halluentity",
+        f"benchmark.contexts={FIXTURES / 'halluentity_contexts.csv'}",
+    )
+    ada, alan = bench.examples
+    assert alan.entity_labels == [
+        EntityGold(Span(0, 11), "Alan Turing", False),
+        EntityGold(Span(24, 34), "Manchester", True),
+        EntityGold(Span(38, 42), "1912", False),
+    ]
+    assert (ada.example_label, alan.example_label) == (False, True)
+    assert alan.context.startswith("Alan Turing was born in Maida Vale")  # joined on id
+    assert metrics["benchmark"]["families"] == ["entity"]
+    assert metrics["methods"]["mark_all"]["entity"]["unlocated"] == 0
+
+
+def test_file_enokiqa(tmp_path) -> None:
+    bench, metrics = run_file(tmp_path, "enokiqa.jsonl", "enokiqa")
+    assert [e.claim_labels for e in bench.examples] == [
+        [ClaimGold("The Great Wall of China is visible from the Moon", True, "contradiction")],
+        [ClaimGold("The Great Wall is over 20,000 km long", False, "entailment")],
+    ]
+    assert bench.examples[0].metadata["fact_spans"] == [{"start": 24, "end": 48}]
+    assert bench.examples[0].metadata["context_field"] == "paragraph_context"
+    assert metrics["methods"]["mark_all"]["claim"]["n"] == 2
+
+
+def test_every_file_format_has_a_test() -> None:
+    tested = {
+        "mushroom",
+        "psiloqa_csv",
+        "psiloqa_hub",
+        "ragtruth",
+        "ragtruth_processed",
+        "factcheck",
+        "sentence_sample",
+        "wice",
+        "halluentity",
+        "enokiqa",
+    }
+    assert set(FILE_FORMATS) == tested
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error", "message"),
+    [
+        (
+            ["benchmark.path=x.jsonl", "benchmark.format=jsonl"],
+            BenchmarkConfigError,
+            "benchmark.format must be one of mushroom, psiloqa_csv, psiloqa_hub, ragtruth, "
+            "ragtruth_processed, factcheck, sentence_sample, wice, halluentity, enokiqa; "
+            "got 'jsonl'",
+        ),
+        (
+            ["benchmark.path=x.jsonl"],
+            BenchmarkConfigError,
+            "benchmark.format is not set; give one of: mushroom, ",
+        ),
+        (["benchmark.format=wice"], BenchmarkConfigError, "benchmark.path is not set"),
+        (
+            ["benchmark.path=absent.jsonl", "benchmark.format=wice"],
+            FileNotFoundError,
+            "benchmark.path: absent.jsonl does not exist",
+        ),
+        (
+            [f"benchmark.path={FIXTURES}", "benchmark.format=wice"],
+            BenchmarkConfigError,
+            f"benchmark.path must be a file for format wice; {FIXTURES} is a folder",
+        ),
+        (
+            [
+                f"benchmark.path={FIXTURES / 'mushroom.jsonl'}",
+                "benchmark.format=mushroom",
+                "benchmark.sources=s.jsonl",
+            ],
+            BenchmarkConfigError,
+            "benchmark.sources is not read by format mushroom (only by ragtruth); leave it unset",
+        ),
+        (
+            [
+                f"benchmark.path={FIXTURES / 'ragtruth/response.jsonl'}",
+                "benchmark.format=ragtruth",
+                "benchmark.sources=absent.jsonl",
+            ],
+            FileNotFoundError,
+            "benchmark.sources: absent.jsonl does not exist",
+        ),
+        (
+            [
+                f"benchmark.path={FIXTURES / 'factcheck.jsonl'}",
+                "benchmark.format=factcheck",
+                "benchmark.level=span",
+            ],
+            BenchmarkConfigError,
+            "benchmark.level must be one of sentence, claim for format factcheck; got 'span'",
+        ),
+    ],
+)
+def test_file_benchmark_config_errors_name_the_key(tmp_path, overrides, error, message) -> None:
+    cfg = compose_eval(tmp_path, "benchmark=file", BASELINES_ONLY, *overrides)
+    with pytest.raises(error) as info:
+        run_eval(cfg)
+    assert message in str(info.value)
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_cli_eval_on_a_file(tmp_path, capsys) -> None:
+    code = cli_main(
+        [
+            "eval",
+            "benchmark=file",
+            f"benchmark.path={FIXTURES / 'wice.jsonl'}",
+            "benchmark.format=wice",
+            f"paths.root_dir={tmp_path}",
+            *FAST,
+            BASELINES_ONLY,
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "# Evaluation: file" in out and "## Claim level (3 claims)" in out
+    assert (tmp_path / "outputs/eval/file/none-shipped/metrics.json").is_file()
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,13 +695,20 @@ def test_prediction_from_a_fact_level_report_uses_its_spans() -> None:
 def test_changed_code_never_reuses_cached_predictions(tmp_path, monkeypatch) -> None:
     from enoki_hd.eval import cache
 
-    cfg = compose_eval(tmp_path, "benchmark=psiloqa_en50", "limit=3")
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={FIXTURES / 'mushroom.jsonl'}",
+        "benchmark.format=mushroom",
+    )
     _, first = run_eval(cfg, detector=fake_detector())
-    assert first["cache"] == {"hits": 0, "misses": 6}
+    assert first["cache"] == {"hits": 0, "misses": 4}  # detector + sentence_nli, 2 examples
+    _, cached = run_eval(cfg, detector=fake_detector())
+    assert cached["cache"] == {"hits": 4, "misses": 0}
     assert len(cache.code_fingerprint()) == 64
     monkeypatch.setattr(cache, "code_fingerprint", lambda: "another version of enoki_hd")
     detector = fake_detector()
     _, again = run_eval(cfg, detector=detector)
-    assert again["cache"] == {"hits": 0, "misses": 6}
+    assert again["cache"] == {"hits": 0, "misses": 4}
     assert detector.verifier.calls  # the detector really ran again
-    assert len(cache_files(tmp_path, "detector")) == 6
+    assert len(cache_files(tmp_path, "detector")) == 4

@@ -1,8 +1,9 @@
 """The evaluation runner: one benchmark, several methods, every metric that applies.
 
-:func:`run_eval` loads the benchmark ``cfg.benchmark.name`` from the shared data folder, runs
-each method of ``cfg.methods`` over its examples and writes to ``cfg.paths.output_dir``
-(``outputs/eval/<benchmark>/<run_name>/`` by default):
+:func:`run_eval` loads the benchmark ``cfg.benchmark.name`` from the shared data folder (or,
+with ``benchmark=file``, the user's file ``cfg.benchmark.path`` in the format
+``cfg.benchmark.format``), runs each method of ``cfg.methods`` over its examples and writes to
+``cfg.paths.output_dir`` (``outputs/eval/<benchmark>/<run_name>/`` by default):
 
 - ``metrics.json``: metrics per method, the resolved config, the git commit, the manifests of
   the models used and timings;
@@ -54,7 +55,13 @@ from tqdm.auto import tqdm
 from enoki_hd import __version__
 from enoki_hd.eval import metrics as M
 from enoki_hd.eval.cache import PredictionCache
-from enoki_hd.eval.datasets import Benchmark, EvalExample, load_benchmark
+from enoki_hd.eval.datasets import (
+    BENCHMARKS,
+    Benchmark,
+    EvalExample,
+    benchmark_from_config,
+    load_benchmark,
+)
 from enoki_hd.eval.files import atomic_write, to_json
 from enoki_hd.eval.methods import (
     DEFAULT_METHODS,
@@ -82,6 +89,8 @@ __all__ = [
 SWEEP_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(21))
 WICE_LABELS = ("supported", "partially_supported", "not_supported")
 REPO_ROOT = Path(__file__).resolve().parents[3]
+# The benchmark config that reads a user's own file (configs/benchmark/file.yaml).
+FILE_BENCHMARK = "file"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,7 +503,7 @@ def run_eval(
         cfg: a resolved eval config (Hydra ``DictConfig`` or plain mapping; see
             ``configs/eval.yaml``).
         detector: replaces the configured detector (and the verifier ``sentence_nli`` uses).
-        benchmark: an already loaded benchmark, instead of loading ``cfg.benchmark.name``.
+        benchmark: an already loaded benchmark, instead of the one ``cfg.benchmark`` names.
         command: the command line recorded in the report.
 
     Returns:
@@ -509,7 +518,11 @@ def run_eval(
     shared_dir = Path(paths["shared_dir"]).expanduser().resolve()
 
     mark = time.perf_counter()
-    full = benchmark if benchmark is not None else load_benchmark(name, shared_dir)
+    full = (
+        benchmark
+        if benchmark is not None
+        else benchmark_from_config(plain["benchmark"], shared_dir)
+    )
     expected_level = plain["benchmark"].get("level")
     if expected_level and expected_level != full.level:
         logger.warning(
@@ -632,9 +645,11 @@ def compose_eval_config(
 
 
 def benchmark_names(config_dir: str | Path | None = None) -> list[str]:
-    """The benchmarks with a config in ``configs/benchmark/``, sorted."""
+    """The benchmarks with a config in ``configs/benchmark/``, sorted; ``file`` (a user's own
+    file, named by ``benchmark.path``) is not one of them."""
     directory = Path(config_dir) if config_dir is not None else default_config_dir()
-    return sorted(p.stem for p in (directory / "benchmark").glob("*.yaml"))
+    configs = (directory / "benchmark").glob("*.yaml")
+    return sorted(p.stem for p in configs if p.stem != FILE_BENCHMARK)
 
 
 def run_eval_all(
@@ -650,8 +665,6 @@ def run_eval_all(
 
     Returns ``({benchmark: metrics}, {"skipped": {benchmark: reason}, "summary": path})``.
     """
-    from enoki_hd.eval.datasets import BENCHMARKS
-
     names = list(benchmarks) if benchmarks is not None else benchmark_names(config_dir)
     results: dict[str, Any] = {}
     skipped: dict[str, str] = {}

@@ -21,7 +21,9 @@ access and validation shared by the loaders), one module per benchmark family
 (:mod:`.mushroom`, :mod:`.psiloqa`, :mod:`.ragtruth`, :mod:`.factcheck`,
 :mod:`.sentence_sample`, :mod:`.halluentity`, :mod:`.enokiqa`, :mod:`.wice`, :mod:`.carb`) and
 :mod:`.registry`: :data:`BENCHMARKS` / :func:`load_benchmark` map config names to the files in
-the shared data folder (``../shared``, or the ``ENOKI_SHARED_DIR`` environment variable).
+the shared data folder (``../shared``, or the ``ENOKI_SHARED_DIR`` environment variable), and
+:func:`load_benchmark_file` reads a user's own file in any of the loaders' formats
+(:data:`FILE_FORMATS`; ``make eval BENCH=file``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,17 @@ from enoki_hd.eval.datasets.halluentity import load_halluentity
 from enoki_hd.eval.datasets.mushroom import load_mushroom
 from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv, load_psiloqa_hub
 from enoki_hd.eval.datasets.ragtruth import load_ragtruth, load_ragtruth_processed
-from enoki_hd.eval.datasets.registry import BENCHMARKS, HUB_IDS, SHARED_DIR_ENV, load_benchmark
+from enoki_hd.eval.datasets.registry import (
+    BENCHMARKS,
+    FILE_FORMATS,
+    FILE_OPTIONS,
+    HUB_IDS,
+    SHARED_DIR_ENV,
+    BenchmarkConfigError,
+    benchmark_from_config,
+    load_benchmark,
+    load_benchmark_file,
+)
 from enoki_hd.eval.datasets.schema import (
     Benchmark,
     BenchmarkLevel,
@@ -48,9 +60,12 @@ from enoki_hd.eval.datasets.wice import load_wice
 
 __all__ = [
     "BENCHMARKS",
+    "FILE_FORMATS",
+    "FILE_OPTIONS",
     "HUB_IDS",
     "SHARED_DIR_ENV",
     "Benchmark",
+    "BenchmarkConfigError",
     "BenchmarkLevel",
     "CarbGold",
     "ClaimGold",
@@ -58,7 +73,9 @@ __all__ = [
     "EntityGold",
     "EvalExample",
     "SentenceGold",
+    "benchmark_from_config",
     "load_benchmark",
+    "load_benchmark_file",
     "load_carb",
     "load_enokiqa",
     "load_factcheck",

@@ -1,15 +1,22 @@
-"""Benchmarks by config name: the files of the shared data folder."""
+"""Benchmarks by config name: the files of the shared data folder (:func:`load_benchmark`), or
+a file of the user's own in any loader's format (:func:`load_benchmark_file`, the
+``benchmark=file`` config); :func:`benchmark_from_config` picks between the two."""
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from enoki_hd.eval.datasets.enokiqa import load_enokiqa
 from enoki_hd.eval.datasets.factcheck import load_factcheck
+from enoki_hd.eval.datasets.halluentity import load_halluentity
 from enoki_hd.eval.datasets.mushroom import load_mushroom
-from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv
+from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv, load_psiloqa_hub
+from enoki_hd.eval.datasets.ragtruth import load_ragtruth, load_ragtruth_processed
 from enoki_hd.eval.datasets.schema import Benchmark, PathLike
 from enoki_hd.eval.datasets.sentence_sample import load_sentence_sample
 from enoki_hd.eval.datasets.wice import load_wice
@@ -129,3 +136,132 @@ def load_benchmark(name: str, shared_dir: PathLike | None = None) -> Benchmark:
         benchmark.flagged,
     )
     return benchmark
+
+
+# ---------------------------------------------------------------------------------------------
+# A user's own file (configs/benchmark/file.yaml)
+# ---------------------------------------------------------------------------------------------
+
+
+class BenchmarkConfigError(ValueError):
+    """A ``benchmark`` config that cannot be loaded; the message names the config key
+    (``benchmark.format``, ``benchmark.path``, ...) and what it accepts."""
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    """How ``benchmark=file`` reads one format: the loader, the config keys it takes besides
+    ``benchmark.path`` (each mapped to the loader keyword it fills) and whether the path may be
+    a folder."""
+
+    load: Callable[..., Benchmark]
+    options: Mapping[str, str] = field(default_factory=dict)
+    folder: bool = False
+
+
+# benchmark.format -> how to read it.
+FILE_FORMATS: dict[str, FileFormat] = {
+    "mushroom": FileFormat(load_mushroom),
+    "psiloqa_csv": FileFormat(load_psiloqa_csv, {"gold": "gold"}, folder=True),
+    "psiloqa_hub": FileFormat(load_psiloqa_hub, {"lang": "lang"}),
+    "ragtruth": FileFormat(load_ragtruth, {"sources": "source_info_path", "split": "split"}),
+    "ragtruth_processed": FileFormat(load_ragtruth_processed, {"split": "split"}),
+    "factcheck": FileFormat(load_factcheck, {"level": "level"}),
+    "sentence_sample": FileFormat(load_sentence_sample),
+    "wice": FileFormat(load_wice),
+    "halluentity": FileFormat(load_halluentity, {"contexts": "contexts_path"}),
+    "enokiqa": FileFormat(load_enokiqa, {"context_field": "context_field"}),
+}
+# Every benchmark.<key> some format reads besides path and format.
+FILE_OPTIONS = tuple(sorted({key for spec in FILE_FORMATS.values() for key in spec.options}))
+# Options that name a file, checked like benchmark.path.
+_PATH_OPTIONS = frozenset({"sources", "contexts"})
+_FACTCHECK_LEVELS = ("sentence", "claim")
+
+
+def _existing_path(value: PathLike, key: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(
+            f"benchmark.{key}: {path} does not exist (a relative path is taken from the working "
+            f"directory, {Path.cwd()})"
+        )
+    return path
+
+
+def load_benchmark_file(
+    path: PathLike | None, format: str | None, *, name: str = "file", **options: Any
+) -> Benchmark:
+    """A benchmark file of the user's own, read by the loader of ``format``.
+
+    ``format`` is a key of :data:`FILE_FORMATS`; ``options`` are the extra keys of
+    ``configs/benchmark/file.yaml`` (:data:`FILE_OPTIONS`; None means not given):
+    ``sources`` (ragtruth: ``source_info.jsonl``), ``contexts`` (halluentity: the contexts
+    file), ``split`` (ragtruth, ragtruth_processed), ``lang`` (psiloqa_hub), ``gold``
+    (psiloqa_csv: the annotator file whose spans are gold), ``context_field`` (enokiqa) and
+    ``level`` (factcheck: ``sentence`` or ``claim``). ``path`` is a file, or for
+    ``psiloqa_csv`` also a folder of annotator CSV files; relative paths are taken from the
+    working directory.
+
+    Raises:
+        BenchmarkConfigError: ``format`` or ``path`` is not set, ``format`` is not a known
+            one, an option is given that ``format`` does not read, or ``level`` is invalid;
+            the message names the ``benchmark.<key>``.
+        FileNotFoundError: ``path``, ``sources`` or ``contexts`` does not exist (named the
+            same way).
+    """
+    formats = ", ".join(FILE_FORMATS)
+    if format is None:
+        raise BenchmarkConfigError(f"benchmark.format is not set; give one of: {formats}")
+    if format not in FILE_FORMATS:
+        raise BenchmarkConfigError(f"benchmark.format must be one of {formats}; got {format!r}")
+    spec = FILE_FORMATS[format]
+    if path is None:
+        raise BenchmarkConfigError(
+            "benchmark.path is not set; give the file to evaluate: benchmark.path=FILE"
+        )
+    path = _existing_path(path, "path")
+    if path.is_dir() and not spec.folder:
+        raise BenchmarkConfigError(
+            f"benchmark.path must be a file for format {format}; {path} is a folder"
+        )
+    given = {key: value for key, value in options.items() if value is not None}
+    for key in given:
+        if key not in spec.options:
+            readers = [f for f, other in FILE_FORMATS.items() if key in other.options]
+            only = f" (only by {', '.join(readers)})" if readers else ""
+            raise BenchmarkConfigError(
+                f"benchmark.{key} is not read by format {format}{only}; leave it unset"
+            )
+    if format == "factcheck" and given.get("level", "sentence") not in _FACTCHECK_LEVELS:
+        raise BenchmarkConfigError(
+            f"benchmark.level must be one of {', '.join(_FACTCHECK_LEVELS)} for format "
+            f"factcheck; got {given['level']!r}"
+        )
+    kwargs = {
+        spec.options[key]: _existing_path(value, key) if key in _PATH_OPTIONS else value
+        for key, value in given.items()
+    }
+    benchmark = spec.load(path, name=name, **kwargs)
+    logger.info(
+        "loaded %s (%s, %s): %d examples, dropped %s, flagged %s",
+        name,
+        format,
+        benchmark.source,
+        len(benchmark),
+        benchmark.dropped,
+        benchmark.flagged,
+    )
+    return benchmark
+
+
+def benchmark_from_config(
+    config: Mapping[str, Any], shared_dir: PathLike | None = None
+) -> Benchmark:
+    """The benchmark a ``benchmark`` config group describes: a user's own file when the group
+    has a ``format`` key (``configs/benchmark/file.yaml``, read by :func:`load_benchmark_file`),
+    else the benchmark registered as ``name``, from the shared data folder."""
+    if "format" not in config:
+        return load_benchmark(config["name"], shared_dir)
+    options = {key: config.get(key) for key in FILE_OPTIONS}
+    return load_benchmark_file(config.get("path"), config["format"], name=config["name"], **options)
