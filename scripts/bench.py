@@ -228,7 +228,7 @@ def sample_pairs(cfg: DictConfig) -> list[tuple[str, str]]:
 
 
 def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    from enoki_hd.detector import default_verifier_path
+    from enoki_hd.verify.loading import default_verifier_path
 
     verifier_dir = Path(cfg.verifier_dir) if cfg.verifier_dir else default_verifier_path()
     results: dict[str, Any] = {

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -207,3 +209,157 @@ def test_label_map_from_id2label() -> None:
         with pytest.raises(ValueError, match="cannot map the model's labels") as error:
             NLILabelMap.from_id2label(bad)
         assert repr(bad[1]) in str(error.value)
+
+
+def checkpoint_copy(
+    source: Path, target: Path, *, manifest: dict | None = None, weights: bool = True
+) -> Path:
+    """A copy of ``source`` with ``manifest.json`` written as given (none when None), and
+    without the PyTorch weights when ``weights`` is false (an ONNX-only checkpoint)."""
+    shutil.copytree(source, target)
+    if not weights:
+        (target / "model.safetensors").unlink()
+    if manifest is not None:
+        (target / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return target
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_manifest_inference_block_is_every_loaders_default(
+    tiny_nli_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    directory = checkpoint_copy(
+        tiny_nli_dir,
+        tmp_path / "ckpt",
+        manifest={"inference": {"backend": "torch", "max_length": 64}},
+    )
+    # Without the block the same files run on onnx at the 128 position embeddings.
+    assert (NLICrossEncoder(tiny_nli_dir).backend, NLICrossEncoder(tiny_nli_dir).max_length) == (
+        "onnx",
+        128,
+    )
+    verifier = NLICrossEncoder(directory)
+    assert (verifier.backend, verifier.max_length) == ("torch", 64)
+    assert NLICrossEncoder(str(directory), backend="onnx").max_length == 64
+    with caplog.at_level(logging.INFO, logger="enoki_hd.verify.nli"):
+        explicit = NLICrossEncoder(directory, max_length=32)
+    assert explicit.max_length == explicit.config()["max_length"] == 32
+    assert any(
+        "overrides the manifest's inference.max_length=64" in r.message for r in caplog.records
+    )
+
+    (directory / "manifest.json").write_text(json.dumps({"inference": {"max_len": 64}}))
+    with pytest.raises(ValueError, match=r"unknown inference settings \['max_len'\]"):
+        NLICrossEncoder(directory)
+    (directory / "manifest.json").write_text('{"inference": {"max_length": 6')
+    with pytest.raises(VerifierError, match=r"manifest\.json is not valid JSON"):
+        NLICrossEncoder(directory)
+
+
+def test_options_the_checkpoint_cannot_honour_are_errors(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    onnx_only = checkpoint_copy(tiny_nli_dir, tmp_path / "onnx_only", weights=False)
+    with pytest.raises(ValueError, match=r"backend='torch' \(config `verifier.backend`\)") as error:
+        NLICrossEncoder(onnx_only, backend="torch")
+    assert "only the ONNX graph model.onnx" in str(error.value)
+    assert "backend 'onnx' or 'auto'" in str(error.value)
+    assert NLICrossEncoder(onnx_only).backend == "onnx"
+
+    # 129 tokens do not fit 128 position embeddings: an error, not a silent cap.
+    for backend in ("onnx", "torch"):
+        with pytest.raises(ValueError, match=r"max_length=129 \(config `verifier.max_length`\)"):
+            NLICrossEncoder(tiny_nli_dir, backend=backend, max_length=129)
+    assert NLICrossEncoder(tiny_nli_dir, max_length=128).max_length == 128
+
+    with pytest.raises(ValueError, match=r"backend='onnx' \(config `verifier.backend`\).*hub id"):
+        NLICrossEncoder("org/some-nli-model", backend="onnx")
+    with pytest.raises(ValueError, match=r"config `verifier\.device`"):
+        NLICrossEncoder(tiny_nli_dir, backend="onnx", device="cuda")
+
+
+def test_config_holds_every_setting_that_changes_outputs(
+    tiny_nli_dir: Path, torch_verifier: NLICrossEncoder
+) -> None:
+    onnx_verifier = NLICrossEncoder(tiny_nli_dir, batch_size=4, max_length=64)
+    assert onnx_verifier.config() == {
+        "name": str(tiny_nli_dir),
+        "backend": "onnx",
+        "max_length": 64,
+        "batch_size": 4,
+        "onnx_file": "model.onnx",
+        "sha256": sha256_of(tiny_nli_dir / "model.onnx"),
+    }
+    assert torch_verifier.config() == {
+        "name": str(tiny_nli_dir),
+        "backend": "torch",
+        "max_length": 128,
+        "batch_size": 2,
+        "device": "cpu",
+        "revision": None,
+    }
+
+
+def truncated_graph(source: Path, target: Path, *, manifest: bool) -> tuple[Path, str, str]:
+    """A copy of ``source`` whose model.onnx lost its second half; ``(dir, expected, actual)``
+    sha256 of the graph, the manifest (when written) recording the intact one."""
+    intact = sha256_of(source / "model.onnx")
+    directory = checkpoint_copy(
+        source, target, manifest={"files": {"model.onnx": intact}} if manifest else None
+    )
+    graph = directory / "model.onnx"
+    data = graph.read_bytes()
+    graph.write_bytes(data[: len(data) // 2])
+    return directory, intact, sha256_of(graph)
+
+
+def test_unloadable_graph_is_a_verifier_error_naming_file_hashes_and_fix(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    directory, expected, actual = truncated_graph(tiny_nli_dir, tmp_path / "cut", manifest=True)
+    with pytest.raises(VerifierError) as error:
+        NLICrossEncoder(directory, backend="onnx")
+    message = str(error.value)
+    assert str(directory / "model.onnx") in message
+    assert f"sha256 {actual}, but manifest.json expects {expected}" in message
+    assert "`git checkout -- checkpoints/`" in message and "`make export`" in message
+    assert "\n" not in message
+
+    bare, _, actual = truncated_graph(tiny_nli_dir, tmp_path / "bare", manifest=False)
+    with pytest.raises(VerifierError, match=f"sha256 {actual}; no manifest\\.json records"):
+        NLICrossEncoder(bare, backend="onnx")
+
+
+def test_intact_graph_the_runtime_cannot_load_says_so(
+    tiny_nli_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxruntime
+
+    intact = sha256_of(tiny_nli_dir / "model.onnx")
+    directory = checkpoint_copy(
+        tiny_nli_dir, tmp_path / "ckpt", manifest={"files": {"model.onnx": intact}}
+    )
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("Unsupported model IR version: 99")
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", refuse)
+    with pytest.raises(VerifierError, match=f"sha256 {intact} matches manifest\\.json") as error:
+        NLICrossEncoder(directory, backend="onnx")
+    assert "Unsupported model IR version: 99" in str(error.value)
+    assert f"onnxruntime {onnxruntime.__version__} cannot run it" in str(error.value)
+
+
+def test_graph_that_differs_from_its_manifest_is_warned_and_keyed_by_its_own_hash(
+    tiny_nli_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    directory = checkpoint_copy(
+        tiny_nli_dir, tmp_path / "ckpt", manifest={"files": {"model.onnx": "0" * 64}}
+    )
+    with caplog.at_level(logging.WARNING, logger="enoki_hd.verify.nli"):
+        verifier = NLICrossEncoder(directory)
+    assert verifier.config()["sha256"] == sha256_of(directory / "model.onnx")
+    assert any("but manifest.json records 000" in r.message for r in caplog.records)

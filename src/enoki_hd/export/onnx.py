@@ -275,6 +275,31 @@ def onnx_probs(
     return out
 
 
+def inference_settings(model_config: dict[str, Any], model_dir: Path) -> dict[str, Any]:
+    """The manifest's ``inference`` block: how the shipped graph is run by every loader.
+
+    ``max_length`` is the model config's ``inference_max_length`` (evidence windows are sized
+    to it), which may exceed the training ``max_length`` but not the position embeddings.
+
+    Raises:
+        ValueError: ``model.inference_max_length`` is missing or beyond the model's position
+            embeddings.
+    """
+    length = model_config.get("inference_max_length")
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(
+            f"model.inference_max_length must be a positive integer (the tokens per pair the "
+            f"shipped verifier runs at), got {length!r}; set it in configs/model/"
+        )
+    positions = json.loads((model_dir / "config.json").read_text()).get("max_position_embeddings")
+    if positions and length > positions:
+        raise ValueError(
+            f"model.inference_max_length={length} exceeds the {positions} position embeddings "
+            f"of {model_dir}; use at most {positions}"
+        )
+    return {"backend": "onnx", "max_length": length}
+
+
 def git_commit() -> str | None:
     """The repository's HEAD commit, or None outside a git checkout."""
     try:
@@ -301,13 +326,16 @@ def export_and_ship(
     """Export a trained NLI model to ONNX (int8 by default), measure torch-vs-ONNX parity on
     ``parity_pairs`` (``NLIPair`` objects), and ship graph + tokenizer + manifest.
 
-    ``metrics`` gains ``onnx_parity``, ``<set>_accuracy_onnx`` and ``onnx_size_mb``.
+    ``metrics`` gains ``onnx_parity``, ``<set>_accuracy_onnx`` and ``onnx_size_mb``. The
+    manifest's ``inference`` block (:func:`inference_settings`) is what every loading of the
+    shipped checkpoint runs with.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from enoki_hd.train.verifier import accuracy, predict_probs
 
     model_dir, work_dir = Path(model_dir), Path(work_dir)
+    inference = inference_settings(config["model"], model_dir)
     graph = export_onnx(model_dir, work_dir / "model.fp32.onnx", opset=opset)
     if quantize == "int8":
         graph = quantize_int8(graph, work_dir / "model.int8.onnx", **(int8_options or {}))
@@ -338,6 +366,7 @@ def export_and_ship(
         "labels": ["entailment", "neutral", "contradiction"],
         "backbone": config["model"]["backbone"],
         "max_length": max_length,
+        "inference": inference,
         "quantization": quantize,
         "data": data_sources,
         "config": config,

@@ -7,9 +7,14 @@ directory or a hub id) on one of two backends behind the same interface:
 - ``onnx``: an ``onnxruntime`` CPU session over ``<dir>/model.onnx``, which needs neither torch
   nor (when ``tokenizer.json`` and ``config.json`` are there) ``transformers``.
 
-The label order is read from ``config.id2label`` and never assumed. A verifier failure (non-finite
-or misshapen logits, a crashing session) raises :class:`VerifierError`; it is never turned into a
-default probability.
+The label order is read from ``config.id2label`` and never assumed. A verifier failure (an
+unloadable graph, non-finite or misshapen logits, a crashing session) raises
+:class:`VerifierError`; it is never turned into a default probability.
+
+A checkpoint's ``manifest.json`` (written by :mod:`enoki_hd.export.onnx`) is the one source of
+truth for how it runs: its ``inference`` block (``{"backend": "onnx", "max_length": 256}``) gives
+the defaults for every way of loading it, and an explicit option the checkpoint cannot honour is a
+``ValueError``, never ignored.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
+from enoki_hd.export.onnx import sha256_file
 from enoki_hd.types import NLIScores
 
 logger = logging.getLogger(__name__)
@@ -38,6 +44,19 @@ MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 DEFAULT_MAX_LENGTH = 512
 MISSING_MODEL_HINT = (
     "run `make train-verifier` to build the shipped verifier, or pass a hub id / local path"
+)
+MANIFEST_FILE = "manifest.json"
+# The manifest settings a checkpoint's loading takes its defaults from.
+INFERENCE_SETTINGS = ("backend", "max_length")
+TORCH_WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+RESTORE_HINT = (
+    "restore the shipped files (`git checkout -- checkpoints/` or a fresh clone), or rebuild "
+    "the checkpoint with `make export`"
 )
 
 _LABEL_ALIASES = {
@@ -214,12 +233,22 @@ _ONNX_INT_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}
 
 
 class _OnnxSession:
-    """An ``onnxruntime`` CPU session fed only the inputs its graph declares."""
+    """An ``onnxruntime`` CPU session fed only the inputs its graph declares.
 
-    def __init__(self, path: Path) -> None:
+    Raises:
+        VerifierError: onnxruntime cannot load the graph; the message names the file, its
+            sha256 and the one ``expected_sha256`` (from the manifest), and how to restore it.
+    """
+
+    def __init__(self, path: Path, *, sha256: str, expected_sha256: str | None) -> None:
         import onnxruntime as ort
 
-        self.session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
+            raise VerifierError(
+                _unloadable_graph_message(path, err, sha256, expected_sha256, ort.__version__)
+            ) from err
         declared = {i.name: i.type for i in self.session.get_inputs()}
         unknown = sorted(set(declared) - set(MODEL_INPUTS))
         if unknown:
@@ -238,10 +267,88 @@ class _OnnxSession:
         return self.session.run([self._output], feed)[0]
 
 
+def _unloadable_graph_message(
+    path: Path, err: Exception, sha256: str, expected: str | None, ort_version: str
+) -> str:
+    """One line: which file, why, whether its bytes are the shipped ones, and the fix."""
+    reason = " ".join(str(err).split())
+    if expected is None:
+        state = f"sha256 {sha256}; no {MANIFEST_FILE} records the expected one"
+        fix = "re-export it with `make export` or pass another checkpoint"
+    elif sha256 != expected:
+        state = f"sha256 {sha256}, but {MANIFEST_FILE} expects {expected}: corrupt or truncated"
+        fix = RESTORE_HINT
+    else:
+        state = f"sha256 {sha256} matches {MANIFEST_FILE}, so the file is intact"
+        fix = (
+            f"onnxruntime {ort_version} cannot run it: install the version pinned in "
+            "pyproject.toml, or re-export it with `make export`"
+        )
+    return f"cannot load the ONNX verifier graph {path} ({state}): {reason}; {fix}"
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """The checkpoint's ``manifest.json`` ({} when it has none), its ``inference`` block checked.
+
+    Raises:
+        VerifierError: the manifest is not valid JSON (a damaged checkpoint).
+        ValueError: ``inference`` holds an unknown setting or an impossible value.
+    """
+    path = directory / MANIFEST_FILE
+    try:
+        manifest = _read_json(path)
+    except json.JSONDecodeError as err:
+        raise VerifierError(f"{path} is not valid JSON ({err}); {RESTORE_HINT}") from err
+    inference = manifest.get("inference") or {}
+    unknown = sorted(set(inference) - set(INFERENCE_SETTINGS))
+    if unknown:
+        raise ValueError(
+            f"{path}: unknown inference settings {unknown}; known: {list(INFERENCE_SETTINGS)}"
+        )
+    if inference.get("backend", "onnx") not in ("torch", "onnx"):
+        raise ValueError(
+            f"{path}: inference.backend must be 'torch' or 'onnx', got {inference['backend']!r}"
+        )
+    length = inference.get("max_length")
+    if length is not None and (not isinstance(length, int) or length < 1):
+        raise ValueError(f"{path}: inference.max_length must be a positive integer, got {length!r}")
+    return manifest
+
+
+def _has_torch_weights(directory: Path) -> bool:
+    return any((directory / name).is_file() for name in TORCH_WEIGHT_FILES)
+
+
+def _choose_backend(
+    backend: str, ref: str, directory: Path | None, onnx_file: str, default: str | None
+) -> Backend:
+    """The backend to run: ``default`` (the manifest's) or the graph's presence for ``auto``;
+    an explicit choice the checkpoint cannot run is an error naming the config field."""
+    if backend == "auto":
+        if default is not None:
+            return default  # type: ignore[return-value]
+        return "onnx" if directory and (directory / onnx_file).is_file() else "torch"
+    if backend == "onnx" and directory is None:
+        raise ValueError(
+            f"backend='onnx' (config `verifier.backend`) needs a local checkpoint directory "
+            f"holding {onnx_file}, got the hub id {ref!r}; use backend 'torch' or 'auto' for a "
+            "hub model, or export it with `make export`"
+        )
+    if backend == "torch" and directory is not None and not _has_torch_weights(directory):
+        holds = f", only the ONNX graph {onnx_file}" if (directory / onnx_file).is_file() else ""
+        raise ValueError(
+            f"backend='torch' (config `verifier.backend`) cannot run {directory}: it holds no "
+            f"PyTorch weights (model.safetensors or pytorch_model.bin){holds}; use backend "
+            "'onnx' or 'auto', or point `verifier.path` at the trained transformers model "
+            "directory"
+        )
+    return backend  # type: ignore[return-value]
 
 
 class NLICrossEncoder:
@@ -252,16 +359,22 @@ class NLICrossEncoder:
     ``batch_size`` padded to their longest pair, and returned in input order. Scores are kept
     in a bounded LRU cache keyed by ``(premise, hypothesis)``.
 
+    A checkpoint directory with a ``manifest.json`` runs as its ``inference`` block says
+    (``backend``, ``max_length``) unless an option is given explicitly. An explicit
+    ``max_length`` that differs from the manifest's is allowed (logged at INFO and reported by
+    :meth:`config`); one the checkpoint cannot honour raises ``ValueError``.
+
     ``stats`` counts ``pairs`` asked for, ``cache_hits``, ``model_calls`` (forward passes) and
     ``truncated`` premises — evidence selection should keep the last at zero.
 
     Args:
         model: a checkpoint directory or a hub id.
-        backend: ``"torch"``, ``"onnx"`` or ``"auto"`` (onnx when ``<model>/<onnx_file>``
-            exists, else torch).
+        backend: ``"torch"``, ``"onnx"`` or ``"auto"``: the manifest's ``inference.backend``,
+            else onnx when ``<model>/<onnx_file>`` exists, else torch.
         batch_size: pairs per forward pass.
-        max_length: tokens per pair including special tokens; default the tokenizer's
-            ``model_max_length`` capped at 512 (and at the model's position embeddings).
+        max_length: tokens per pair including special tokens, at most the model's position
+            embeddings; default the manifest's ``inference.max_length``, else the tokenizer's
+            ``model_max_length`` capped at 512 (and at the position embeddings).
         device: torch device; the onnx backend runs on ``"cpu"`` only.
         cache_size: LRU entries; 0 disables the cache.
         onnx_file: graph file name inside the checkpoint directory.
@@ -269,8 +382,9 @@ class NLICrossEncoder:
 
     Raises:
         FileNotFoundError: the model path (or its ONNX graph) does not exist.
-        ValueError: labels in ``config.id2label`` cannot be mapped to NLI labels, or the
-            options do not fit together.
+        ValueError: labels in ``config.id2label`` cannot be mapped to NLI labels, or an option
+            does not fit the checkpoint (the message names the ``verifier.*`` config field).
+        VerifierError: the checkpoint is damaged (the ONNX graph or the manifest cannot be read).
     """
 
     def __init__(
@@ -288,18 +402,31 @@ class NLICrossEncoder:
         trust_remote_code: bool = False,
     ) -> None:
         if backend not in ("torch", "onnx", "auto"):
-            raise ValueError(f"backend must be 'torch', 'onnx' or 'auto', got {backend!r}")
+            raise ValueError(
+                f"backend (config `verifier.backend`) must be 'torch', 'onnx' or 'auto', "
+                f"got {backend!r}"
+            )
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise ValueError(
+                f"batch_size (config `verifier.batch_size`) must be >= 1, got {batch_size}"
+            )
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        if max_length is not None and max_length < 1:
+            raise ValueError(
+                f"max_length (config `verifier.max_length`) must be >= 1, got {max_length}"
+            )
         ref, directory = _resolve_model(model)
-        if backend == "auto":
-            backend = "onnx" if directory and (directory / onnx_file).is_file() else "torch"
+        self.manifest = read_manifest(directory) if directory is not None else {}
+        inference = self.manifest.get("inference") or {}
+        backend = _choose_backend(backend, ref, directory, onnx_file, inference.get("backend"))
         self.name = ref
         self.backend: Backend = backend
         self.batch_size = batch_size
         self.cache_size = cache_size
+        self.onnx_file = onnx_file
+        self.revision = revision
+        self.sha256: str | None = None
         self.stats = {"pairs": 0, "cache_hits": 0, "model_calls": 0, "truncated": 0}
         self._cache: OrderedDict[tuple[str, str], tuple[float, float, float]] = OrderedDict()
         self._warned_truncation = False
@@ -316,12 +443,12 @@ class NLICrossEncoder:
             id2label = self._session.id2label
             config = self._session.model.config.to_dict()
         else:
-            if directory is None:
-                raise ValueError(
-                    f"the onnx backend needs a local checkpoint directory, got hub id {ref!r}"
-                )
+            assert directory is not None  # _choose_backend refuses onnx for a hub id
             if device != "cpu":
-                raise ValueError(f"the onnx backend runs on cpu only, got device={device!r}")
+                raise ValueError(
+                    f"the onnx backend runs on cpu only, got device={device!r} "
+                    "(config `verifier.device`); use device 'cpu' or backend 'torch'"
+                )
             graph = directory / onnx_file
             if not graph.is_file():
                 raise FileNotFoundError(
@@ -329,23 +456,26 @@ class NLICrossEncoder:
                 )
             config = self._onnx_config(directory, hub_kw)
             id2label = config.get("id2label") or {}
-            self._session = _OnnxSession(graph)
+            self.sha256 = sha256_file(graph)
+            expected = (self.manifest.get("files") or {}).get(onnx_file)
+            self._session = _OnnxSession(graph, sha256=self.sha256, expected_sha256=expected)
+            if expected is not None and expected != self.sha256:
+                logger.warning(
+                    "%s has sha256 %s but %s records %s: its recorded metrics may not describe "
+                    "it; %s",
+                    graph,
+                    self.sha256,
+                    MANIFEST_FILE,
+                    expected,
+                    RESTORE_HINT,
+                )
         self.label_map = NLILabelMap.from_id2label(id2label)
 
         tokenizer, model_max_length, pad_id = self._load_tokenizer(ref, directory, hub_kw)
-        limit = min(model_max_length or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
-        if config.get("max_position_embeddings"):
-            limit = min(limit, int(config["max_position_embeddings"]))
         positions = config.get("max_position_embeddings")
-        if max_length is not None and positions and int(max_length) > int(positions):
-            logger.warning(
-                "max_length=%d exceeds the model's %d position embeddings; using %d",
-                max_length,
-                positions,
-                positions,
-            )
-            max_length = int(positions)
-        self.max_length = int(max_length) if max_length is not None else limit
+        self.max_length = self._choose_max_length(
+            max_length, inference.get("max_length"), model_max_length, positions
+        )
         self.pad_token_id = pad_id
         # Two copies of the tokenizer: one never truncates (for counting), one truncates pairs.
         self._counter = Tokenizer.from_str(tokenizer.to_str())
@@ -356,6 +486,62 @@ class NLICrossEncoder:
         self._pair_tokenizer.enable_truncation(self.max_length, strategy="only_first")
         processor = self._pair_tokenizer.post_processor
         self.pair_special_tokens = processor.num_special_tokens_to_add(True) if processor else 0
+
+    def _choose_max_length(
+        self,
+        explicit: int | None,
+        recorded: int | None,
+        model_max_length: int | None,
+        positions: int | None,
+    ) -> int:
+        """``explicit``, else the manifest's ``recorded`` length, else the tokenizer's limit
+        capped at 512; never beyond the model's ``positions`` embeddings."""
+        if explicit is not None:
+            if positions and explicit > positions:
+                raise ValueError(
+                    f"max_length={explicit} (config `verifier.max_length`) exceeds the "
+                    f"{positions} position embeddings of {self.name}; use at most {positions}, "
+                    "or null for the checkpoint's own setting"
+                )
+            if recorded is not None and explicit != recorded:
+                logger.info(
+                    "%s: max_length=%d overrides the manifest's inference.max_length=%d",
+                    self.name,
+                    explicit,
+                    recorded,
+                )
+            return int(explicit)
+        if recorded is not None:
+            if positions and recorded > positions:
+                raise ValueError(
+                    f"{MANIFEST_FILE} of {self.name} records inference.max_length={recorded}, "
+                    f"beyond the model's {positions} position embeddings; re-export it with "
+                    "`make export`"
+                )
+            return int(recorded)
+        limit = min(model_max_length or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
+        return min(limit, int(positions)) if positions else limit
+
+    def config(self) -> dict[str, Any]:
+        """Every setting that can change this verifier's outputs, for reports and cache keys.
+
+        ``batch_size`` is among them: padding, and the int8 graph's per-batch activation
+        scales, make a pair's probabilities depend slightly on the batch it is scored in.
+        ``sha256`` is that of the ONNX graph as loaded (onnx backend only).
+        """
+        out: dict[str, Any] = {
+            "name": self.name,
+            "backend": self.backend,
+            "max_length": self.max_length,
+            "batch_size": self.batch_size,
+        }
+        if isinstance(self._session, _OnnxSession):
+            out["onnx_file"] = self.onnx_file
+            out["sha256"] = self.sha256
+        else:
+            out["device"] = str(self._session.device)
+            out["revision"] = self.revision
+        return out
 
     @staticmethod
     def _onnx_config(directory: Path, hub_kw: dict[str, Any]) -> dict[str, Any]:

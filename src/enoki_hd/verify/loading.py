@@ -1,0 +1,98 @@
+"""Where the shipped verifier lives and how a ``verifier`` config node becomes a verifier.
+
+Every way of loading a checkpoint — the default (``verifier.path: null``), ``--verifier
+checkpoints/verifier-minilm``, ``NLICrossEncoder(path)`` — reads the same settings from the
+checkpoint's ``manifest.json`` (``inference``: backend, max_length), so one model has one
+behaviour. A config option that cannot apply is an error naming the ``verifier.*`` field.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from enoki_hd.verify.nli import NLICrossEncoder
+
+VERIFIER_ENV = "ENOKI_VERIFIER"
+CHECKPOINTS_ENV = "ENOKI_CHECKPOINTS"
+DEFAULT_VERIFIER_NAME = "verifier-minilm"
+
+# Options of a ``verifier`` config node that NLICrossEncoder takes (besides ``path``).
+VERIFIER_OPTIONS = (
+    "backend",
+    "max_length",
+    "batch_size",
+    "device",
+    "cache_size",
+    "onnx_file",
+    "local_files_only",
+    "revision",
+    "trust_remote_code",
+)
+# Keys of the same node that belong to others: the config's label and the evidence selector's.
+NOT_VERIFIER_OPTIONS = ("name", "evidence")
+
+
+def default_checkpoint_dir() -> Path:
+    """Where the shipped checkpoints live: ``$ENOKI_CHECKPOINTS`` or the repository's
+    ``checkpoints/`` folder (next to ``src/``)."""
+    env = os.environ.get(CHECKPOINTS_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "checkpoints"
+
+
+def default_verifier_path() -> Path:
+    """The shipped verifier: ``$ENOKI_VERIFIER`` or ``checkpoints/verifier-minilm``."""
+    env = os.environ.get(VERIFIER_ENV)
+    return Path(env) if env else default_checkpoint_dir() / DEFAULT_VERIFIER_NAME
+
+
+def load_default_verifier(path: str | Path | None = None, **options: Any) -> NLICrossEncoder:
+    """Load the shipped ONNX int8 verifier, with an error that says how to build it.
+
+    ``options`` go to :class:`~enoki_hd.verify.nli.NLICrossEncoder`; what is not given comes
+    from the checkpoint's manifest.
+
+    Raises:
+        FileNotFoundError: there is no ``model.onnx`` at ``path``.
+    """
+    path = Path(path) if path is not None else default_verifier_path()
+    if not (path / "model.onnx").is_file():
+        raise FileNotFoundError(
+            f"no verifier at {path} (expected {path / 'model.onnx'}); run `make train-verifier` "
+            f"to build the shipped verifier, or set {VERIFIER_ENV} / pass verifier=<path or hub id>"
+        )
+    return NLICrossEncoder(path, **options)
+
+
+def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
+    """The verifier a ``verifier`` config node describes (``configs/verifier/*.yaml``)::
+
+        {"path": null, "backend": "auto", "max_length": null, "batch_size": 32, ...}
+
+    ``path`` null is the shipped default (:func:`default_verifier_path`); any other option that
+    is null takes the checkpoint's own setting (its manifest's ``inference`` block, else the
+    :class:`~enoki_hd.verify.nli.NLICrossEncoder` default). ``name`` and ``evidence`` belong to
+    the config's label and the evidence selector and are not read here.
+
+    Raises:
+        ValueError: an unknown option, or one the checkpoint cannot honour (``backend: torch``
+            on an ONNX-only checkpoint, ``backend: onnx`` on a hub id, ``max_length`` beyond
+            the position embeddings); the message names the ``verifier.*`` field.
+        FileNotFoundError: the checkpoint does not exist.
+    """
+    options = {k: v for k, v in cfg.items() if k not in NOT_VERIFIER_OPTIONS}
+    path = options.pop("path", None)
+    unknown = sorted(set(options) - set(VERIFIER_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"unknown verifier option(s) {', '.join('verifier.' + k for k in unknown)}; "
+            f"known: path, {', '.join(VERIFIER_OPTIONS)}"
+        )
+    options = {k: v for k, v in options.items() if v is not None}
+    if path is None:
+        return load_default_verifier(**options)
+    return NLICrossEncoder(path, **options)
