@@ -7,7 +7,8 @@ from importlib.resources import files
 
 import pytest
 
-from enoki_hd.detector import Detector, default_verifier_path
+from enoki_hd.detector import Detector
+from enoki_hd.verify.loading import default_verifier_path
 
 pytestmark = pytest.mark.skipif(
     not (default_verifier_path() / "model.onnx").is_file(),
