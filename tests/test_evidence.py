@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 from enoki_hd.text import segment_sentences
-from enoki_hd.types import Evidence, NLIScores, Span
+from enoki_hd.types import Evidence, EvidenceFocus, NLIScores, Span
 from enoki_hd.verify.evidence import (
+    DEFAULT_EMBEDDER_NAME,
     EvidenceIndex,
     EvidenceSelector,
     aggregate,
+    default_embedder,
     minilm_embedder,
     segment_context,
     split_to_budget,
@@ -282,6 +284,78 @@ def test_dense_fusion_finds_paraphrases_bm25_misses() -> None:
         EvidenceSelector(top_k=1, neighbours=0, dense_weight=0.5).windows(
             EvidenceIndex(context, sentence_backend="regex"), "a kitten", verifier=verifier
         )
+
+
+def test_dense_weight_changes_which_sentence_is_retrieved() -> None:
+    # BM25 alone takes the only sentence sharing a word ("sleeps"); the embedder puts
+    # "feline" and "kitten" on one topic, so dense retrieval takes the paraphrase.
+    context = "Nobody sleeps in the office. A kitten naps on the sofa. Markets fell. Rain is wet."
+    hypothesis = "a feline sleeps"
+    verifier = WordVerifier()
+    lexical = EvidenceSelector(top_k=1, neighbours=0, max_premise_tokens=50)
+    index = lexical.build_index(context, sentence_backend="regex")
+    assert index.embed is None
+    assert window_texts(lexical.windows(index, hypothesis, verifier=verifier), context) == [
+        "Nobody sleeps in the office."
+    ]
+    embedder = KeywordEmbedder()
+    dense = EvidenceSelector(
+        top_k=1, neighbours=0, max_premise_tokens=50, dense_weight=0.8, embedder=embedder
+    )
+    index = dense.build_index(context, sentence_backend="regex")
+    assert index.embed is embedder
+    assert window_texts(dense.windows(index, hypothesis, verifier=verifier), context) == [
+        "A kitten naps on the sofa."
+    ]
+
+
+def test_selector_config_lists_every_behaviour_changing_setting() -> None:
+    assert EvidenceSelector().config() == {
+        "strategy": "retrieve",
+        "top_k": 3,
+        "neighbours": 1,
+        "dense_weight": 0.0,
+        "fusion": "minmax",
+        "max_premise_tokens": None,
+        "embedder": None,
+    }
+    assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
+    keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())
+    assert keyword.config()["embedder"] == "KeywordEmbedder"
+    assert keyword.config()["fusion"] == "rrf"
+
+
+def test_focus_is_the_best_matching_sentence_of_the_deciding_window() -> None:
+    context = "Paris is in France. The Eiffel Tower opened in 1889. Rain is wet."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=50)
+    verifier = WordVerifier()
+    [decision] = selector.verify(verifier, index, ["the eiffel tower opened in 1889"])
+    assert decision.label == "supported"
+    assert decision.evidence == Evidence(
+        0, 65, context, EvidenceFocus(20, 52, "The Eiffel Tower opened in 1889.")
+    )
+    assert context[20:52] == "The Eiffel Tower opened in 1889."
+    # Nothing in common with the hypothesis: no sentence to point at.
+    [decision] = selector.verify(verifier, index, ["zebra"])
+    assert decision.evidence is not None and decision.evidence.focus is None
+    # A one-sentence window is its own focus.
+    one = EvidenceSelector(strategy="window", max_premise_tokens=6)
+    [decision] = one.verify(verifier, index, ["the eiffel tower opened in 1889"])
+    assert decision.evidence == Evidence(20, 52, "The Eiffel Tower opened in 1889.")
+
+
+def test_default_embedder_retrieves_a_paraphrase_end_to_end() -> None:
+    context = (
+        "The stock market fell sharply on Monday. A young cat naps on the warm sofa. "
+        "Heavy rain is expected tomorrow. The bridge was closed for repairs."
+    )
+    hypothesis = "A kitten is sleeping."
+    selector = EvidenceSelector(top_k=1, neighbours=0, dense_weight=1.0)
+    index = selector.build_index(context, sentence_backend="regex")
+    assert index.embed is default_embedder()
+    [window] = selector.windows(index, hypothesis, verifier=WordVerifier())
+    assert window.text == "A young cat naps on the warm sofa."
 
 
 def test_windows_fit_a_real_verifier_without_truncation(tiny_nli_dir: Path) -> None:

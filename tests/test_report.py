@@ -20,6 +20,7 @@ from enoki_hd.report import (
 )
 from enoki_hd.types import (
     Evidence,
+    EvidenceFocus,
     Fact,
     FactVerdict,
     HallucinatedSpan,
@@ -258,7 +259,14 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
     assert "**Counts:** supported 1 · contradicted 1 · unverifiable 1" in lines
     assert "**Question:** When was the Eiffel Tower completed?" in lines
 
-    sentence_header = lines.index("| # | label | score | sentence | evidence |")
+    assert lines[lines.index("**Question:** When was the Eiffel Tower completed?") + 2 :][:2] == [
+        "- hallucination score: 0–1, higher = more likely unsupported by the context "
+        "(it is not a confidence in support).",
+        "- evidence: the context window the verdict was decided on; its sentence that best "
+        "matches the fact or sentence (by retrieval score, not a separate verdict) is "
+        "highlighted in **bold**.",
+    ]
+    sentence_header = lines.index("| # | label | hallucination score | sentence | evidence |")
     assert lines[sentence_header + 1 : sentence_header + 4] == [
         "|---|---|---|---|---|",
         "| 0 | contradicted | 0.97 | The Eiffel Tower in Paris was completed in 1887. "
@@ -268,7 +276,8 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
     ]
 
     fact_header = lines.index(
-        "| id | fact (subject · relation · object) | label | score | evidence | note |"
+        "| id | fact (subject · relation · object) | label | hallucination score | evidence "
+        "| note |"
     )
     assert lines[fact_header + 1 : fact_header + 6] == [
         "|---|---|---|---|---|---|",
@@ -283,8 +292,8 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
 
     spans = lines.index("## Hallucinated spans")
     assert lines[spans + 2 : spans + 4] == [
-        '- [43, 47) "1887" 0.97 · contradicted · f2',
-        '- [63, 67) "gold" 0.81 · unverifiable · f3',
+        '- [43, 47) "1887" · contradicted · hallucination score 0.97 · f2',
+        '- [63, 67) "gold" · unverifiable · hallucination score 0.81 · f3',
     ]
     assert lines[-1] == (
         "The Eiffel Tower in Paris was completed in **[[1887]]**. "
@@ -317,7 +326,7 @@ def test_markdown_no_facts_keeps_sentences_and_explains_missing_facts() -> None:
     )
     lines = render_markdown(report).splitlines()
     assert STATUS_EXPLANATIONS["no_facts"] in lines
-    assert "| # | label | score | sentence | evidence |" in lines
+    assert "| # | label | hallucination score | sentence | evidence |" in lines
     assert "## Facts" not in lines
 
 
@@ -428,3 +437,106 @@ def test_markdown_clips_long_evidence_but_json_keeps_it() -> None:
     cell = row.split(" | ")[4].removesuffix(" |")
     assert cell.endswith(" …") and len(cell) <= MARKDOWN_EVIDENCE_CHARS + 2
     assert json.loads(render_json(report))["sentences"][0]["evidence"]["text"] == "word " * 120
+
+
+# ---------------------------------------------------------------------------------------------
+# Evidence focus
+# ---------------------------------------------------------------------------------------------
+
+# A context with markup characters; the window is its first three sentences.
+FOCUS_CONTEXT = "Tags like <b> & co. exist. The tower opened in 1889. It is made of iron. Rain."
+FOCUS_WINDOW = Evidence(
+    0, 72, FOCUS_CONTEXT[:72], EvidenceFocus(27, 52, "The tower opened in 1889.")
+)
+
+
+def focus_report(evidence: Evidence) -> Report:
+    answer = "The tower opened in 1887."
+    verdict = fact_verdict(
+        "f1",
+        0,
+        ("The tower", "opened in", "1887"),
+        (Span(0, 9), Span(10, 19), Span(20, 24)),
+        (0.05, 0.05, 0.9),
+        "contradicted",
+        evidence=evidence,
+    )
+    sentence = SentenceVerdict(
+        0, Span(0, 25), answer, 0.9, "contradicted", evidence=evidence, method="max"
+    )
+    summary = Summary("ok", 0.0, {"contradicted": 1}, 1, True, intrinsic=1)
+    return Report(answer, [sentence], [verdict], [], summary)
+
+
+def test_focus_fixture_offsets_point_into_the_context() -> None:
+    focus = FOCUS_WINDOW.focus
+    assert focus is not None
+    assert FOCUS_CONTEXT[focus.start : focus.end] == focus.text
+    assert FOCUS_CONTEXT[FOCUS_WINDOW.start : FOCUS_WINDOW.end] == FOCUS_WINDOW.text
+
+
+def test_markdown_bolds_the_focus_sentence_inside_its_window() -> None:
+    lines = render_markdown(focus_report(FOCUS_WINDOW)).splitlines()
+    cell = "Tags like <b> & co. exist. **The tower opened in 1889.** It is made of iron."
+    assert f"| 0 | contradicted | 0.90 | The tower opened in 1887. | {cell} |" in lines
+    assert (
+        f"| f1 | The tower · opened in · 1887 | contradicted | 0.95 | {cell} | decided_by: nli |"
+        in lines
+    )
+
+
+def test_markdown_clips_a_long_window_around_its_focus() -> None:
+    from enoki_hd.report import MARKDOWN_EVIDENCE_CHARS
+
+    before = " ".join(f"b{i:03d}" for i in range(100)) + " "  # 500 characters
+    focus = "The tower opened in 1889."
+    after = " " + " ".join(f"a{i:03d}" for i in range(100))
+    text = before + focus + after
+    evidence = Evidence(10, 10 + len(text), text, EvidenceFocus(510, 535, focus))
+    row = next(
+        line
+        for line in render_markdown(focus_report(evidence)).splitlines()
+        if line.startswith("| 0 |")
+    )
+    cell = row.split(" | ")[4].removesuffix(" |")
+    # 175 characters besides the focus: 87 before (whole words), the rest after.
+    assert cell == (
+        "… "
+        + " ".join(f"b{i:03d}" for i in range(83, 100))
+        + " **The tower opened in 1889.** "
+        + " ".join(f"a{i:03d}" for i in range(17))
+        + " …"
+    )
+    assert len(cell) - len("****") <= MARKDOWN_EVIDENCE_CHARS + 4
+
+
+def test_html_marks_the_focus_inside_the_escaped_window() -> None:
+    page = render_html(focus_report(FOCUS_WINDOW))
+    cell = (
+        "<td>Tags like &lt;b&gt; &amp; co. exist. "
+        '<mark class="focus">The tower opened in 1889.</mark> It is made of iron.</td>'
+    )
+    assert page.count(cell) == 2  # the sentence row and the fact row
+    assert "<b>" not in page
+    assert "<th>hallucination score</th>" in page
+    assert "higher = more likely unsupported" in page
+
+
+def test_json_carries_the_focus_and_round_trips() -> None:
+    report = focus_report(FOCUS_WINDOW)
+    data = json.loads(render_json(report))
+    assert data["facts"][0]["evidence"]["focus"] == {
+        "start": 27,
+        "end": 52,
+        "text": "The tower opened in 1889.",
+    }
+    assert data["sentences"][0]["evidence"]["focus"]["start"] == 27
+    assert Report.from_dict(data) == report
+
+
+def test_a_focus_outside_its_window_is_dropped_with_a_warning(caplog) -> None:
+    stray = Evidence(0, 26, FOCUS_CONTEXT[:26], EvidenceFocus(27, 52, "The tower opened in 1889."))
+    with caplog.at_level(logging.WARNING, logger="enoki_hd.report"):
+        text = render_markdown(focus_report(stray))
+    assert "**The tower" not in text
+    assert "not inside its window" in caplog.text

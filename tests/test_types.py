@@ -10,6 +10,7 @@ import pytest
 from enoki_hd.types import (
     REPORT_SCHEMA_VERSION,
     Evidence,
+    EvidenceFocus,
     Fact,
     FactVerdict,
     HallucinatedSpan,
@@ -110,6 +111,8 @@ def make_report() -> Report:
         make_fact(),
         make_fact(parent=None, confidence=None, modality=None, delta=[], subject_spans=[]),
         Evidence(start=5, end=17, text="Paris is big."),
+        Evidence(0, 24, "Paris is big. It is old.", EvidenceFocus(14, 24, "It is old.")),
+        EvidenceFocus(14, 24, "It is old."),
         NLIScores(entailment=0.7, neutral=0.2, contradiction=0.1),
         make_fact_verdict(),
         FactVerdict(
@@ -147,6 +150,7 @@ def test_every_dataclass_is_covered_by_a_round_trip() -> None:
         "Span",
         "Fact",
         "Evidence",
+        "EvidenceFocus",
         "NLIScores",
         "FactVerdict",
         "SentenceVerdict",
@@ -217,3 +221,17 @@ def test_nli_scores_label_and_hall_prob() -> None:
 
 def test_evidence_from_none_is_none() -> None:
     assert Evidence.from_dict(None) is None
+
+
+def test_evidence_focus_round_trips_and_old_dicts_still_load() -> None:
+    evidence = Evidence(3, 27, "Paris is big. It is old.", EvidenceFocus(17, 27, "It is old."))
+    assert evidence.to_dict() == {
+        "start": 3,
+        "end": 27,
+        "text": "Paris is big. It is old.",
+        "focus": {"start": 17, "end": 27, "text": "It is old."},
+    }
+    assert Evidence.from_dict(json.loads(json.dumps(evidence.to_dict()))) == evidence
+    # Reports written before the focus existed have no "focus" key.
+    assert Evidence.from_dict({"start": 0, "end": 5, "text": "Paris"}) == Evidence(0, 5, "Paris")
+    assert Evidence(0, 5, "Paris").to_dict()["focus"] is None

