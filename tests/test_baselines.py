@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from enoki_hd import text
+from enoki_hd.eval import baselines
 from enoki_hd.eval.baselines import (
     LexicalAbsent,
     MarkAll,
@@ -11,8 +13,8 @@ from enoki_hd.eval.baselines import (
     make_prediction,
     mark_all_spans,
     mark_none_spans,
-    normalize_word,
 )
+from enoki_hd.text import normalize_term
 from enoki_hd.types import Span
 
 CONTEXT = "Suede formed in London in 1989. The band split in 2003 after five albums."
@@ -38,10 +40,11 @@ def test_stop_word_between_absent_words_separates() -> None:
 
 
 def test_sentence_boundary_separates() -> None:
-    answer = "The band played Lyon. France was next."
+    answer = "The band played Lyon. France was first."
     spans = lexical_absent_spans(answer, CONTEXT, sentence_backend="regex")
-    assert texts(answer, spans) == ["played Lyon", "France"]
-    assert spans == [Span(9, 20), Span(22, 28)]
+    # "first" is a content word (number words are never stop words), absent from the context
+    assert texts(answer, spans) == ["played Lyon", "France", "first"]
+    assert spans == [Span(9, 20), Span(22, 28), Span(33, 38)]
 
 
 def test_question_words_count_as_present() -> None:
@@ -93,10 +96,16 @@ def test_mark_all_strips_and_mark_none() -> None:
     assert mark_none_spans(answer) == []
 
 
-def test_normalize_word() -> None:
-    assert normalize_word("Einstein’s") == "einstein"
-    assert normalize_word("1,900") == "1900"
-    assert normalize_word("3.5") == "3.5"
+def test_one_normaliser_and_stop_list_for_every_lexical_check() -> None:
+    from enoki_hd.verify import grounding
+
+    assert normalize_term("Einstein’s") == "einstein"
+    assert normalize_term("1,900") == "1900"
+    assert normalize_term("3.5") == "3.5"
+    assert normalize_term("Bands") == "band"
+    assert baselines.normalize_term is grounding.normalize_term is text.normalize_term
+    assert baselines.STOP_WORDS is grounding.STOP_WORDS is text.STOP_WORDS
+    assert "two" not in text.STOP_WORDS  # a changed number is a typical hallucination
 
 
 ANSWER = "Suede formed in Lyon. The band split."

@@ -286,7 +286,7 @@ def test_config_holds_every_setting_that_changes_outputs(
 ) -> None:
     onnx_verifier = NLICrossEncoder(tiny_nli_dir, batch_size=4, max_length=64)
     assert onnx_verifier.config() == {
-        "name": str(tiny_nli_dir),
+        "path": str(tiny_nli_dir),
         "backend": "onnx",
         "max_length": 64,
         "batch_size": 4,
@@ -294,7 +294,7 @@ def test_config_holds_every_setting_that_changes_outputs(
         "sha256": sha256_of(tiny_nli_dir / "model.onnx"),
     }
     assert torch_verifier.config() == {
-        "name": str(tiny_nli_dir),
+        "path": str(tiny_nli_dir),
         "backend": "torch",
         "max_length": 128,
         "batch_size": 2,

@@ -65,7 +65,7 @@ def test_one_checkpoint_one_behaviour() -> None:
         NLICrossEncoder(str(SHIPPED), backend="auto"),
     ]
     expected = {
-        "name": str(SHIPPED),
+        "path": str(SHIPPED),
         "backend": "onnx",
         "max_length": 256,
         "batch_size": 32,
@@ -95,7 +95,7 @@ def test_config_options_reach_the_verifier(tiny_nli_dir: Path) -> None:
         {"path": str(tiny_nli_dir), "backend": "torch", "max_length": 64, "batch_size": 8}
     )
     assert verifier.config() == {
-        "name": str(tiny_nli_dir),
+        "path": str(tiny_nli_dir),
         "backend": "torch",
         "max_length": 64,
         "batch_size": 8,
@@ -175,3 +175,13 @@ def test_a_reexport_records_the_shipped_inference_length(config_name: str) -> No
         cfg = compose(config_name=config_name)
     manifest = json.loads((SHIPPED / "manifest.json").read_text())
     assert cfg.model.inference_max_length == manifest["inference"]["max_length"]
+
+
+def test_a_recorded_config_rebuilds_the_verifier_and_notices_a_changed_model(
+    tiny_nli_dir: Path,
+) -> None:
+    verifier = NLICrossEncoder(tiny_nli_dir, batch_size=4, max_length=64)
+    assert load_verifier_from_config(verifier.config()).config() == verifier.config()
+    changed = {**verifier.config(), "sha256": "0" * 64}
+    with pytest.raises(ValueError, match=r"verifier\.sha256: .*the checkpoint changed"):
+        load_verifier_from_config(changed)

@@ -14,54 +14,27 @@ Every span here is a half-open ``[start, end)`` character offset pair into the A
 from __future__ import annotations
 
 import bisect
-import functools
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from enoki_hd.text import segment_sentences, strip_span, tokenize_words
+from enoki_hd.text import (
+    STOP_WORDS,
+    normalize_term,
+    segment_sentences,
+    strip_span,
+    tokenize_words,
+)
 from enoki_hd.types import Span
 
 logger = logging.getLogger(__name__)
 
 SentenceBackend = Literal["spacy", "regex"]
 
-# spaCy's English stop list names numbers ("two", "fifty", "first", ...); a changed number is a
-# typical hallucination, so number words stay content words.
-# fmt: off
-NUMBER_WORDS = frozenset((
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    "hundred", "thousand", "million", "billion", "trillion", "first", "second", "third",
-    "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "once", "twice",
-))
-# fmt: on
 _WORD_CHAR_RE = re.compile(r"\w")
-_NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)+")
-_POSSESSIVE_RE = re.compile(r"'s$")
 _HYPHENS_RE = re.compile(r"[-‐‑]")
-
-
-@functools.lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """spaCy's English stop words (lowercase) without :data:`NUMBER_WORDS`."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    words = {w.lower().replace("’", "'") for w in STOP_WORDS}
-    return frozenset(words - NUMBER_WORDS)
-
-
-def normalize_word(word: str) -> str:
-    """The form words are compared in: casefolded, curly apostrophes straightened, a trailing
-    possessive ``'s`` dropped and thousands separators removed from numbers
-    (``"Einstein’s"`` → ``"einstein"``, ``"1,900"`` → ``"1900"``)."""
-    word = word.casefold().replace("’", "'")
-    if _NUMBER_RE.fullmatch(word) and "," in word:
-        word = word.replace(",", "")
-    return _POSSESSIVE_RE.sub("", word)
 
 
 def is_word(token: str) -> bool:
@@ -74,19 +47,19 @@ def vocabulary(*texts: str | None) -> frozenset[str]:
     words: set[str] = set()
     for text in texts:
         if text:
-            words.update(normalize_word(s.text(text)) for s in tokenize_words(text))
+            words.update(normalize_term(s.text(text)) for s in tokenize_words(text))
     return frozenset(words)
 
 
 def is_content_word(token: str) -> bool:
     """A word that is not a stop word; numbers and number words are content words."""
-    return is_word(token) and normalize_word(token) not in stop_words()
+    return is_word(token) and normalize_term(token) not in STOP_WORDS
 
 
 def is_absent(token: str, vocab: frozenset[str]) -> bool:
     """``token`` occurs nowhere in ``vocab`` (case-insensitive, whole words). A hyphenated word
     counts as present when the whole word, or each of its parts, occurs."""
-    word = normalize_word(token)
+    word = normalize_term(token)
     if word in vocab:
         return False
     parts = [p for p in _HYPHENS_RE.split(word) if p]
@@ -150,8 +123,9 @@ def lexical_absence(
     """The ``lexical_absent`` baseline on one answer.
 
     Words are :func:`~enoki_hd.text.tokenize_words` tokens compared with
-    :func:`normalize_word` (case-insensitive, whole words; see :func:`is_absent`) against the
-    words of ``context`` and ``question``. Stop words (:func:`stop_words`) are never flagged;
+    :func:`~enoki_hd.text.normalize_term` (case-insensitive, whole words; see
+    :func:`is_absent`) against the words of ``context`` and ``question``. Stop words
+    (:data:`~enoki_hd.text.STOP_WORDS`, shared with the grounding check) are never flagged;
     numbers are. Two flagged words merge into one span when they lie in the same sentence and
     only punctuation or whitespace separates them, so ``"in Lyon, France"`` with both names
     absent gives the one span ``"Lyon, France"``.

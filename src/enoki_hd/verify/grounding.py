@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
 import logging
 import re
 import time
@@ -34,7 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from enoki_hd.text import tokenize_words
+from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
 
 logger = logging.getLogger(__name__)
@@ -51,40 +50,6 @@ CONTRADICTED_HALL_FLOOR = 0.9
 """Lowest hallucination probability of a fact whose number or date contradicts its evidence."""
 ABSENT_THRESHOLD = 0.5
 """A grounding score at or above this is ``absent``; above 0 and below it, ``partial``."""
-
-# Compact English stop list. Number words are absent on purpose: a changed number is a typical
-# hallucination, and :func:`parse_numbers` turns them into number units anyway.
-STOP_WORDS = frozenset(
-    {
-        "a", "about", "above", "across", "after", "afterwards", "again", "against", "all",
-        "almost", "along", "already", "also", "although", "always", "am", "among", "an", "and",
-        "another", "any", "anyone", "anything", "are", "around", "as", "at", "be", "became",
-        "because", "become", "been", "before", "being", "below", "beside", "besides",
-        "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing",
-        "done", "down", "during", "each", "either", "else", "elsewhere", "enough", "etc",
-        "even", "ever", "every", "few", "for", "former", "formerly", "from", "further", "had",
-        "has", "have", "having", "he", "hence", "her", "here", "hers", "herself", "him",
-        "himself", "his", "how", "however", "i", "ie", "if", "in", "indeed", "into", "is",
-        "it", "its", "itself", "just", "last", "latter", "least", "less", "many", "may", "me",
-        "meanwhile", "might", "mine", "more", "moreover", "most", "mostly", "much", "must",
-        "my", "myself", "namely", "neither", "never", "nevertheless", "no", "nobody", "none",
-        "nor", "not", "nothing", "now", "of", "off", "often", "on", "once", "one", "only",
-        "onto", "or", "other", "others", "otherwise", "our", "ours", "ourselves", "out",
-        "over", "own", "per", "perhaps", "please", "quite", "rather", "re", "really", "same",
-        "several", "she", "should", "since", "so", "some", "somehow", "someone", "something",
-        "sometime", "sometimes", "somewhere", "still", "such", "than", "that", "the", "their",
-        "theirs", "them", "themselves", "then", "thence", "there", "thereafter", "thereby",
-        "therefore", "therein", "these", "they", "this", "those", "though", "through",
-        "throughout", "thus", "to", "together", "too", "toward", "towards", "under", "unless",
-        "until", "up", "upon", "us", "used", "using", "various", "very", "via", "was", "we",
-        "well", "were", "what", "whatever", "when", "whence", "whenever", "where", "whereas",
-        "whereby", "wherever", "whether", "which", "while", "who", "whoever", "whole", "whom",
-        "whose", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
-        "yours", "yourself", "yourselves", "can't", "couldn't", "didn't", "doesn't", "don't",
-        "hadn't", "hasn't", "haven't", "isn't", "shouldn't", "wasn't", "weren't", "won't",
-        "wouldn't",
-    }
-)  # fmt: skip
 
 # Hedges that let an answer number differ from the evidence by HEDGE_TOLERANCE.
 _HEDGE_RE = re.compile(
@@ -546,24 +511,8 @@ def parse_dates(text: str) -> list[DateMention]:
 # Words
 # ---------------------------------------------------------------------------------------------
 
-_POSSESSIVE_RE = re.compile(r"(?:'s|')$")
 _WORD_RE = re.compile(r"\w")
 _OPENERS = frozenset(" \t\"'“‘(")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def normalize_term(word: str) -> str:
-    """The form words are compared in: casefolded, curly apostrophes straightened, possessive
-    and simple plural endings stripped ("Bands" → "band", "band's" → "band", "bands'" → "band",
-    "countries" → "country", "churches" → "church"; "class", "bus", "analysis" unchanged)."""
-    word = _POSSESSIVE_RE.sub("", word.casefold().replace("’", "'"))
-    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    return word[:-1]
 
 
 def _word_parts(word: str) -> list[str]:

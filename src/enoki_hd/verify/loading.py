@@ -21,6 +21,7 @@ DEFAULT_VERIFIER_NAME = "verifier-minilm"
 
 # Options of a ``verifier`` config node that NLICrossEncoder takes (besides ``path``).
 VERIFIER_OPTIONS = (
+    "sha256",
     "backend",
     "max_length",
     "batch_size",
@@ -73,8 +74,9 @@ def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
 
         {"path": null, "backend": "auto", "max_length": null, "batch_size": 32, ...}
 
-    ``path`` null is the shipped default (:func:`default_verifier_path`); any other option that
-    is null takes the checkpoint's own setting (its manifest's ``inference`` block, else the
+    ``path`` null is the shipped default (:func:`default_verifier_path`); ``sha256``, when
+    given (as :meth:`NLICrossEncoder.config` records it), must match the loaded graph; any
+    other option that is null takes the checkpoint's own setting (its manifest's ``inference`` block, else the
     :class:`~enoki_hd.verify.nli.NLICrossEncoder` default). ``name`` and ``evidence`` belong to
     the config's label and the evidence selector and are not read here.
 
@@ -93,6 +95,14 @@ def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
             f"known: path, {', '.join(VERIFIER_OPTIONS)}"
         )
     options = {k: v for k, v in options.items() if v is not None}
-    if path is None:
-        return load_default_verifier(**options)
-    return NLICrossEncoder(path, **options)
+    expected_sha256 = options.pop("sha256", None)
+    verifier = (
+        load_default_verifier(**options) if path is None else NLICrossEncoder(path, **options)
+    )
+    if expected_sha256 is not None and verifier.sha256 != expected_sha256:
+        raise ValueError(
+            f"verifier.sha256: the config was written for a model.onnx with sha256 "
+            f"{expected_sha256}, but {verifier.name} holds {verifier.sha256}; the checkpoint "
+            "changed since — drop verifier.sha256 to accept the new model"
+        )
+    return verifier

@@ -527,10 +527,12 @@ class NLICrossEncoder:
 
         ``batch_size`` is among them: padding, and the int8 graph's per-batch activation
         scales, make a pair's probabilities depend slightly on the batch it is scored in.
-        ``sha256`` is that of the ONNX graph as loaded (onnx backend only).
+        ``sha256`` is that of the ONNX graph as loaded (onnx backend only). ``path`` is the
+        checkpoint directory or hub id: the mapping is a ``verifier`` config node that
+        :func:`enoki_hd.verify.loading.load_verifier_from_config` rebuilds this verifier from.
         """
         out: dict[str, Any] = {
-            "name": self.name,
+            "path": self.name,
             "backend": self.backend,
             "max_length": self.max_length,
             "batch_size": self.batch_size,
