@@ -211,3 +211,12 @@ def test_a_long_sentence_is_judged_in_pieces(tmp_path, capsys, lexical_verifier)
     assert code == 0
     (verdict,) = json.loads(out)["sentences"]
     assert verdict["label"] == "supported" and len(verdict["split"]) > 1
+
+
+def test_eval_with_a_bad_file_format_is_a_usage_error(capsys) -> None:
+    code, _, err = run_cli(
+        ["eval", "benchmark=file", "benchmark.path=x.jsonl", "benchmark.format=jsonl"], capsys
+    )
+    assert code == 2
+    assert "enoki eval: error: benchmark.format must be one of mushroom" in err
+    assert "Traceback" not in err

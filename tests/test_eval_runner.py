@@ -95,7 +95,9 @@ def test_default_pipeline_is_the_rules_extractor() -> None:
 def test_verifier_and_extractor_groups_compose(tmp_path) -> None:
     cfg = compose_eval(tmp_path, "verifier=window")
     assert cfg.verifier.evidence.strategy == "window"
-    assert cfg.verifier.max_length == 256 and cfg.verifier.path is None
+    # null: the checkpoint's manifest decides (one model, one behaviour)
+    assert cfg.verifier.max_length is None and cfg.verifier.path is None
+    assert cfg.verifier.backend == "auto"
     assert cfg.extractor.name == "none"
     assert cfg.run_name == "none-window"
 

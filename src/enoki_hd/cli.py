@@ -259,6 +259,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     try:
         from hydra.errors import HydraException
 
+        from enoki_hd.eval.datasets import BenchmarkConfigError
         from enoki_hd.eval.runner import compose_eval_config, run_eval, run_eval_all
     except ImportError as err:
         raise UsageError(
@@ -273,7 +274,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             command = shlex.join(["enoki", "eval", *args.overrides])
             _, objects = run_eval(cfg, command=command)
             report = objects["files"]["report"]
-    except HydraException as err:
+    except (HydraException, BenchmarkConfigError) as err:
         raise UsageError(str(err)) from err
     sys.stdout.write(report.read_text(encoding="utf-8"))
     return 0

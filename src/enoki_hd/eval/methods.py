@@ -89,25 +89,19 @@ class DetectorMethod:
 
     uses_verifier = True
 
-    def __init__(
-        self,
-        name: str,
-        detector: Any,
-        model_id: str,
-        *,
-        extractor_options: Mapping[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, name: str, detector: Any, model_id: str) -> None:
         self.name = name
         self.detector = detector
         self.model_id = model_id
-        self.extractor_options = dict(extractor_options or {})
 
     def config(self) -> dict[str, Any]:
-        """The detector's settings with the model id; the extractor's options from the eval
-        config join them (``detector.config()`` names the extractor only)."""
-        out = {**self.detector.config(), "verifier": self.model_id}
-        if self.extractor_options and out.get("level") != "sentence":
-            out["extractor_options"] = self.extractor_options
+        """Every setting of the detector (:meth:`~enoki_hd.detector.Detector.config`), with
+        the verifier's location replaced by ``model_id`` so that cache keys do not depend on
+        where the model lies (its other settings — backend, max_length, the graph's sha256 —
+        stay)."""
+        out = self.detector.config()
+        verifier = {k: v for k, v in dict(out.get("verifier") or {}).items() if k != "path"}
+        out["verifier"] = {**verifier, "id": self.model_id}
         return out
 
     def predict(self, *, answer: str, context: str, question: str | None = None) -> dict[str, Any]:
@@ -120,11 +114,7 @@ def _detector_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     verifier = dict(cfg.get("verifier") or {})
     detector = dict(cfg.get("detector") or {})
     return {
-        "verifier": {
-            key: verifier[key]
-            for key in ("path", "backend", "max_length", "batch_size")
-            if key in verifier
-        },
+        "verifier": {k: v for k, v in verifier.items() if k not in ("name", "evidence")},
         "evidence": dict(verifier.get("evidence") or {}),
         "extractor": dict(cfg.get("extractor") or {}),
         **detector,
@@ -143,6 +133,7 @@ def sentence_level_twin(detector: Any) -> Any:
         sentence_backend=detector.sentence_backend,
         context_backend=detector.context_backend,
         threshold=detector.threshold,
+        language_check=detector.language_check,
     )
 
 
@@ -187,7 +178,6 @@ def build_methods(
     methods: list[Method] = []
     needs_verifier = any(n in ("detector", "sentence_nli") for n in names)
     model_id = ""
-    injected = detector
     if needs_verifier:
         if detector is None:
             from enoki_hd.detector import Detector
@@ -198,8 +188,7 @@ def build_methods(
         sentence_backend = detector.sentence_backend
     for name in names:
         if name == "detector":
-            options = detector_cfg["extractor"] if injected is None else None
-            methods.append(DetectorMethod(name, detector, model_id, extractor_options=options))
+            methods.append(DetectorMethod(name, detector, model_id))
         elif name == "sentence_nli":
             methods.append(DetectorMethod(name, sentence_level_twin(detector), model_id))
         else:
