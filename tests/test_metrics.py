@@ -10,7 +10,6 @@ from enoki_hd.eval.metrics import (
     average_precision,
     best_threshold,
     binary_classification,
-    carb_score,
     char_iou,
     char_prf,
     coverage_f1,
@@ -20,6 +19,7 @@ from enoki_hd.eval.metrics import (
     roc_auc,
     soft_spearman,
     span_scores_to_char_scores,
+    strict_carb_score,
 )
 from enoki_hd.types import Span
 
@@ -297,13 +297,13 @@ def test_entity_auc_without_usable_samples():
 
 
 # --------------------------------------------------------------------------------------------
-# carb_score
+# strict_carb_score (the earlier, stricter reading of CaRB)
 # --------------------------------------------------------------------------------------------
 
 
 def test_carb_exact_match():
     gold = {"s": [("Obama", "was born in", "Hawaii")]}
-    result = carb_score({"s": [("Obama", "was born in", "Hawaii", 0.9)]}, gold)
+    result = strict_carb_score({"s": [("Obama", "was born in", "Hawaii", 0.9)]}, gold)
     assert (result["precision"], result["recall"], result["f1"], result["auc"]) == (1, 1, 1, 1)
     assert result["threshold"] == 0.9
     assert result["n_gold"] == result["n_pred"] == 1
@@ -311,14 +311,14 @@ def test_carb_exact_match():
 
 def test_carb_disjoint_tuples_score_zero():
     gold = {"s": [("Obama", "was born in", "Hawaii")]}
-    result = carb_score({"s": [("cats", "eat", "fish", 0.5)]}, gold)
+    result = strict_carb_score({"s": [("cats", "eat", "fish", 0.5)]}, gold)
     assert (result["precision"], result["recall"], result["f1"], result["auc"]) == (0, 0, 0, 0)
 
 
 def test_carb_partial_overlap():
     gold = {"s": [("Barack Obama", "was born in", "Honolulu, Hawaii")]}
     pred = {"s": [("Obama", "born in", "Hawaii in 1961", 0.8)]}
-    result = carb_score(pred, gold)
+    result = strict_carb_score(pred, gold)
     # shared: relation {born, in}, arg1 {obama}, args {hawaii} = 4 tokens;
     # pred has 2 + 1 + 3 = 6 tokens, gold 3 + 2 + 2 = 7
     assert result["precision"] == approx(4 / 6)
@@ -330,7 +330,7 @@ def test_carb_partial_overlap():
 
 def test_carb_needs_a_shared_token_in_every_gold_part():
     gold = {"s": [("John", "likes", "pears")]}
-    result = carb_score({"s": [("John", "likes", "apples", 1.0)]}, gold)
+    result = strict_carb_score({"s": [("John", "likes", "apples", 1.0)]}, gold)
     assert result["recall"] == 0.0
 
 
@@ -342,7 +342,7 @@ def test_carb_threshold_sweep_one_to_one_precision_many_to_one_recall():
             ("John", "likes", ["apples", "and pears"], 0.4),
         ]
     }
-    result = carb_score(pred, gold)
+    result = strict_carb_score(pred, gold)
     # pair (precision, recall): g1-p1 (1, 1), g1-p2 (3/5, 1), g2-p1 no match, g2-p2 (3/5, 1)
     # t = 0.9: R = (1 + 0) / 2, P = 1 / 1;  t = 0.4: R = (1 + 1) / 2, P = (1 + 3/5) / 2
     assert result["curve"] == [
@@ -358,7 +358,7 @@ def test_carb_threshold_sweep_one_to_one_precision_many_to_one_recall():
 def test_carb_duplicate_predictions_share_one_gold_for_precision():
     gold = {"s": [("John", "likes", "apples")]}
     pred = {"s": [("John", "likes", "apples", 0.7), ("john", "LIKES", "apples.", 0.7)]}
-    result = carb_score(pred, gold)
+    result = strict_carb_score(pred, gold)
     assert (result["precision"], result["recall"]) == approx((0.5, 1.0))
 
 
@@ -368,7 +368,7 @@ def test_carb_gold_without_args_and_list_args():
         "a": [("It", "rained", "yesterday", 1.0)],
         "b": [("Obama", "was born", "in Hawaii in 1961", 1.0)],
     }
-    result = carb_score(pred, gold)
+    result = strict_carb_score(pred, gold)
     # a: matched 2 of 3 pred tokens, both gold tokens; b: exact
     assert result["precision"] == approx((2 / 3 + 1) / 2)
     assert result["recall"] == approx(1.0)
@@ -380,12 +380,12 @@ def test_carb_unpredicted_gold_and_unknown_sentences():
         "a": [("John", "likes", "apples", 0.5)],
         "z": [("x", "y", "z", 0.9)],
     }
-    result = carb_score(pred, gold)
+    result = strict_carb_score(pred, gold)
     assert (result["precision"], result["recall"]) == approx((1.0, 0.5))
     assert result["n_pred"] == 1 and result["n_pred_ignored"] == 1 and result["n_gold"] == 2
 
 
 def test_carb_without_predictions():
-    result = carb_score({}, {"s": [("John", "likes", "apples")]})
+    result = strict_carb_score({}, {"s": [("John", "likes", "apples")]})
     assert (result["precision"], result["recall"], result["f1"], result["auc"]) == (0, 0, 0, 0)
     assert result["threshold"] is None

@@ -257,7 +257,7 @@ def carb_score(
       the curve closed at (recall 0, precision 1).
 
     ``match="strict"`` is the project's earlier, stricter reading:
-    :func:`enoki_hd.eval.metrics.carb_score` (lower-cased ``\\w+`` tokens, a shared token
+    :func:`enoki_hd.eval.metrics.strict_carb_score` (lower-cased ``\\w+`` tokens, a shared token
     needed in arg1 and in the arguments too, ``C:`` arguments kept, exact sentence keys).
 
     Also returned: ``curve`` (``(threshold, precision, recall)`` points, highest threshold
@@ -265,7 +265,7 @@ def carb_score(
     for sentences absent from gold).
     """
     if match == "strict":
-        from enoki_hd.eval.metrics import carb_score as strict_carb_score
+        from enoki_hd.eval.metrics import strict_carb_score
 
         return strict_carb_score(predicted, gold)
     if match != "carb":

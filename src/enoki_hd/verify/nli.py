@@ -23,7 +23,6 @@ import importlib.util
 import inspect
 import json
 import logging
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ import numpy as np
 from tokenizers import Encoding, Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
+from enoki_hd.lru import LRUCache
 from enoki_hd.types import NLIScores
 
 logger = logging.getLogger(__name__)
@@ -428,7 +428,7 @@ class NLICrossEncoder:
         self.revision = revision
         self.sha256: str | None = None
         self.stats = {"pairs": 0, "cache_hits": 0, "model_calls": 0, "truncated": 0}
-        self._cache: OrderedDict[tuple[str, str], tuple[float, float, float]] = OrderedDict()
+        self._cache: LRUCache[tuple[str, str], tuple[float, float, float]] = LRUCache(cache_size)
         self._warned_truncation = False
         hub_kw = {
             "local_files_only": local_files_only,
@@ -611,7 +611,7 @@ class NLICrossEncoder:
         pending: dict[tuple[str, str], list[int]] = {}
         for position, (premise, hypothesis) in enumerate(pairs):
             key = (premise, hypothesis)
-            cached = self._cache_get(key)
+            cached = self._cache.get(key)
             if cached is not None:
                 self.stats["cache_hits"] += 1
                 results[position] = cached
@@ -621,24 +621,10 @@ class NLICrossEncoder:
             unique = list(pending)
             for key, scores in zip(unique, self._score(unique), strict=True):
                 values = (scores.entailment, scores.neutral, scores.contradiction)
-                self._cache_put(key, values)
+                self._cache.put(key, values)
                 for position in pending[key]:
                     results[position] = values
         return [NLIScores(*values) for values in results]  # type: ignore[misc]
-
-    def _cache_get(self, key: tuple[str, str]) -> tuple[float, float, float] | None:
-        values = self._cache.get(key)
-        if values is not None:
-            self._cache.move_to_end(key)
-        return values
-
-    def _cache_put(self, key: tuple[str, str], values: tuple[float, float, float]) -> None:
-        if self.cache_size == 0:
-            return
-        self._cache[key] = values
-        self._cache.move_to_end(key)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
 
     def _encode(self, pairs: list[tuple[str, str]]) -> list[Encoding]:
         try:
