@@ -45,8 +45,8 @@ def _enokiqa_claims(
             hallucinated = label.strip().lower() not in _SUPPORTED_LABELS
         elif isinstance(hall_prob, (int, float)) and not isinstance(hall_prob, bool):
             hallucinated = hall_prob >= 0.5
-            probs = [fact.get(k) for k in _NLI_LABELS]
-            if all(isinstance(p, (int, float)) for p in probs):
+            probs = [p for k in _NLI_LABELS if isinstance(p := fact.get(k), (int, float))]
+            if len(probs) == len(_NLI_LABELS):
                 label = _NLI_LABELS[max(range(3), key=lambda i: probs[i])]
             else:
                 label = "hallucinated" if hallucinated else "supported"

@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from enoki_hd.eval.datasets.schema import DatasetError
 from enoki_hd.types import Span
@@ -94,7 +94,8 @@ def read_csv(path: Path, required: Sequence[str]) -> Iterator[Row]:
             start = reader.line_num + 1
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
+    """An int that is not a bool (JSON ``true`` must not pass as an offset)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -138,7 +138,7 @@ def load_wice(path: PathLike, *, name: str | None = None) -> Benchmark:
         sentences: dict[int, str] = {}
         origin: dict[int, int] = {}
         chunks: list[list[int]] = []
-        supporting: list[list[int]] = []
+        supporting = []
         for row in chunk_rows:
             if row.text("claim") != claim:
                 raise row.error(
