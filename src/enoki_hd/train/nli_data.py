@@ -92,9 +92,10 @@ def load_fool_me_twice(path: str | Path, *, source: str = "fool_me_twice") -> li
     pairs: list[NLIPair] = []
     mapping = {"SUPPORTS": "entailment", "REFUTES": "contradiction"}
     for number, row in read_jsonl(path):
-        label = mapping.get(row.get("label"))
+        raw_label = row.get("label")
+        label = mapping.get(raw_label) if isinstance(raw_label, str) else None
         if label is None:
-            raise ValueError(f"{path}:{number}: field 'label' is {row.get('label')!r}")
+            raise ValueError(f"{path}:{number}: field 'label' is {raw_label!r}")
         evidence = [e for e in row.get("evidence", []) if e]
         if not evidence:
             continue
@@ -110,7 +111,8 @@ def split_heldout(
     pairs: list[NLIPair], *, fraction: float, key: str = "premise"
 ) -> tuple[list[NLIPair], list[NLIPair]]:
     """Deterministic train / held-out split by hashing the premise (no premise in both)."""
-    train, heldout = [], []
+    train: list[NLIPair] = []
+    heldout: list[NLIPair] = []
     for pair in pairs:
         (heldout if stable_fraction(getattr(pair, key)) < fraction else train).append(pair)
     return train, heldout

@@ -220,9 +220,11 @@ class SyntheticFactBuilder:
         # built would differ from one process to the next
         for ent in dict.fromkeys(t.ent_type_ for t in tokens if t.ent_type_ in ENTITY_TYPES):
             options.append("entity:" + ent)
-        if _YEAR.search(fact_text):
+        year = _YEAR.search(fact_text)
+        number = None if year else _NUMBER.search(fact_text)
+        if year:
             options.append("year")
-        elif _NUMBER.search(fact_text):
+        elif number:
             options.append("number")
         options.append("negation")
         choice = self.rng.choice(options)
@@ -238,13 +240,11 @@ class SyntheticFactBuilder:
             ]
             if ent.text in fact_text and candidates:
                 return fact_text.replace(ent.text, self.rng.choice(candidates), 1), "swap_entity"
-        if choice == "year":
-            year = _YEAR.search(fact_text)
-            new = int(year.group()) + self.rng.choice([-1, 1]) * self.rng.randint(2, 40)
-            if str(new) not in premise:
-                return fact_text[: year.start()] + str(new) + fact_text[year.end() :], "swap_year"
-        if choice == "number":
-            number = _NUMBER.search(fact_text)
+        if choice == "year" and year:
+            new_year = str(int(year.group()) + self.rng.choice([-1, 1]) * self.rng.randint(2, 40))
+            if new_year not in premise:
+                return fact_text[: year.start()] + new_year + fact_text[year.end() :], "swap_year"
+        if choice == "number" and number:
             digits = number.group().replace(",", "")
             try:
                 value = float(digits)

@@ -79,6 +79,7 @@ def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairDat
             labels = TWO_WAY if kind == "two_way" else ("entailment", "neutral", "contradiction")
             pairs = load_pairs(spec["path"], source=name, labels=labels)
         heldout_fraction = float(spec.get("heldout", 0.0))
+        fit: list[NLIPair]
         if spec.get("eval_only", False):
             fit, held = [], pairs
         elif heldout_fraction > 0:
