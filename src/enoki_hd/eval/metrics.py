@@ -20,7 +20,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -498,8 +498,8 @@ def binary_classification(
         "accuracy": at_threshold["accuracy"],
         "precision": at_threshold["precision"],
         "recall": at_threshold["recall"],
-        "roc_auc": roc_auc(score_arr, gold_arr.astype(int)),
-        "pr_auc": average_precision(score_arr, gold_arr.astype(int)),
+        "roc_auc": roc_auc(scores, gold),
+        "pr_auc": average_precision(scores, gold),
         "n": len(score_arr),
         "threshold": float(threshold),
     }
@@ -564,7 +564,8 @@ def entity_auc(
         sample_auroc = roc_auc(s, y) if len(s) else None
         if sample_auroc is not None:
             aurocs.append(sample_auroc)
-            auprcs.append(float(average_precision(s, y)))
+            # both classes occur, so there is a positive and the precision is defined
+            auprcs.append(cast(float, average_precision(s, y)))
     return {
         "pooled_auroc": roc_auc(pooled_scores, pooled_labels),
         "pooled_auprc": average_precision(pooled_scores, pooled_labels),
