@@ -405,7 +405,9 @@ def _uncovered(spans: list[Span], taken: list[Span]) -> list[bool]:
 def _parse_numbers(text: str, tokens: list[Span]) -> list[tuple[NumberMention, str | None]]:
     digit = list(_digit_numbers(text))
     taken = [m.span for m, _ in digit]
-    spoken = [(m, None) for m in _word_numbers(text, tokens, taken)]
+    spoken: list[tuple[NumberMention, str | None]] = [
+        (m, None) for m in _word_numbers(text, tokens, taken)
+    ]
     return sorted(digit + spoken, key=lambda pair: pair[0].span.start)
 
 
@@ -840,7 +842,7 @@ def _units(text: str) -> list[_Unit]:
     analysis = _analyse(text)
     found: list[tuple[int, _Unit]] = []
     for date in analysis.dates:
-        key = ("date", date.kind, date.year, date.month, date.day)
+        key: tuple[Any, ...] = ("date", date.kind, date.year, date.month, date.day)
         found.append((date.span.start, _Unit(key, date.text, 2, date=date, spans=(date.span,))))
     for q in analysis.quantities:
         m = q.mention
