@@ -157,6 +157,7 @@ class PreextractedExtractor:
         for position, triple in enumerate(triples):
             parts = _validate(triple, position)
             anchored = _anchor_triple(answer, parts, sentences)
+            spans: list[list[Span]]
             if anchored is None:
                 logger.debug("triple %d %r could not be anchored uniquely", position, parts)
                 sentence, spans = _fallback_sentence(answer, parts, sentences), [[], [], []]

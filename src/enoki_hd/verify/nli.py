@@ -430,7 +430,7 @@ class NLICrossEncoder:
         self.stats = {"pairs": 0, "cache_hits": 0, "model_calls": 0, "truncated": 0}
         self._cache: LRUCache[tuple[str, str], tuple[float, float, float]] = LRUCache(cache_size)
         self._warned_truncation = False
-        hub_kw = {
+        hub_kw: dict[str, Any] = {
             "local_files_only": local_files_only,
             "revision": revision,
             "trust_remote_code": trust_remote_code,
