@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from enoki_hd.text import tokenize_words
-from enoki_hd.types import Span
+from enoki_hd.types import FactLabel, Span
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.nli import Verifier
 
@@ -128,6 +128,7 @@ def aggregate_pieces(decisions: Sequence[EvidenceDecision]) -> EvidenceDecision:
     if not decisions:
         raise ValueError("no piece decisions to aggregate")
     worst = max(decisions, key=lambda d: d.probs.hall_prob)
+    label: FactLabel
     if all(d.label == "supported" for d in decisions):
         label = "supported"
     elif any(d.label == "contradicted" for d in decisions):
