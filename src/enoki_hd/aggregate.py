@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from enoki_hd.types import (
+    FactLabel,
     FactVerdict,
     SentenceLabel,
     SentenceVerdict,
@@ -40,12 +41,12 @@ SENTENCE_AGGREGATIONS: tuple[SentenceAggregation, ...] = ("max", "mean", "senten
 FACT_LABELS = ("supported", "contradicted", "unverifiable")
 
 
-def label_from_score(label: str, score: float, threshold: float) -> SentenceLabel:
+def label_from_score(label: FactLabel, score: float, threshold: float) -> SentenceLabel:
     """The verifier's ``label`` made consistent with ``score`` at ``threshold``: a score at or
     above the threshold is never ``supported`` (→ ``unverifiable``) and one below it always is."""
     if score < threshold:
         return "supported"
-    return "unverifiable" if label == "supported" else label  # type: ignore[return-value]
+    return "unverifiable" if label == "supported" else label
 
 
 def sentences_to_judge(

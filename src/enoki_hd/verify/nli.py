@@ -26,7 +26,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 from tokenizers import Encoding, Tokenizer
@@ -326,13 +326,17 @@ def _has_torch_weights(directory: Path) -> bool:
 
 
 def _choose_backend(
-    backend: str, ref: str, directory: Path | None, onnx_file: str, default: str | None
+    backend: Backend | Literal["auto"],
+    ref: str,
+    directory: Path | None,
+    onnx_file: str,
+    default: Backend | None,
 ) -> Backend:
     """The backend to run: ``default`` (the manifest's) or the graph's presence for ``auto``;
     an explicit choice the checkpoint cannot run is an error naming the config field."""
     if backend == "auto":
         if default is not None:
-            return default  # type: ignore[return-value]
+            return default
         return "onnx" if directory and (directory / onnx_file).is_file() else "torch"
     if backend == "onnx" and directory is None:
         raise ValueError(
@@ -348,7 +352,7 @@ def _choose_backend(
             "'onnx' or 'auto', or point `verifier.path` at the trained transformers model "
             "directory"
         )
-    return backend  # type: ignore[return-value]
+    return backend
 
 
 class NLICrossEncoder:
@@ -624,7 +628,9 @@ class NLICrossEncoder:
                 self._cache.put(key, values)
                 for position in pending[key]:
                     results[position] = values
-        return [NLIScores(*values) for values in results]  # type: ignore[misc]
+        # every position is filled now, from the cache or from the model
+        filled = cast(list[tuple[float, float, float]], results)
+        return [NLIScores(*values) for values in filled]
 
     def _encode(self, pairs: list[tuple[str, str]]) -> list[Encoding]:
         try:
