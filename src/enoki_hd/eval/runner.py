@@ -48,7 +48,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tqdm.auto import tqdm
 
@@ -121,7 +121,8 @@ def _plain_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     except ImportError:  # omegaconf comes with the eval extra; plain mappings need none
         return copy.deepcopy(dict(cfg))
     if isinstance(cfg, DictConfig):
-        return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+        # a DictConfig always converts to a dict; to_container is typed for any node
+        return cast(dict[str, Any], OmegaConf.to_container(cfg, resolve=True))
     return copy.deepcopy(dict(cfg))
 
 
@@ -132,7 +133,7 @@ def run_methods(
     *,
     progress: bool = True,
     desc: str = "eval",
-) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float | int]]]:
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float | int | None]]]:
     """Every method on every example, example by example (so a sentence-level detector and
     ``sentence_nli`` share the verifier's pair cache). Verifier-backed methods go through the
     cache; baselines are cheap and always recomputed.
@@ -140,27 +141,31 @@ def run_methods(
     Returns predictions per method (aligned with ``examples``) and timings per method.
     """
     predictions: dict[str, list[dict[str, Any]]] = {m.name: [] for m in methods}
-    timings = {m.name: {"seconds": 0.0, "computed": 0, "cached": 0} for m in methods}
+    totals: dict[str, dict[str, float | int]] = {
+        m.name: {"seconds": 0.0, "computed": 0, "cached": 0} for m in methods
+    }
     method_keys = {m.name: PredictionCache.method_key(m) for m in methods}
     for example in tqdm(examples, desc=desc, unit="example", disable=not progress):
         for method in methods:
             key = PredictionCache.key(method_keys[method.name], example)
             prediction = cache.get(method, key) if method.uses_verifier else None
             if prediction is not None:
-                timings[method.name]["cached"] += 1
+                totals[method.name]["cached"] += 1
             else:
                 started = time.perf_counter()
                 prediction = method.predict(
                     answer=example.answer, context=example.context, question=example.question
                 )
-                timings[method.name]["seconds"] += time.perf_counter() - started
-                timings[method.name]["computed"] += 1
+                totals[method.name]["seconds"] += time.perf_counter() - started
+                totals[method.name]["computed"] += 1
                 if method.uses_verifier:
                     cache.put(method, key, prediction)
             predictions[method.name].append(prediction)
-    for row in timings.values():
-        row["seconds"] = round(float(row["seconds"]), 3)
-        row["per_example"] = round(row["seconds"] / row["computed"], 4) if row["computed"] else None
+    timings: dict[str, dict[str, float | int | None]] = {}
+    for name, row in totals.items():
+        seconds = round(float(row["seconds"]), 3)
+        per_example = round(seconds / row["computed"], 4) if row["computed"] else None
+        timings[name] = {**row, "seconds": seconds, "per_example": per_example}
     return predictions, timings
 
 
@@ -264,10 +269,10 @@ def unit_scores(
                 gold.append(int(label.hallucinated))
                 raw.append(str(label.hallucinated))
         elif kind == "claim":
-            for label in example.claim_labels or []:
+            for claim in example.claim_labels or []:
                 scores.append(float(prediction["score"]))
-                gold.append(int(label.hallucinated))
-                raw.append(label.label)
+                gold.append(int(claim.hallucinated))
+                raw.append(claim.label)
         else:
             raise ValueError(f"kind must be 'sentence' or 'claim', got {kind!r}")
     return scores, gold, raw, caveats
@@ -373,18 +378,22 @@ def evaluate(
             span = span_metrics(
                 preds, [e.gold_spans or [] for e in examples], lengths, deltas=deltas
             )
-            soft = [(i, e) for i, e in enumerate(examples) if e.soft_labels is not None]
+            soft = [
+                (i, e.answer, e.soft_labels)
+                for i, e in enumerate(examples)
+                if e.soft_labels is not None
+            ]
             if soft:
                 span["soft_spearman"] = M.soft_spearman(
                     [
                         M.span_scores_to_char_scores(
                             [(s["start"], s["end"], s["score"]) for s in predictions[i]["spans"]],
-                            len(e.answer),
+                            len(answer),
                         )
-                        for i, e in soft
+                        for i, answer, _ in soft
                     ],
-                    [e.soft_labels for _, e in soft],
-                    [len(e.answer) for _, e in soft],
+                    [labels for _, _, labels in soft],
+                    [len(answer) for _, answer, _ in soft],
                 )
                 span["soft_spearman_n"] = len(soft)
             if benchmark.references:
