@@ -38,9 +38,10 @@ test: install ## the fast test suite (well under 20 min on 2 cores)
 test-full: install ## every test, slow ones included
 	$(VENV)/bin/pytest -q -m "slow or not slow"
 
-lint: install ## ruff lint and format check
+lint: install ## ruff lint and format check, mypy type check of src/ (config in pyproject.toml)
 	$(VENV)/bin/ruff check src scripts tests
 	$(VENV)/bin/ruff format --check src scripts tests
+	$(VENV)/bin/mypy
 
 format: install ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix src scripts tests
