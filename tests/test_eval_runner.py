@@ -490,6 +490,7 @@ def test_every_file_format_has_a_test() -> None:
         "wice",
         "halluentity",
         "enokiqa",
+        "capabilities",  # tests/test_capabilities.py
     }
     assert set(FILE_FORMATS) == tested
 

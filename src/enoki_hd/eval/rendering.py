@@ -161,6 +161,8 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             + _caveat_note(first[family]),
             "",
         ]
+    if "capability" in first:
+        lines += _capability_tables(methods, names)
     if "entity" in first:
         lines += ["## Entity level", ""]
         lines += _table(
@@ -172,6 +174,50 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             "Pooled: over all entities together; per sample: mean over samples with both classes.",
             "",
         ]
+    return lines
+
+
+CAPABILITY_COLUMNS = (
+    ("n", "n"),
+    ("3-way acc", "three_way_accuracy"),
+    ("binary acc", "binary_accuracy"),
+    ("contradicted recall", "contradicted_recall"),
+    ("span hit rate", "span_hit_rate"),
+    ("false alarms", "false_alarms"),
+)
+
+
+def _capability_tables(methods: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The capability suite: one table of every method overall, then one per method by
+    category."""
+    lines = ["## Capabilities", ""]
+    lines += _table(
+        ["method", *(c for c, _ in CAPABILITY_COLUMNS)],
+        (
+            [n, *(_get(methods[n]["capability"]["overall"], p) for _, p in CAPABILITY_COLUMNS)]
+            for n in names
+        ),
+    )
+    for name in names:
+        categories = methods[name]["capability"]["categories"]
+        lines += ["", f"### {name} by category", ""]
+        lines += _table(
+            ["category", *(c for c, _ in CAPABILITY_COLUMNS)],
+            (
+                [category, *(_get(rates, p) for _, p in CAPABILITY_COLUMNS)]
+                for category, rates in categories.items()
+            ),
+        )
+    lines += [
+        "",
+        "The answer's predicted label: contradicted when a sentence is, else unverifiable when "
+        "a sentence is not supported, else supported. 3-way acc: that label against the gold "
+        "one; binary acc: supported vs not; contradicted recall: of the contradicted cases, the "
+        "share predicted contradicted; span hit rate: of the not-supported cases, the share "
+        "where a predicted span overlaps the gold span; false alarms: of the supported cases, "
+        "the share predicted not supported.",
+        "",
+    ]
     return lines
 
 

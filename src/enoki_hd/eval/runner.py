@@ -62,6 +62,7 @@ from enoki_hd.eval.datasets import (
     benchmark_from_config,
     load_benchmark,
 )
+from enoki_hd.eval.datasets.capabilities import capability_metrics
 from enoki_hd.eval.files import atomic_write, to_json
 from enoki_hd.eval.methods import (
     DEFAULT_METHODS,
@@ -356,6 +357,8 @@ def families(benchmark: Benchmark) -> list[str]:
         found.append("claim")
     if any(e.entity_labels for e in examples):
         found.append("entity")
+    if examples and all("category" in e.metadata and e.claim_labels for e in examples):
+        found.append("capability")
     return found
 
 
@@ -419,6 +422,8 @@ def evaluate(
                 ]
                 unit["three_way"] = three_way_metrics(predicted, raw)
             result[family] = unit
+        elif family == "capability":
+            result["capability"] = capability_metrics(examples, predictions)
         elif family == "entity":
             scores_per_sample, labels_per_sample, unlocated = entity_scores(examples, predictions)
             entity = dict(M.entity_auc(scores_per_sample, labels_per_sample))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from enoki_hd.eval.datasets.capabilities import load_capabilities
 from enoki_hd.eval.datasets.enokiqa import load_enokiqa
 from enoki_hd.eval.datasets.factcheck import load_factcheck
 from enoki_hd.eval.datasets.halluentity import load_halluentity
@@ -100,8 +101,14 @@ def _wice_dev_oracle(shared: Path) -> Benchmark:
     )
 
 
+def _capabilities(shared: Path) -> Benchmark:
+    # the suite is the repository's own (data/capabilities/), not shared data
+    return load_capabilities()
+
+
 # Config name -> loader over the shared data folder.
 BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
+    "capabilities": _capabilities,
     "mushroom_dev30": _mushroom_dev30,
     "psiloqa_en50": _psiloqa_en50,
     "ragtruth_sent48": _ragtruth_sent48,
@@ -171,6 +178,7 @@ FILE_FORMATS: dict[str, FileFormat] = {
     "wice": FileFormat(load_wice),
     "halluentity": FileFormat(load_halluentity, {"contexts": "contexts_path"}),
     "enokiqa": FileFormat(load_enokiqa, {"context_field": "context_field"}),
+    "capabilities": FileFormat(load_capabilities, folder=True),
 }
 # Every benchmark.<key> some format reads besides path and format.
 FILE_OPTIONS = tuple(sorted({key for spec in FILE_FORMATS.values() for key in spec.options}))
