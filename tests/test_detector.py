@@ -316,6 +316,7 @@ SETTINGS = [
     ("selector", "strategy=window"),
     ("selector", "neighbours=0"),
     ("selector", "max_premise_tokens=64"),
+    ("selector", "premises=sentence+window"),
 ]
 
 
@@ -323,9 +324,8 @@ def _detector(**overrides) -> Detector:
     selector = overrides.pop("selector", None)
     if selector is not None:
         key, value = selector.split("=")
-        overrides["selector"] = EvidenceSelector(
-            **{key: value if key == "strategy" else int(value)}
-        )
+        parsed = {"strategy": value, "premises": tuple(value.split("+"))}.get(key)
+        overrides["selector"] = EvidenceSelector(**{key: parsed or int(value)})
     return Detector(LexicalVerifier(), **overrides)
 
 

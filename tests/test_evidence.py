@@ -318,6 +318,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "fusion": "minmax",
         "max_premise_tokens": None,
         "embedder": None,
+        "premises": ["window"],
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())
@@ -406,3 +407,51 @@ def test_minilm_embedder_ranks_the_paraphrase_first() -> None:
     assert vectors.shape == (3, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]
+
+
+PREMISE_CONTEXT = (
+    "Suede formed in London in 1989. The band has five members. Their debut album won a "
+    "prize. They split in 2003. Brett Anderson sings. Mat Osman plays bass. The album sold "
+    "well. Reviews were mixed. The tour ended in Oslo. Fans cheered."
+)
+
+
+def test_premise_granularities() -> None:
+    from fakes import LexicalVerifier
+
+    index = EvidenceIndex(PREMISE_CONTEXT, sentence_backend="regex")
+    hypothesis = "The band split in 2003."
+    # BM25 ranks "They split in 2003." (90:109) and "The band has five members." (32:58)
+    selector = EvidenceSelector(premises=("window", "sentence", "pair"))
+    premises = selector.premise_list(index, hypothesis, verifier=LexicalVerifier())
+    assert [(p.start, p.end) for p in premises] == [
+        (0, 131),  # the merged window: both sentences with a neighbour each side
+        (32, 58),  # the single sentences
+        (90, 109),
+        (0, 58),  # each with its previous sentence, then each with its next
+        (59, 109),
+        (32, 89),
+        (90, 131),
+    ]
+    single = EvidenceSelector(premises=("sentence",))
+    assert [p.text for p in single.premise_list(index, hypothesis, verifier=LexicalVerifier())] == [
+        "The band has five members.",
+        "They split in 2003.",
+    ]
+
+
+def test_a_single_sentence_premise_decides_and_is_the_evidence() -> None:
+    from fakes import LexicalVerifier
+
+    index = EvidenceIndex(PREMISE_CONTEXT, sentence_backend="regex")
+    # the window holds "not"-free sentences only; a single sentence is enough to entail
+    selector = EvidenceSelector(premises=("sentence",))
+    [decision] = selector.verify(LexicalVerifier(), index, ["They split in 2003."])
+    assert decision.label == "supported"
+    assert decision.evidence is not None and decision.evidence.text == "They split in 2003."
+
+
+@pytest.mark.parametrize("premises", [(), ("window", "window"), ("paragraph",)])
+def test_bad_premises_are_an_error(premises) -> None:
+    with pytest.raises(ValueError, match="premises must be distinct values of window, sentence"):
+        EvidenceSelector(premises=premises)

@@ -284,6 +284,10 @@ def aggregate(windows: Sequence[Evidence], scores: Sequence[NLIScores]) -> Evide
     return EvidenceDecision(label, scores[best], windows[best], len(windows))
 
 
+PremiseKind = Literal["window", "sentence", "pair"]
+PREMISE_KINDS: tuple[PremiseKind, ...] = ("window", "sentence", "pair")
+
+
 @dataclass(kw_only=True)
 class EvidenceSelector:
     """Chooses premise windows for hypotheses and aggregates the verifier's judgements.
@@ -301,6 +305,14 @@ class EvidenceSelector:
         embedder: the dense encoder :meth:`build_index` uses when ``dense_weight > 0``; None =
             :func:`default_embedder` (MiniLM mean-pooled on ONNX Runtime, loaded once per
             process on first use).
+        premises: the premise granularities each hypothesis is judged against, any of
+            ``"window"`` (the retrieved sentences with their neighbours, merged — the context
+            as the verifier saw it before), ``"sentence"`` (each of the ``top_k`` retrieved
+            sentences on its own, SummaC-style) and ``"pair"`` (each retrieved sentence with
+            its next and with its previous sentence: two-sentence support). All premises of a
+            hypothesis are scored in the same batch and decided by :func:`aggregate`
+            (supported if any premise entails, else contradicted if any contradicts); the
+            evidence is the premise that decided.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -313,6 +325,7 @@ class EvidenceSelector:
     fusion: Literal["minmax", "rrf"] = "minmax"
     max_premise_tokens: int | None = None
     embedder: Embedder | None = field(default=None, repr=False, compare=False)
+    premises: tuple[PremiseKind, ...] = ("window",)
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -333,6 +346,15 @@ class EvidenceSelector:
             raise ValueError(f"dense_weight must be in [0, 1], got {self.dense_weight}")
         if self.max_premise_tokens is not None and self.max_premise_tokens < 1:
             raise ValueError(f"max_premise_tokens must be >= 1, got {self.max_premise_tokens}")
+        if isinstance(self.premises, str):
+            self.premises = (self.premises,)
+        self.premises = tuple(self.premises)
+        unknown = [p for p in self.premises if p not in PREMISE_KINDS]
+        if unknown or not self.premises or len(set(self.premises)) != len(self.premises):
+            raise ValueError(
+                f"premises must be distinct values of {', '.join(PREMISE_KINDS)}, "
+                f"got {list(self.premises)}"
+            )
 
     def build_index(
         self, context: str, *, sentence_backend: Literal["spacy", "regex"] = "spacy"
@@ -365,6 +387,7 @@ class EvidenceSelector:
             "fusion": self.fusion,
             "max_premise_tokens": self.max_premise_tokens,
             "embedder": embedder,
+            "premises": list(self.premises),
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -415,6 +438,48 @@ class EvidenceSelector:
         for first, last in ranges:
             spans.extend(index.chunks(verifier, first, last, budget))
         return [Evidence(start, end, index.context[start:end]) for start, end in spans]
+
+    def premise_list(
+        self, index: EvidenceIndex, hypothesis: str, *, verifier: Verifier
+    ) -> list[Evidence]:
+        """Every premise ``hypothesis`` is judged against (see ``premises``), windows first,
+        then single sentences, then sentence pairs; offsets into the context, no duplicates."""
+        return self._premises(index, hypothesis, verifier, {})
+
+    def _premises(
+        self,
+        index: EvidenceIndex,
+        hypothesis: str,
+        verifier: Verifier,
+        scores: dict[str, np.ndarray],
+    ) -> list[Evidence]:
+        if index.is_empty:
+            return []
+        out: list[Evidence] = []
+        if "window" in self.premises:
+            out.extend(self._windows(index, hypothesis, verifier, scores))
+        if "sentence" in self.premises or "pair" in self.premises:
+            values = self._scores(index, hypothesis, scores)
+            top = [int(i) for i in np.argsort(-values, kind="stable")[: self.top_k]]
+            top = sorted(i for i in top if values[i] > 0)
+            ranges: list[tuple[int, int]] = []
+            if "sentence" in self.premises:
+                ranges += [(i, i) for i in top]
+            if "pair" in self.premises:
+                last = len(index) - 1
+                ranges += [(i - 1, i) for i in top if i > 0]
+                ranges += [(i, i + 1) for i in top if i < last]
+            budget = self.premise_budget(verifier, hypothesis)
+            for first, last_sentence in ranges:
+                for start, end in index.chunks(verifier, first, last_sentence, budget):
+                    out.append(Evidence(start, end, index.context[start:end]))
+        seen: set[tuple[int, int]] = set()
+        unique = []
+        for premise in out:
+            if (premise.start, premise.end) not in seen:
+                seen.add((premise.start, premise.end))
+                unique.append(premise)
+        return unique
 
     def _retrieved_ranges(self, scores: np.ndarray) -> list[tuple[int, int]]:
         """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences, given
@@ -501,7 +566,7 @@ class EvidenceSelector:
         hypotheses = list(hypotheses)
         self.stats["hypotheses"] += len(hypotheses)
         retrieval: dict[str, np.ndarray] = {}
-        per_hypothesis = [self._windows(index, h, verifier, retrieval) for h in hypotheses]
+        per_hypothesis = [self._premises(index, h, verifier, retrieval) for h in hypotheses]
         pairs = [
             (window.text, hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
