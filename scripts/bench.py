@@ -168,8 +168,11 @@ def bench_end_to_end(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     examples = (
         benchmark.examples[: cfg.end_to_end.limit] if cfg.end_to_end.limit else benchmark.examples
     )
+    detect_length = cfg.nli.max_length_detect
     verifier = NLICrossEncoder(
-        verifier_dir, backend="onnx", max_length=int(cfg.nli.max_length_detect)
+        verifier_dir,
+        backend="onnx",
+        max_length=None if detect_length is None else int(detect_length),
     )
     detector = Detector(verifier, extractor="rules")
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")

@@ -91,7 +91,8 @@ def test_capability_metrics_per_category() -> None:
     ]
     result = capability_metrics(suite.examples, predictions)
     overall = result["overall"]
-    assert overall["n"] == 3 and overall["labels"] == dict(zip(CAPABILITY_LABELS, (1, 1, 1)))
+    assert overall["n"] == 3
+    assert overall["labels"] == dict(zip(CAPABILITY_LABELS, (1, 1, 1), strict=True))
     assert overall["three_way_accuracy"] == pytest.approx(1 / 3)
     assert overall["binary_accuracy"] == pytest.approx(2 / 3)
     assert overall["contradicted_recall"] == 1.0

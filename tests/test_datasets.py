@@ -682,6 +682,7 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
         "factcheck_dev30_claims": ("claim", 219),
         "wice_dev": ("claim", 349),
         "wice_dev_oracle": ("claim", 349),
+        "capabilities": ("claim", 156),  # the repository's own suite
     }
     assert set(BENCHMARKS) == set(expected)
     for name, (level, count) in expected.items():
@@ -690,7 +691,9 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
 
 
 def test_unknown_benchmark_lists_known_names(tmp_path: Path):
-    with pytest.raises(ValueError, match=r"unknown benchmark 'mushroom'; known: factcheck_dev30, "):
+    with pytest.raises(
+        ValueError, match=r"unknown benchmark 'mushroom'; known: capabilities, factcheck_dev30, "
+    ):
         load_benchmark("mushroom", tmp_path)
 
 
