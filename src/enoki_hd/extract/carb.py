@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -61,23 +61,28 @@ def carb_predictions(
 # --------------------------------------------------------------------------------------------
 
 
+def _tab_rows(path: str | Path) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, columns)`` of the non-blank lines of a tab-separated file, each line
+    stripped first (as CaRB reads them)."""
+    with Path(path).open(encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if line.strip():
+                yield line_no, line.strip().split("\t")
+
+
 def read_carb_tabbed(path: str | Path) -> dict[str, list[CarbTuple]]:
     """CaRB's ``--tabbed`` format: ``sentence<TAB>confidence<TAB>relation<TAB>arg1<TAB>arg2…``
     per line, keyed by sentence."""
     predictions: dict[str, list[CarbTuple]] = {}
-    with Path(path).open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            columns = line.strip().split("\t")
-            if len(columns) < 3:
-                raise ValueError(
-                    f"{path}:{line_no}: expected sentence, confidence and relation columns, "
-                    f"got {len(columns)} column(s)"
-                )
-            sentence, confidence, relation, *args = columns
-            arg1, *rest = args or [""]
-            predictions.setdefault(sentence, []).append((arg1, relation, rest, float(confidence)))
+    for line_no, columns in _tab_rows(path):
+        if len(columns) < 3:
+            raise ValueError(
+                f"{path}:{line_no}: expected sentence, confidence and relation columns, "
+                f"got {len(columns)} column(s)"
+            )
+        sentence, confidence, relation, *args = columns
+        arg1, *rest = args or [""]
+        predictions.setdefault(sentence, []).append((arg1, relation, rest, float(confidence)))
     return predictions
 
 
@@ -96,25 +101,21 @@ def read_openie5(path: str | Path) -> dict[str, list[CarbTuple]]:
     with is prefixed to arg1.
     """
     predictions: dict[str, list[CarbTuple]] = {}
-    with Path(path).open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            columns = line.strip().split("\t")
-            if len(columns) != 6:
-                raise ValueError(
-                    f"{path}:{line_no}: expected 6 tab-separated columns (confidence, context, "
-                    f"arg1, relation, args, sentence), got {len(columns)}"
-                )
-            if not all(columns[2:5]):
-                continue
-            arg1, relation = _openie5_text(columns[2]), _openie5_text(columns[3])
-            args = [_openie5_text(part) for part in columns[4].strip().split(");")]
-            if columns[1]:
-                context = _openie5_text(columns[1])
-                if not f"{arg1} {relation}".startswith(context):
-                    arg1 = f"{context} {arg1}"
-            predictions.setdefault(columns[5], []).append((arg1, relation, args, float(columns[0])))
+    for line_no, columns in _tab_rows(path):
+        if len(columns) != 6:
+            raise ValueError(
+                f"{path}:{line_no}: expected 6 tab-separated columns (confidence, context, "
+                f"arg1, relation, args, sentence), got {len(columns)}"
+            )
+        if not all(columns[2:5]):
+            continue
+        arg1, relation = _openie5_text(columns[2]), _openie5_text(columns[3])
+        args = [_openie5_text(part) for part in columns[4].strip().split(");")]
+        if columns[1]:
+            context = _openie5_text(columns[1])
+            if not f"{arg1} {relation}".startswith(context):
+                arg1 = f"{context} {arg1}"
+        predictions.setdefault(columns[5], []).append((arg1, relation, args, float(columns[0])))
     return predictions
 
 
