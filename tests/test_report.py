@@ -109,6 +109,7 @@ def make_report() -> Report:
             "unverifiable",
             parent="f3",
             suppressed=True,
+            suppressed_by="f3",
         ),
     ]
     sentences = [
@@ -287,7 +288,7 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
         "| The Eiffel Tower in Paris was completed in 1889. | decided_by: nli |",
         "| f3 | It · is painted · gold | unverifiable | 0.81 | — | decided_by: grounding |",
         "| f4 | It · is painted gold · every year | unverifiable | 0.75 | — "
-        "| suppressed (parent failed); decided_by: nli |",
+        "| suppressed by f3; decided_by: nli |",
     ]
 
     spans = lines.index("## Hallucinated spans")
@@ -356,7 +357,7 @@ def test_html_marks_spans_and_keeps_every_answer_character() -> None:
     assert ANSWER in html.unescape(re.sub(r"<[^>]*>", "", page))
     assert re.search(r'<mark class="contradicted" title="[^"]*0\.97[^"]*f2[^"]*">1887</mark>', page)
     assert re.search(r'<mark class="unverifiable" title="[^"]*0\.81[^"]*f3[^"]*">gold</mark>', page)
-    assert "suppressed (parent failed); decided_by: nli" in page
+    assert "suppressed by f3; decided_by: nli" in page
     assert "Repainting | every 7 years\n(official site)" in page
 
 

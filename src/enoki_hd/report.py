@@ -162,7 +162,10 @@ def _fact_triple(verdict: FactVerdict) -> str:
 
 
 def _fact_note(verdict: FactVerdict) -> str:
-    parts = ["suppressed (parent failed)"] if verdict.suppressed else []
+    parts = []
+    if verdict.suppressed:
+        by = f" by {verdict.suppressed_by}" if verdict.suppressed_by else ""
+        parts.append(f"suppressed{by}")
     parts.append(f"decided_by: {verdict.decided_by}")
     return "; ".join(parts)
 
