@@ -451,6 +451,17 @@ def test_a_single_sentence_premise_decides_and_is_the_evidence() -> None:
     assert decision.evidence is not None and decision.evidence.text == "They split in 2003."
 
 
+def test_sentence_premises_fall_back_to_the_windows_when_nothing_matches() -> None:
+    from fakes import LexicalVerifier
+
+    index = EvidenceIndex(PREMISE_CONTEXT, sentence_backend="regex")
+    selector = EvidenceSelector(premises=("sentence",))
+    premises = selector.premise_list(index, "Zebras graze.", verifier=LexicalVerifier())
+    assert [(p.start, p.end) for p in premises] == [(0, len(PREMISE_CONTEXT))]
+    [decision] = selector.verify(LexicalVerifier(), index, ["Zebras graze."])
+    assert decision.evidence is not None and decision.n_windows == 1
+
+
 @pytest.mark.parametrize("premises", [(), ("window", "window"), ("paragraph",)])
 def test_bad_premises_are_an_error(premises) -> None:
     with pytest.raises(ValueError, match="premises must be distinct values of window, sentence"):

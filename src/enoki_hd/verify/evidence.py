@@ -443,7 +443,9 @@ class EvidenceSelector:
         self, index: EvidenceIndex, hypothesis: str, *, verifier: Verifier
     ) -> list[Evidence]:
         """Every premise ``hypothesis`` is judged against (see ``premises``), windows first,
-        then single sentences, then sentence pairs; offsets into the context, no duplicates."""
+        then single sentences, then sentence pairs; offsets into the context, no duplicates.
+        When no sentence shares a term with the hypothesis, the windows stand in for the
+        single sentences and pairs (a hypothesis is never judged against nothing)."""
         return self._premises(index, hypothesis, verifier, {})
 
     def _premises(
@@ -473,6 +475,10 @@ class EvidenceSelector:
             for first, last_sentence in ranges:
                 for start, end in index.chunks(verifier, first, last_sentence, budget):
                     out.append(Evidence(start, end, index.context[start:end]))
+        if not out:
+            # no sentence shares a term with the hypothesis: judge it against the windows
+            # (the whole context in chunks) rather than against nothing
+            out = self._windows(index, hypothesis, verifier, scores)
         seen: set[tuple[int, int]] = set()
         unique = []
         for premise in out:
