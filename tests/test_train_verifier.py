@@ -269,3 +269,31 @@ def test_shipped_training_config_has_valid_lr_stages() -> None:
     with initialize(version_base="1.3", config_path="../configs"):
         gpu = compose(config_name="train_verifier", overrides=["trainer=gpu"])
     assert gpu.trainer.lr_stages is None and gpu.trainer.max_steps is None
+
+
+def test_logger_groups_choose_the_tracker(monkeypatch) -> None:
+    import builtins
+
+    from enoki_hd.train.verifier import _flat_config, tracker_settings
+
+    assert tracker_settings({"name": "console"}) == {"log_with": None}
+    assert tracker_settings(None) == {"log_with": None}
+    with pytest.raises(ValueError, match=r"logger\.name must be 'console' or 'wandb'"):
+        tracker_settings({"name": "tensorboard"})
+    real_import = builtins.__import__
+
+    def no_wandb(name, *args, **kwargs):
+        if name == "wandb":
+            raise ImportError("No module named 'wandb'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_wandb)
+    with pytest.raises(
+        ImportError, match=r"logger=wandb needs the wandb package: pip install wandb"
+    ):
+        tracker_settings({"name": "wandb", "project": "enoki-hd", "mode": "offline"})
+    assert _flat_config({"a": {"b": 1, "c": [1, 2]}, "d": None}) == {
+        "a.b": 1,
+        "a.c": "[1, 2]",
+        "d": None,
+    }

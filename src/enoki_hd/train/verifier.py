@@ -276,6 +276,49 @@ def validate_lr_stages(stages: Any, total_steps: int) -> list[dict[str, int]] | 
     return checked
 
 
+def tracker_settings(logger_cfg: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``Accelerator`` keyword arguments and ``init_trackers`` arguments for the ``logger``
+    config group: ``console`` (the default) logs to the console only; ``wandb`` also logs the
+    loss, learning rate and evaluation metrics to Weights & Biases in its ``mode`` (``offline``
+    by default: runs are written under ``wandb/`` and synced later, nothing leaves the machine).
+
+    Raises:
+        ImportError: ``logger=wandb`` without the ``wandb`` package installed.
+        ValueError: an unknown logger name.
+    """
+    cfg = dict(logger_cfg or {"name": "console"})
+    name = cfg.get("name", "console")
+    if name == "console":
+        return {"log_with": None}
+    if name != "wandb":
+        raise ValueError(f"logger.name must be 'console' or 'wandb', got {name!r}")
+    try:
+        import wandb  # noqa: F401
+    except ImportError as err:
+        raise ImportError(
+            "logger=wandb needs the wandb package: pip install wandb (or use logger=console)"
+        ) from err
+    return {
+        "log_with": "wandb",
+        "project": str(cfg.get("project", "enoki-hd")),
+        "init_kwargs": {"wandb": {"mode": str(cfg.get("mode", "offline"))}},
+    }
+
+
+def _flat_config(cfg: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"trainer.max_steps": 10000, ...}``: the config as the flat scalars a tracker takes."""
+    flat: dict[str, Any] = {}
+    for key, value in cfg.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(_flat_config(value, f"{name}."))
+        elif isinstance(value, (str, int, float, bool)) or value is None:
+            flat[name] = value
+        else:
+            flat[name] = str(value)
+    return flat
+
+
 def _atomic_save_checkpoint(
     accelerator, model, optimizer, scheduler, step: int, path: Path
 ) -> None:
@@ -329,7 +372,14 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     np.random.seed(seed)
     torch.manual_seed(seed)
 
-    accelerator = Accelerator(mixed_precision=trainer.get("mixed_precision", "no"))
+    tracking = tracker_settings(cfg.get("logger"))
+    accelerator = Accelerator(
+        mixed_precision=trainer.get("mixed_precision", "no"), log_with=tracking["log_with"]
+    )
+    if tracking["log_with"] is not None:
+        accelerator.init_trackers(
+            tracking["project"], config=_flat_config(cfg), init_kwargs=tracking["init_kwargs"]
+        )
     backbone = resolve_backbone(model_cfg["backbone"])
     hub_kwargs = {
         "local_files_only": bool(model_cfg.get("local_files_only", False)),
@@ -435,6 +485,9 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     scheduler.get_last_lr()[0],
                 )
                 progress.set_postfix(loss=f"{np.mean(running):.4f}")
+                accelerator.log(
+                    {"loss": float(np.mean(running)), "lr": scheduler.get_last_lr()[0]}, step=step
+                )
                 running = []
             if step % save_every == 0 and accelerator.is_main_process:
                 _atomic_save_checkpoint(accelerator, model, optimizer, scheduler, step, state_path)
@@ -475,6 +528,8 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     (output_dir / "train_metrics.json").write_text(
         json.dumps({"metrics": metrics, "sources": data.sources}, indent=2)
     )
+    accelerator.log({k: v for k, v in metrics.items() if isinstance(v, (int, float))}, step=step)
+    accelerator.end_training()
     return metrics, {
         "model": unwrapped,
         "tokenizer": tokenizer,
