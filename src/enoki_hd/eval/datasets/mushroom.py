@@ -13,9 +13,9 @@ from enoki_hd.eval.datasets.rows import (
     check_unique,
     context_or_missing,
     is_int,
-    non_empty,
     pair_spans,
     read_jsonl,
+    span_example,
 )
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
 
@@ -77,15 +77,14 @@ def load_mushroom(path: PathLike, *, name: str = "mushroom") -> Benchmark:
                 metadata["annotations"][str(annotator)] = [s.to_dict() for s in checked]
         context = context_or_missing(row.optional_text("context"), metadata, flagged)
         examples.append(
-            EvalExample(
-                id=example_id,
-                question=row.optional_text("model_input"),
-                context=context,
-                answer=answer,
-                gold_spans=spans,
+            span_example(
+                example_id,
+                row.optional_text("model_input"),
+                context,
+                answer,
+                spans,
+                metadata,
                 soft_labels=soft,
-                example_label=non_empty(spans),
-                metadata=metadata,
             )
         )
     logger.info("MuSHROOM %s: %d examples, flagged %s", path, len(examples), dict(flagged))

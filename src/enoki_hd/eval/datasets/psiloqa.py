@@ -15,10 +15,10 @@ from enoki_hd.eval.datasets.rows import (
     Row,
     check_unique,
     context_or_missing,
-    non_empty,
     pair_spans,
     read_csv,
     read_jsonl,
+    span_example,
 )
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
 from enoki_hd.types import Span
@@ -180,14 +180,13 @@ def load_psiloqa_csv(
         context = context_or_missing(row.text("wiki_passage"), metadata, flagged)
         gold_spans = list(references[gold_stem][-1])
         examples.append(
-            EvalExample(
-                id=example_id,
-                question=first.question,
-                context=context,
-                answer=first.answer,
-                gold_spans=gold_spans,
-                example_label=non_empty(gold_spans),
-                metadata=metadata,
+            span_example(
+                example_id,
+                first.question,
+                context,
+                first.answer,
+                gold_spans,
+                metadata,
             )
         )
     source = ", ".join(str(f) for f in files)
@@ -226,14 +225,13 @@ def load_psiloqa_hub(
         }
         context = context_or_missing(row.text("wiki_passage"), metadata, flagged)
         examples.append(
-            EvalExample(
-                id=example_id,
-                question=row.optional_text("question"),
-                context=context,
-                answer=answer,
-                gold_spans=spans,
-                example_label=non_empty(spans),
-                metadata=metadata,
+            span_example(
+                example_id,
+                row.optional_text("question"),
+                context,
+                answer,
+                spans,
+                metadata,
             )
         )
     return Benchmark(

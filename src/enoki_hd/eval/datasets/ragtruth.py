@@ -16,8 +16,8 @@ from enoki_hd.eval.datasets.rows import (
     check_unique,
     context_or_missing,
     is_int,
-    non_empty,
     read_jsonl,
+    span_example,
 )
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
 from enoki_hd.text import anchor
@@ -183,14 +183,13 @@ def load_ragtruth(
             metadata["task_type"] = None
         context = context_or_missing(context, metadata, flagged)
         examples.append(
-            EvalExample(
-                id=example_id,
-                question=question,
-                context=context,
-                answer=answer,
-                gold_spans=spans,
-                example_label=non_empty(spans),
-                metadata=metadata,
+            span_example(
+                example_id,
+                question,
+                context,
+                answer,
+                spans,
+                metadata,
             )
         )
     source_desc = str(response_path) + (f", {source_info_path}" if source_info_path else "")
@@ -239,14 +238,13 @@ def load_ragtruth_processed(
         }
         context = context_or_missing(row.text("context"), metadata, flagged)
         examples.append(
-            EvalExample(
-                id=example_id,
-                question=row.optional_text("query"),
-                context=context,
-                answer=answer,
-                gold_spans=spans,
-                example_label=non_empty(spans),
-                metadata=metadata,
+            span_example(
+                example_id,
+                row.optional_text("query"),
+                context,
+                answer,
+                spans,
+                metadata,
             )
         )
     return Benchmark(

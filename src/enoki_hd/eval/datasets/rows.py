@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from enoki_hd.eval.datasets.schema import DatasetError
+from enoki_hd.eval.datasets.schema import DatasetError, EvalExample
 from enoki_hd.types import Span
 
 
@@ -143,8 +143,28 @@ def context_or_missing(context: str | None, metadata: dict[str, Any], flagged: C
     return context
 
 
-def non_empty(spans: list[Span]) -> bool:
-    return any(len(s) > 0 for s in spans)
+def span_example(
+    example_id: str,
+    question: str | None,
+    context: str,
+    answer: str,
+    spans: list[Span],
+    metadata: dict[str, Any],
+    *,
+    soft_labels: list[dict[str, Any]] | None = None,
+) -> EvalExample:
+    """An example labelled by hallucinated spans (half-open offsets into ``answer``); it counts
+    as hallucinated when any span is non-empty."""
+    return EvalExample(
+        id=example_id,
+        question=question,
+        context=context,
+        answer=answer,
+        gold_spans=spans,
+        soft_labels=soft_labels,
+        example_label=any(len(s) > 0 for s in spans),
+        metadata=metadata,
+    )
 
 
 def locate_in_order(text: str, pieces: Sequence[str]) -> list[Span | None]:
