@@ -273,6 +273,7 @@ class Detector:
 
         with clock("project"):
             hallucinated = project_spans(answer, verdicts or [], threshold=self.threshold)
+        with clock("aggregate"):
             sentences = sentence_verdicts(
                 answer,
                 spans,
@@ -283,7 +284,10 @@ class Detector:
                 threshold=self.threshold,
                 splits={i: j.split for i, j in zip(whole, sentence_judged, strict=True)},
             )
-            if verdicts is not None and self.judge.uses_grounding:
+            summary = summarize(sentences, verdicts, no_context=index.is_empty)
+        if verdicts is not None and self.judge.uses_grounding:
+            # a flagged sentence's context-absent words: projection that needs the sentence labels
+            with clock("project_words"):
                 hallucinated = blame_sentence_words(
                     answer,
                     sentences,
@@ -292,7 +296,6 @@ class Detector:
                     self.grounding_index(context, question),
                     question=question,
                 )
-        summary = summarize(sentences, verdicts, no_context=index.is_empty)
         return self._report(
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
