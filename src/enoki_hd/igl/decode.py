@@ -1,0 +1,204 @@
+"""Grid rows → anchored facts: the inverse of :func:`enoki_hd.igl.labels.facts_to_example`.
+
+One row of the grid is one extraction: a label id per word of the sentence, then one per
+sentinel (``[is]``, ``[of]``, ``[from]``). :func:`decode_rows` reads each row as
+
+- subject = the ``ARG1`` words;
+- relation = the words of the sentinels labelled ``REL`` (an implicit relation such as the
+  ``is`` of an appositive; it has no span), then the ``REL`` words;
+- object = the ``ARG2`` words, then the ``LOC_TMP`` words (location and time arguments);
+- ``TYPE`` (kept for OpenIE6 format compatibility) and any label other than ``REL`` on a
+  sentinel read as ``NONE``.
+
+A row without a subject word or without a relation (word or sentinel) yields no fact. Each part's
+words become spans: a run of consecutive words is one span (only whitespace can lie between
+consecutive words), so a span is exactly the characters of its words. A part's string is the
+text of its spans joined by single spaces (as the rules extractor writes it).
+
+Rows that decode to the same spans (and the same implicit relation) are one fact: the first
+keeps its place and the highest confidence. Parent links are rebuilt from nesting, since rows
+carry none (:func:`~enoki_hd.igl.labels.chain_parents`): a fact's parent is the fact with the
+same subject and relation words whose object words are a strict subset of its own (the largest
+such; the earliest on a tie), and its ``delta`` the spans of the object words the parent lacks. A fact without parent has as ``delta`` its
+object spans, else its relation spans, else its subject spans (what it asserts).
+
+All spans are half-open ``[start, end)`` character offsets into the ORIGINAL answer: word spans
+are into the sentence ``text`` and shifted by ``offset`` (the sentence's start in the answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from enoki_hd.igl.labels import (
+    ARG1,
+    ARG2,
+    LOC_TMP,
+    REL,
+    SENTINEL_WORDS,
+    SENTINELS,
+    chain_parents,
+    empty_row,
+)
+from enoki_hd.types import Fact, Span
+
+__all__ = ["decode_rows"]
+
+
+@dataclass(frozen=True)
+class _Extraction:
+    """One decoded row as word indices (into ``words``), before spans are built."""
+
+    subject: tuple[int, ...]
+    relation: tuple[int, ...]
+    implicit: tuple[int, ...]  # indices into SENTINELS labelled REL
+    argument: tuple[int, ...]  # ARG2 then LOC_TMP words, in that order
+    confidence: float | None
+
+    @property
+    def key(self) -> tuple[tuple[int, ...], ...]:
+        return self.subject, self.relation, self.implicit, self.argument
+
+    def canonical_row(self, n_words: int) -> list[int]:
+        """The row with only what decoding reads (object words as ARG2)."""
+        row = empty_row(n_words)
+        for label, indices in ((ARG1, self.subject), (REL, self.relation), (ARG2, self.argument)):
+            for i in indices:
+                row[i] = label
+        for k in self.implicit:
+            row[n_words + k] = REL
+        return row
+
+
+def _read_row(row: Sequence[int], n_words: int, confidence: float | None) -> _Extraction | None:
+    words = range(n_words)
+    subject = tuple(i for i in words if row[i] == ARG1)
+    relation = tuple(i for i in words if row[i] == REL)
+    implicit = tuple(k for k in range(len(SENTINELS)) if row[n_words + k] == REL)
+    if not subject or not (relation or implicit):
+        return None
+    argument = tuple(i for i in words if row[i] == ARG2) + tuple(
+        i for i in words if row[i] == LOC_TMP
+    )
+    return _Extraction(subject, relation, implicit, argument, confidence)
+
+
+def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
+    """``(first, last)`` word index of each run of consecutive indices, in the given order."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def _spans(indices: Sequence[int], words: Sequence[Span], offset: int) -> list[Span]:
+    return [
+        Span(words[first].start + offset, words[last].end + offset)
+        for first, last in _runs(indices)
+    ]
+
+
+def _text(text: str, indices: Sequence[int], words: Sequence[Span]) -> str:
+    return " ".join(text[words[a].start : words[b].end] for a, b in _runs(indices))
+
+
+def _deduplicate(extractions: list[_Extraction]) -> list[_Extraction]:
+    """One extraction per key, at its first place, with the highest confidence of its copies."""
+    kept: dict[tuple[tuple[int, ...], ...], _Extraction] = {}
+    for extraction in extractions:
+        known = kept.get(extraction.key)
+        if known is None:
+            kept[extraction.key] = extraction
+        elif extraction.confidence is not None and (
+            known.confidence is None or extraction.confidence > known.confidence
+        ):
+            kept[extraction.key] = _Extraction(
+                known.subject,
+                known.relation,
+                known.implicit,
+                known.argument,
+                extraction.confidence,
+            )
+    return list(kept.values())
+
+
+def decode_rows(
+    text: str,
+    words: Sequence[Span],
+    labels: np.ndarray | Sequence[Sequence[int]],
+    confidences: Sequence[float] | None = None,
+    *,
+    offset: int = 0,
+    sentence: int = 0,
+    source: str = "encoder",
+    id_prefix: str = "",
+) -> list[Fact]:
+    """Facts of one sentence from its grid rows (see the module docstring).
+
+    Args:
+        text: the sentence text the ``words`` point into.
+        words: word spans into ``text`` (:func:`enoki_hd.text.tokenize_words`).
+        labels: ``(rows, len(words) + 3)`` label ids, the last three on the sentinels.
+        confidences: one score per row (None: facts get no confidence).
+        offset: where ``text`` starts in the answer; every returned span is shifted by it.
+        sentence: the sentence index the facts get.
+        source: the facts' ``source``.
+        id_prefix: put before the ids ``f{sentence}.{k}`` (``k`` counts the facts in row order).
+
+    Raises:
+        ValueError: a row's length is not ``len(words) + 3``, or ``confidences`` does not have
+            one value per row.
+    """
+    rows = [[int(label) for label in row] for row in labels]
+    width = len(words) + len(SENTINELS)
+    if any(len(row) != width for row in rows):
+        raise ValueError(
+            f"each row needs {width} labels ({len(words)} words + {len(SENTINELS)} sentinels), "
+            f"got rows of {sorted({len(row) for row in rows})}"
+        )
+    if confidences is not None and len(confidences) != len(rows):
+        raise ValueError(f"got {len(confidences)} confidences for {len(rows)} rows")
+    decoded = (
+        _read_row(row, len(words), None if confidences is None else float(confidences[r]))
+        for r, row in enumerate(rows)
+    )
+    extractions = _deduplicate([e for e in decoded if e is not None])
+    parents = chain_parents([e.canonical_row(len(words)) for e in extractions])
+    ids = [f"{id_prefix}f{sentence}.{k}" for k in range(len(extractions))]
+    facts: list[Fact] = []
+    for extraction, parent in zip(extractions, parents, strict=True):
+        subject = _spans(extraction.subject, words, offset)
+        relation = _spans(extraction.relation, words, offset)
+        obj = _spans(extraction.argument, words, offset)
+        if parent is not None:
+            added = sorted(set(extraction.argument) - set(extractions[parent].argument))
+            delta = _spans(added, words, offset)
+        else:
+            delta = sorted(next((s for s in (obj, relation, subject) if s), []))
+        relation_text = " ".join(
+            [SENTINEL_WORDS[k] for k in extraction.implicit]
+            + ([_text(text, extraction.relation, words)] if extraction.relation else [])
+        )
+        facts.append(
+            Fact(
+                id=ids[len(facts)],
+                sentence=sentence,
+                subject=_text(text, extraction.subject, words),
+                relation=relation_text,
+                object=_text(text, extraction.argument, words),
+                subject_spans=subject,
+                relation_spans=relation,
+                object_spans=obj,
+                parent=None if parent is None else ids[parent],
+                delta=delta,
+                confidence=extraction.confidence,
+                source=source,
+            )
+        )
+    return facts

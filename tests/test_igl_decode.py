@@ -1,0 +1,219 @@
+"""Grid rows → facts (enoki_hd.igl.decode): teacher facts survive facts_to_example → decode_rows."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from enoki_hd.igl.decode import decode_rows
+from enoki_hd.igl.labels import (
+    ARG1,
+    ARG2,
+    LOC_TMP,
+    NONE,
+    REL,
+    SENTINELS,
+    TYPE,
+    facts_to_example,
+)
+from enoki_hd.text import tokenize_words
+from enoki_hd.types import Fact, Span
+
+
+def _span(text: str, phrase: str) -> Span:
+    """The first whole-word occurrence of ``phrase`` in ``text``."""
+    match = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text)
+    assert match is not None, phrase
+    return Span(match.start(), match.end())
+
+
+def _fact(
+    text: str,
+    k: int,
+    subject: list[str],
+    relation: str,
+    relation_words: list[str],
+    obj: list[str],
+    *,
+    parent: int | None = None,
+    delta: list[str] | None = None,
+) -> Fact:
+    """A teacher fact whose strings are its spans' text (the implicit word, if any, first)."""
+    subject_spans = [_span(text, p) for p in subject]
+    relation_spans = [_span(text, p) for p in relation_words]
+    object_spans = [_span(text, p) for p in obj]
+    if delta is None:
+        delta_spans = object_spans or relation_spans or subject_spans
+    else:
+        delta_spans = [_span(text, p) for p in delta]
+    return Fact(
+        id=f"f0.{k}",
+        sentence=0,
+        subject=" ".join(subject),
+        relation=relation,
+        object=" ".join(obj),
+        subject_spans=subject_spans,
+        relation_spans=relation_spans,
+        object_spans=object_spans,
+        parent=None if parent is None else f"f0.{parent}",
+        delta=sorted(delta_spans),
+        source="teacher",
+    )
+
+
+def _key(fact: Fact) -> tuple:
+    return (
+        fact.id,
+        fact.sentence,
+        fact.subject,
+        fact.relation,
+        fact.object,
+        fact.subject_spans,
+        fact.relation_spans,
+        fact.object_spans,
+        fact.parent,
+        fact.delta,
+    )
+
+
+CHAIN = "Brett Anderson is an English rock singer."
+APPOSITIVE = "Paris, the capital of France, is large."
+FORMED = "Suede was formed in Bath in 1989."
+
+CASES = {
+    "chain": (
+        CHAIN,
+        [
+            _fact(CHAIN, 0, ["Brett Anderson"], "is", ["is"], ["singer"]),
+            _fact(CHAIN, 1, ["Brett Anderson"], "is", ["is"], ["rock singer"], parent=0,
+                  delta=["rock"]),
+            _fact(CHAIN, 2, ["Brett Anderson"], "is", ["is"], ["an English rock singer"],
+                  parent=1, delta=["an English"]),
+        ],
+    ),
+    "implicit relation": (
+        APPOSITIVE,
+        [
+            _fact(APPOSITIVE, 0, ["Paris"], "is the capital of", ["the capital of"], ["France"]),
+            _fact(APPOSITIVE, 1, ["Paris"], "is", ["is"], ["large"]),
+        ],
+    ),
+    "bare implicit relation": (
+        "Marie Curie, a physicist, discovered radium.",
+        [
+            _fact("Marie Curie, a physicist, discovered radium.", 0, ["Marie Curie"], "is", [],
+                  ["physicist"]),
+            _fact("Marie Curie, a physicist, discovered radium.", 1, ["Marie Curie"],
+                  "discovered", ["discovered"], ["radium"]),
+        ],
+    ),
+    "refinement by a second argument": (
+        FORMED,
+        [
+            _fact(FORMED, 0, ["Suede"], "was formed", ["was formed"], []),
+            _fact(FORMED, 1, ["Suede"], "was formed", ["was formed"], ["in Bath"], parent=0,
+                  delta=["in Bath"]),
+            _fact(FORMED, 2, ["Suede"], "was formed", ["was formed"], ["in Bath in 1989"],
+                  parent=1, delta=["in 1989"]),
+        ],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_teacher_facts_round_trip_through_rows(name: str) -> None:
+    text, teacher = CASES[name]
+    example = facts_to_example(text, teacher, source="test")
+    assert example.words == tokenize_words(text)
+    facts = decode_rows(text, example.words, example.rows, source="teacher")
+    assert [_key(f) for f in facts] == [_key(f) for f in teacher]
+    assert all(f.source == "teacher" and f.confidence is None for f in facts)
+
+
+def test_offset_shifts_every_span_into_the_answer() -> None:
+    prefix = "Intro sentence here. "
+    answer = prefix + CHAIN
+    _, teacher = CASES["chain"]
+    example = facts_to_example(CHAIN, teacher, source="test")
+    facts = decode_rows(CHAIN, example.words, example.rows, offset=len(prefix), sentence=3)
+    assert [f.id for f in facts] == ["f3.0", "f3.1", "f3.2"]
+    assert [f.parent for f in facts] == [None, "f3.0", "f3.1"]
+    for fact, original in zip(facts, teacher, strict=True):
+        assert fact.sentence == 3
+        for part in ("subject", "object"):
+            spans = getattr(fact, f"{part}_spans")
+            assert " ".join(s.text(answer) for s in spans) == getattr(original, part)
+        assert [s.text(answer) for s in fact.delta] == [s.text(CHAIN) for s in original.delta]
+
+
+def _row(words: list[Span], text: str, parts: dict[str, int], sentinel: int | None = None):
+    """A label row: ``parts`` maps a word's text to its label; ``sentinel`` labels that
+    sentinel REL."""
+    row = [NONE] * (len(words) + len(SENTINELS))
+    for i, w in enumerate(words):
+        row[i] = parts.get(w.text(text), NONE)
+    if sentinel is not None:
+        row[len(words) + sentinel] = REL
+    return row
+
+
+def test_loc_tmp_follows_arg2_in_the_object_and_type_reads_as_none() -> None:
+    text = "In 1989 Suede played Bath ."
+    words = tokenize_words(text)
+    row = _row(
+        words, text, {"In": LOC_TMP, "1989": LOC_TMP, "Suede": ARG1, "played": REL, "Bath": ARG2,
+                      ".": TYPE},
+    )  # fmt: skip
+    (fact,) = decode_rows(text, words, [row])
+    assert fact.object == "Bath In 1989"
+    assert fact.object_spans == [_span(text, "Bath"), _span(text, "In 1989")]
+    assert (fact.subject, fact.relation) == ("Suede", "played")
+
+
+def test_rows_without_subject_or_relation_yield_nothing() -> None:
+    text = "Suede played Bath."
+    words = tokenize_words(text)
+    no_subject = _row(words, text, {"played": REL, "Bath": ARG2})
+    no_relation = _row(words, text, {"Suede": ARG1, "Bath": ARG2})
+    sentinel_not_rel = _row(words, text, {"Suede": ARG1, "Bath": ARG2})
+    sentinel_not_rel[len(words)] = ARG1
+    assert decode_rows(text, words, [no_subject, no_relation, sentinel_not_rel]) == []
+    assert decode_rows(text, words, []) == []
+
+
+def test_duplicates_keep_the_first_place_and_the_highest_confidence() -> None:
+    text = "Suede played Bath."
+    words = tokenize_words(text)
+    full = _row(words, text, {"Suede": ARG1, "played": REL, "Bath": ARG2})
+    bare = _row(words, text, {"Suede": ARG1, "played": REL})
+    facts = decode_rows(text, words, [full, bare, full], [0.4, 0.7, 0.9], id_prefix="a:")
+    assert [(f.id, f.object, f.confidence) for f in facts] == [
+        ("a:f0.0", "Bath", 0.9),
+        ("a:f0.1", "", 0.7),
+    ]
+    # the coarser fact comes second, and is still the parent
+    assert facts[0].parent == "a:f0.1"
+    assert facts[0].delta == [_span(text, "Bath")]
+    assert facts[1].parent is None and facts[1].delta == [_span(text, "played")]
+
+
+def test_implicit_relations_on_different_sentinels_are_different_facts() -> None:
+    text = "Paris France"
+    words = tokenize_words(text)
+    is_row = _row(words, text, {"Paris": ARG1, "France": ARG2}, sentinel=0)
+    of_row = _row(words, text, {"Paris": ARG1, "France": ARG2}, sentinel=1)
+    is_from_row = _row(words, text, {"Paris": ARG1, "France": ARG2}, sentinel=0)
+    is_from_row[len(words) + 2] = REL
+    facts = decode_rows(text, words, np.array([is_row, of_row, is_from_row]))
+    assert [f.relation for f in facts] == ["is", "of", "is from"]
+    assert all(f.relation_spans == [] and f.parent is None for f in facts)
+
+
+def test_bad_shapes_are_errors() -> None:
+    words = tokenize_words("Suede played.")
+    with pytest.raises(ValueError, match="each row needs 6 labels"):
+        decode_rows("Suede played.", words, [[NONE] * 4])
+    with pytest.raises(ValueError, match="confidences"):
+        decode_rows("Suede played.", words, [[NONE] * 6], [0.1, 0.2])
