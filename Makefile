@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all carb clean
+.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -62,6 +62,9 @@ eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50; a file
 
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 	$(PY) scripts/eval_all.py $(ARGS)
+
+calibrate: install ## fit the calibrated fusion leave-one-benchmark-out, ship fusion.json with the verifier (resumable)
+	$(PY) scripts/calibrate.py $(ARGS)
 
 carb: install ## fact quality of the rules extractor on CaRB dev → outputs/carb/metrics.json
 	$(PY) scripts/carb_eval.py

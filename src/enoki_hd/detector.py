@@ -42,6 +42,7 @@ from enoki_hd.lru import LRUCache
 from enoki_hd.project import blame_sentence_words, project_spans
 from enoki_hd.text import require_str, segment_sentences
 from enoki_hd.types import Fact, FactVerdict, Report, Span, Summary
+from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hypothesis import verify_hypotheses
@@ -68,9 +69,16 @@ class Detector:
         context_backend: segmentation of the context; ``regex`` by default because contexts
             can be whole web pages and the regex splitter is linear and fast.
         threshold: a unit (fact or sentence) whose hallucination score is at least this is
-            reported as not supported.
+            reported as not supported; None: the calibration's threshold in ``calibrated``
+            mode, else 0.5.
         verification: how a fact is judged: ``nli``, ``grounding`` (the lexical check of the
-            fact's delta alone) or ``hybrid`` (both; see :mod:`enoki_hd.verify.judge`).
+            fact's delta alone), ``hybrid`` (both by a fixed rule) or ``calibrated`` (both
+            through a fitted logistic regression; see :mod:`enoki_hd.verify.judge`).
+        calibration: the fitted fusion of ``calibrated`` mode: a
+            :class:`~enoki_hd.verify.calibration.FusionCalibration` or a path to its JSON file;
+            None: ``fusion.json`` next to the verifier's checkpoint.
+        record_features: keep every fact's fusion features on its verdict (and judge each
+            fact's sentence whole): what ``make calibrate`` fits on.
         hybrid_weight: weight of the NLI score in ``hybrid``.
         sentence_aggregation: how a sentence's score is made from its facts: ``max`` (default),
             ``mean``, ``sentence-nli`` (the sentence judged as a whole), ``hybrid`` (mean of
@@ -89,12 +97,14 @@ class Detector:
         selector: EvidenceSelector | None = None,
         sentence_backend: Literal["spacy", "regex"] = "spacy",
         context_backend: Literal["spacy", "regex"] = "regex",
-        threshold: float = 0.5,
+        threshold: float | None = None,
         verification: VerificationMode = "hybrid",
         hybrid_weight: float = 0.5,
         sentence_aggregation: SentenceAggregation = "max",
         language_check: bool = True,
         index_cache_size: int = 8,
+        calibration: FusionCalibration | str | Path | None = None,
+        record_features: bool = False,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -107,12 +117,15 @@ class Detector:
         ):
             if value not in ("spacy", "regex"):
                 raise ValueError(f"{option} must be 'spacy' or 'regex', got {value!r}")
-        self.judge = FactJudge(verification, hybrid_weight, threshold)
         if verifier is None:
             verifier = load_default_verifier()
         elif isinstance(verifier, (str, Path)):
             verifier = NLICrossEncoder(verifier)
         self.verifier: Verifier = verifier
+        fusion = _load_calibration(calibration, verifier) if verification == "calibrated" else None
+        if threshold is None:
+            threshold = fusion.threshold if fusion is not None else 0.5
+        self.judge = FactJudge(verification, hybrid_weight, threshold, fusion, record_features)
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
 
@@ -170,11 +183,13 @@ class Detector:
             selector=selector,
             sentence_backend=cfg.get("sentence_backend", "spacy"),
             context_backend=cfg.get("context_backend", "regex"),
-            threshold=float(cfg.get("threshold", 0.5)),
+            threshold=None if cfg.get("threshold") is None else float(cfg["threshold"]),
             verification=cfg.get("verification", "hybrid"),
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
             language_check=bool(cfg.get("language_check", True)),
+            calibration=_calibration_from_config(cfg.get("calibration")),
+            record_features=bool(cfg.get("record_features", False)),
         )
 
     def config(self) -> dict[str, Any]:
@@ -193,6 +208,10 @@ class Detector:
             "hybrid_weight": self.hybrid_weight,
             "sentence_aggregation": self.sentence_aggregation,
             "language_check": self.language_check,
+            "calibration": None
+            if self.judge.calibration is None
+            else self.judge.calibration.config(),
+            **({"record_features": True} if self.judge.record_features else {}),
         }
 
     def index(self, context: str) -> EvidenceIndex:
@@ -247,6 +266,10 @@ class Detector:
                 unreadable,
                 aggregation=self.sentence_aggregation,
             )
+            # calibrated fusion reads every fact's sentence judged whole as well
+            expected = set(whole)
+            if facts is not None and self.judge.needs_sentence_nli:
+                whole = sorted(expected | ({f.sentence for f in facts} - unreadable))
             judged = verify_hypotheses(
                 self.selector,
                 self.verifier,
@@ -267,6 +290,9 @@ class Detector:
                     [j.decision for j in fact_judged],
                     grounding=grounding,
                     question=question,
+                    sentence_decisions={
+                        i: j.decision for i, j in zip(whole, sentence_judged, strict=True)
+                    },
                 )
                 for verdict, j in zip(verdicts, fact_judged, strict=True):
                     verdict.split = j.split
@@ -278,11 +304,17 @@ class Detector:
                 answer,
                 spans,
                 verdicts,
-                {i: j.decision for i, j in zip(whole, sentence_judged, strict=True)},
+                {
+                    i: j.decision
+                    for i, j in zip(whole, sentence_judged, strict=True)
+                    if i in expected
+                },
                 unreadable=unreadable,
                 aggregation=self.sentence_aggregation,
                 threshold=self.threshold,
-                splits={i: j.split for i, j in zip(whole, sentence_judged, strict=True)},
+                splits={
+                    i: j.split for i, j in zip(whole, sentence_judged, strict=True) if i in expected
+                },
             )
             summary = summarize(sentences, verdicts, no_context=index.is_empty)
         if verdicts is not None and self.judge.uses_grounding:
@@ -362,6 +394,8 @@ _CONFIG_KEYS = frozenset(
         "hybrid_weight",
         "sentence_aggregation",
         "language_check",
+        "calibration",
+        "record_features",
     }
 )
 
@@ -410,3 +444,42 @@ def _extractor_from_config(value: Any) -> Extractor | None:
     if name is None:
         raise ValueError("detector config 'extractor' needs a 'name' (e.g. {name: rules})")
     return None if name == "none" else get_extractor(name, **options)
+
+
+def _load_calibration(
+    calibration: FusionCalibration | str | Path | None, verifier: Verifier
+) -> FusionCalibration:
+    """The calibrated mode's fusion: as given, from a path, or ``fusion.json`` next to the
+    verifier's checkpoint; a file fitted for another verifier graph is refused."""
+    if isinstance(calibration, FusionCalibration):
+        return calibration
+    sha256 = getattr(verifier, "sha256", None)
+    if calibration is None:
+        name = getattr(verifier, "name", None)
+        if name is None or not Path(str(name)).is_dir():
+            raise ValueError(
+                "verification='calibrated' without a calibration needs a verifier checkpoint "
+                f"directory holding {FUSION_FILE}; pass calibration=<path to fusion.json>"
+            )
+        calibration = Path(str(name)) / FUSION_FILE
+    return FusionCalibration.load(calibration, verifier_sha256=sha256)
+
+
+def _calibration_from_config(value: Any) -> FusionCalibration | str | None:
+    """A ``calibration`` config value: None, a path, or a :meth:`FusionCalibration.config`
+    mapping (its ``sha256`` must match the file)."""
+    if value is None or isinstance(value, str):
+        return value
+    options = dict(value)
+    path = options.get("path")
+    if path is None:
+        return None
+    calibration = FusionCalibration.load(path)
+    expected = options.get("sha256")
+    if expected is not None and expected != calibration.sha256:
+        raise ValueError(
+            f"calibration.sha256: the config was written for a fusion file with sha256 "
+            f"{expected}, but {path} holds {calibration.sha256}; drop calibration.sha256 to "
+            "accept the new file"
+        )
+    return calibration

@@ -233,6 +233,9 @@ class FactVerdict:
     blamed: list[Span] | None = None
     suppressed_by: str | None = None
     split: list[Span] = field(default_factory=list)
+    # the calibrated fusion's inputs (enoki_hd.verify.calibration.FEATURES); None unless the
+    # detector runs calibrated fusion or records features for `make calibrate`
+    features: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -256,6 +259,7 @@ class FactVerdict:
             "blamed": None if self.blamed is None else _spans_to_list(self.blamed),
             "suppressed_by": self.suppressed_by,
             "split": _spans_to_list(self.split),
+            **({} if self.features is None else {"features": dict(self.features)}),
         }
 
     @classmethod
@@ -272,6 +276,7 @@ class FactVerdict:
             blamed=None if d.get("blamed") is None else _spans_from_list(d["blamed"]),
             suppressed_by=d.get("suppressed_by"),
             split=_spans_from_list(d.get("split")),
+            features=None if d.get("features") is None else dict(d["features"]),
         )
 
 

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from enoki_hd.eval.baselines import BASELINES, make_prediction, sentence_row
 from enoki_hd.export.onnx import sha256_file
+from enoki_hd.project import blamed_spans
 from enoki_hd.types import Report, Span
 
 DEFAULT_METHODS = ("detector", "sentence_nli", "lexical_absent", "mark_all", "mark_none")
@@ -63,6 +64,9 @@ def prediction_from_report(report: Report) -> dict[str, Any]:
             "score": round(float(v.score if v.score is not None else v.hall_prob), 6),
             "suppressed": v.suppressed,
             "decided_by": v.decided_by,
+            # the characters this fact is blamed for when unsupported
+            "spans": [[s.start, s.end] for s in blamed_spans(v.fact)],
+            **({} if v.features is None else {"features": v.features}),
         }
         for v in report.facts
     ]

@@ -20,15 +20,22 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 
 ``decided_by`` names the signal that decided: ``value_conflict`` for 2, ``grounding`` for 3
 and when the weighted grounding term outweighs the NLI term in 5, else ``nli``.
+
+``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
+(:mod:`enoki_hd.verify.calibration`): score = its probability, ``decided_by="calibrated"``; a
+fact at or above the calibration's threshold is ``contradicted`` when its evidence contradicts or
+a value conflicts, else ``unverifiable``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from enoki_hd.types import Fact, FactLabel, FactVerdict, NLIScores, Span
+from enoki_hd.verify.calibration import FusionCalibration, fusion_features
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import (
     CONTRADICTED_HALL_FLOOR,
@@ -37,8 +44,9 @@ from enoki_hd.verify.grounding import (
     ground,
 )
 
-VerificationMode = Literal["nli", "grounding", "hybrid"]
-VERIFICATION_MODES: tuple[VerificationMode, ...] = ("nli", "grounding", "hybrid")
+VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
+VERIFICATION_MODES: tuple[VerificationMode, ...] = ("nli", "grounding", "hybrid", "calibrated")
+_MODES_TEXT = "'nli', 'grounding', 'hybrid' or 'calibrated'"
 
 # A not-entailed probability this high is taken as the verifier's evidence against the fact,
 # even when all its words occur in the context. Fixed a priori, not fitted on any benchmark:
@@ -71,8 +79,11 @@ def fuse(
         ValueError: unknown ``mode``, a hallucination probability outside [0, 1] or NaN, or
             ``weight`` outside [0, 1].
     """
-    if mode not in VERIFICATION_MODES:
-        raise ValueError(f"mode must be 'nli', 'grounding' or 'hybrid', got {mode!r}")
+    if mode not in VERIFICATION_MODES or mode == "calibrated":
+        raise ValueError(
+            f"mode must be 'nli', 'grounding' or 'hybrid' (calibrated fusion is "
+            f"FactJudge's), got {mode!r}"
+        )
     # float32 sums can exceed 1 by a few ulps
     hall = nli.hall_prob
     if not (math.isfinite(hall) and -1e-4 <= hall <= 1 + 1e-4):
@@ -101,19 +112,29 @@ class FactJudge:
     """Turns each fact's evidence decision (and grounding) into a :class:`FactVerdict`.
 
     Args:
-        verification: ``nli``, ``grounding`` or ``hybrid`` (see :func:`fuse`).
+        verification: ``nli``, ``grounding``, ``hybrid`` (see :func:`fuse`) or ``calibrated``
+            (``calibration``'s logistic regression).
         hybrid_weight: weight of the NLI score in ``hybrid``.
         threshold: a fact whose fused score is at least this is not supported.
+        calibration: the fitted fusion, required by ``calibrated``.
+        record_features: keep each fact's fusion features on its verdict (``features``);
+            always on in ``calibrated`` mode. ``make calibrate`` fits on them.
     """
 
     verification: VerificationMode = "hybrid"
     hybrid_weight: float = 0.5
     threshold: float = 0.5
+    calibration: FusionCalibration | None = None
+    record_features: bool = False
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
+            raise ValueError(f"verification must be {_MODES_TEXT}, got {self.verification!r}")
+        if self.verification == "calibrated" and self.calibration is None:
             raise ValueError(
-                f"verification must be 'nli', 'grounding' or 'hybrid', got {self.verification!r}"
+                "verification='calibrated' needs a fusion calibration (fusion.json next to the "
+                "verifier, written by `make calibrate`); pass calibration=<path> or use "
+                "verification='hybrid'"
             )
         if not 0.0 <= self.hybrid_weight <= 1.0:
             raise ValueError(f"hybrid_weight must be in [0, 1], got {self.hybrid_weight}")
@@ -124,6 +145,11 @@ class FactJudge:
     def uses_grounding(self) -> bool:
         return self.verification != "nli"
 
+    @property
+    def needs_sentence_nli(self) -> bool:
+        """Whether each fact's sentence must also be judged whole (a fusion feature)."""
+        return self.verification == "calibrated" or self.record_features
+
     def judge(
         self,
         answer: str,
@@ -133,13 +159,24 @@ class FactJudge:
         *,
         grounding: GroundingIndex | None = None,
         question: str | None = None,
+        sentence_decisions: Mapping[int, EvidenceDecision] | None = None,
     ) -> list[FactVerdict]:
         """One verdict per fact, in order. ``grounding`` indexes the whole context (needed
-        unless ``verification == "nli"``)."""
+        unless ``verification == "nli"``); ``sentence_decisions`` holds the whole-sentence NLI
+        decision per sentence index (a feature of calibrated fusion)."""
         if self.uses_grounding and grounding is None and facts:
             raise ValueError(f"verification={self.verification!r} needs a grounding index")
+        sentence_decisions = sentence_decisions or {}
         return [
-            self._judge_one(answer, fact, hypothesis, decision, grounding, question)
+            self._judge_one(
+                answer,
+                fact,
+                hypothesis,
+                decision,
+                grounding,
+                question,
+                sentence_decisions.get(fact.sentence),
+            )
             for fact, hypothesis, decision in zip(facts, hypotheses, decisions, strict=True)
         ]
 
@@ -151,6 +188,7 @@ class FactJudge:
         decision: EvidenceDecision,
         grounding: GroundingIndex | None,
         question: str | None,
+        sentence_decision: EvidenceDecision | None = None,
     ) -> FactVerdict:
         result = None
         offsets: list[tuple[int, int]] = []
@@ -165,7 +203,19 @@ class FactJudge:
             text, offsets = join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
             result = ground(text, evidence_text, question=question, scope=grounding)
-        fusion = fuse(decision.probs, result, mode=self.verification, weight=self.hybrid_weight)
+        features = None
+        if self.needs_sentence_nli:
+            features = fusion_features(
+                decision.probs,
+                sentence_decision.probs if sentence_decision is not None else None,
+                result,
+                refinement=fact.parent is not None and bool(fact.delta),
+            )
+        if self.verification == "calibrated":
+            assert self.calibration is not None and features is not None
+            fusion = self._calibrated(decision, features)
+        else:
+            fusion = fuse(decision.probs, result, mode=self.verification, weight=self.hybrid_weight)
         if fusion.label is not None:
             label = fusion.label
         elif fusion.score < self.threshold:
@@ -185,7 +235,17 @@ class FactJudge:
             decided_by=fusion.decided_by,
             score=round(fusion.score, 6),
             blamed=blamed,
+            features=features,
         )
+
+    def _calibrated(self, decision: EvidenceDecision, features: Mapping[str, float]) -> Fusion:
+        assert self.calibration is not None
+        score = self.calibration.probability(features)
+        if score < self.threshold:
+            return Fusion(score, "supported", "calibrated")
+        probs = decision.probs
+        contradicts = features["value_conflict"] > 0 or probs.contradiction > probs.neutral
+        return Fusion(score, "contradicted" if contradicts else "unverifiable", "calibrated")
 
 
 def join_spans(answer: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:

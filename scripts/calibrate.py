@@ -1,0 +1,48 @@
+"""Fit the calibrated fusion leave-one-benchmark-out and ship it next to the verifier.
+
+python scripts/calibrate.py                                   # the shipped verifier
+python scripts/calibrate.py 'eval_overrides=[verifier=window]' name=window ship=false
+make calibrate
+
+Writes outputs/calibrate/<name>/summary.md (held-out numbers beside the hybrid rule and the
+baselines), calibration.json, folds/<benchmark>.json and the eval run folders; see
+enoki_hd.train.calibrate.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+from enoki_hd.train.calibrate import run_calibrate
+
+logger = logging.getLogger(__name__)
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="calibrate")
+def main(cfg: DictConfig) -> None:
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(plain, dict)
+    if plain.get("limit") is not None and plain.get("ship"):
+        raise SystemExit(
+            "limit is for smoke runs: add ship=false (a fusion fitted on a sample is not shipped)"
+        )
+    record = run_calibrate(
+        benchmarks=list(plain["benchmarks"]),
+        eval_overrides=list(plain.get("eval_overrides") or []),
+        output_dir=plain["output_dir"],
+        c=float(plain["C"]),
+        ship=bool(plain["ship"]),
+        limit=plain.get("limit"),
+        progress=bool(plain.get("progress", True)),
+    )
+    sys.stdout.write((Path(plain["output_dir"]) / "summary.md").read_text(encoding="utf-8"))
+    logger.info("fusion: %s; shipped: %s", record["fusion"], record["shipped"])
+
+
+if __name__ == "__main__":
+    main()

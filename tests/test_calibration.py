@@ -1,0 +1,284 @@
+"""Calibrated fusion: the feature vector, the fitted logistic regression file, the calibrated
+judge and detector, and the leave-one-benchmark-out pieces of ``make calibrate``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from enoki_hd.detector import Detector
+from enoki_hd.eval.datasets.schema import ClaimGold, EvalExample, SentenceGold
+from enoki_hd.train.calibrate import (
+    FactRow,
+    benchmark_weights,
+    choose_threshold,
+    fact_label,
+    fit_fusion,
+    ship_fusion,
+    weighted_macro_f1,
+)
+from enoki_hd.types import Evidence, Fact, NLIScores, Span
+from enoki_hd.verify.calibration import (
+    FEATURES,
+    CalibrationError,
+    FusionCalibration,
+    fusion_features,
+)
+from enoki_hd.verify.evidence import EvidenceDecision
+from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
+from enoki_hd.verify.judge import FactJudge
+from tests.fakes import LexicalVerifier
+
+N = len(FEATURES)
+
+
+def _calibration(**overrides) -> FusionCalibration:
+    """Only the fact's NLI logit counts: probability = sigmoid(nli_hall_logit)."""
+    coef = [0.0] * N
+    coef[FEATURES.index("nli_hall_logit")] = 1.0
+    values = dict(
+        coef=tuple(coef),
+        intercept=0.0,
+        mean=(0.0,) * N,
+        scale=(1.0,) * N,
+        threshold=0.5,
+        verifier_sha256="abc",
+    )
+    values.update(overrides)
+    return FusionCalibration(**values)  # type: ignore[arg-type]
+
+
+def test_features_of_a_fact_are_exact() -> None:
+    absent = GroundingResult("absent", 0.75, ["noel"], [], 2)
+    features = fusion_features(
+        NLIScores(0.2, 0.3, 0.5), NLIScores(0.5, 0.25, 0.25), absent, refinement=True
+    )
+    assert list(features) == list(FEATURES)
+    assert features["nli_hall_logit"] == pytest.approx(math.log(0.8 / 0.2), abs=1e-6)
+    assert features["nli_contradiction"] == 0.5
+    assert features["sentence_hall_logit"] == pytest.approx(0.0, abs=1e-6)
+    assert features["sentence_contradiction"] == 0.25
+    assert features["grounding_score"] == 0.75
+    assert (features["grounding_absent"], features["grounding_grounded"]) == (1.0, 0.0)
+    assert (features["grounding_empty"], features["value_conflict"]) == (0.0, 0.0)
+    assert features["refinement"] == 1.0
+
+
+def test_features_clip_certain_probabilities_and_default_the_sentence_to_the_fact() -> None:
+    features = fusion_features(NLIScores(0.0, 0.0, 1.0), None, None, refinement=False)
+    assert features["nli_hall_logit"] == 8.0
+    assert features["sentence_hall_logit"] == 8.0
+    assert features["grounding_empty"] == 1.0 and features["grounding_score"] == 0.0
+    mismatch = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4)
+    conflict = fusion_features(NLIScores(1.0, 0.0, 0.0), None, mismatch, refinement=False)
+    assert conflict["value_conflict"] == 1.0 and conflict["nli_hall_logit"] == -8.0
+
+
+def test_probability_is_the_standardised_logistic() -> None:
+    coef = [0.0] * N
+    coef[FEATURES.index("grounding_score")] = 2.0
+    mean = [0.0] * N
+    mean[FEATURES.index("grounding_score")] = 0.5
+    scale = [1.0] * N
+    scale[FEATURES.index("grounding_score")] = 0.25
+    fusion = FusionCalibration(tuple(coef), -1.0, tuple(mean), tuple(scale), 0.5)
+    features = dict.fromkeys(FEATURES, 0.0) | {"grounding_score": 1.0}
+    # z = -1 + 2 * (1.0 - 0.5) / 0.25 = 3
+    assert fusion.probability(features) == pytest.approx(1 / (1 + math.exp(-3)))
+    with pytest.raises(KeyError, match="missing"):
+        fusion.probability({"nli_hall_logit": 0.0})
+
+
+def test_fusion_file_round_trips_and_refuses_another_verifier(tmp_path: Path) -> None:
+    fusion = _calibration(metadata={"fitted_on": {"a": {"facts": 3}}})
+    path = fusion.save(tmp_path / "fusion.json")
+    loaded = FusionCalibration.load(path, verifier_sha256="abc")
+    assert loaded == fusion and loaded.metadata == fusion.metadata
+    assert loaded.config() == {"path": str(path), "sha256": fusion.sha256, "threshold": 0.5}
+    with pytest.raises(CalibrationError, match="fitted for the verifier with model sha256 abc"):
+        FusionCalibration.load(path, verifier_sha256="other")
+    with pytest.raises(FileNotFoundError, match="make calibrate"):
+        FusionCalibration.load(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(format_version=0), "format_version 0"),
+        (lambda d: d.pop("coef"), "missing field 'coef'"),
+        (lambda d: d.update(features=["x"] * N), "not this version's"),
+        (lambda d: d.update(coef=[0.0]), "coef has 1 values"),
+        (lambda d: d.update(threshold=1.5), "threshold must be in"),
+    ],
+)
+def test_a_bad_fusion_file_is_refused_with_its_field(tmp_path: Path, edit, message) -> None:
+    data = _calibration().to_dict()
+    edit(data)
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CalibrationError, match=message):
+        FusionCalibration.load(path)
+
+
+ANSWER = "Suede sold 12 albums."
+CONTEXT = "Suede released 12 albums."
+
+
+def _fact() -> Fact:
+    return Fact(
+        "f0.0",
+        0,
+        "Suede",
+        "sold",
+        "12 albums",
+        subject_spans=[Span(0, 5)],
+        relation_spans=[Span(6, 10)],
+        object_spans=[Span(11, 20)],
+    )
+
+
+def _decision(probs: NLIScores) -> EvidenceDecision:
+    return EvidenceDecision(probs.label(), probs, Evidence(0, len(CONTEXT), CONTEXT), 1)
+
+
+@pytest.mark.parametrize(
+    ("probs", "label"),
+    [
+        (NLIScores(0.7, 0.2, 0.1), "supported"),  # p = 0.3
+        (NLIScores(0.1, 0.3, 0.6), "contradicted"),  # p = 0.9, contradiction > neutral
+        (NLIScores(0.1, 0.6, 0.3), "unverifiable"),  # p = 0.9, neutral > contradiction
+    ],
+)
+def test_calibrated_judge_scores_by_the_regression_and_labels_by_the_evidence(probs, label) -> None:
+    judge = FactJudge("calibrated", threshold=0.5, calibration=_calibration())
+    verdict = judge.judge(
+        ANSWER,
+        [_fact()],
+        ["Suede sold 12 albums."],
+        [_decision(probs)],
+        grounding=GroundingIndex(CONTEXT),
+    )[0]
+    assert verdict.label == label and verdict.decided_by == "calibrated"
+    assert verdict.score == pytest.approx(probs.hall_prob, abs=1e-6)
+    assert verdict.features is not None and verdict.features["grounding_score"] > 0  # "sold"
+    assert verdict.to_dict()["features"] == verdict.features
+
+
+def test_calibrated_judge_needs_a_calibration() -> None:
+    with pytest.raises(ValueError, match="needs a fusion calibration"):
+        FactJudge("calibrated")
+
+
+def test_a_detector_records_features_only_when_asked() -> None:
+    plain = Detector(LexicalVerifier(), sentence_backend="regex")
+    report = plain.detect(answer=ANSWER, context=CONTEXT)
+    assert report.facts and all(v.features is None for v in report.facts)
+    assert "features" not in report.facts[0].to_dict()
+    recording = Detector(LexicalVerifier(), sentence_backend="regex", record_features=True)
+    recorded = recording.detect(answer=ANSWER, context=CONTEXT)
+    assert [v.label for v in recorded.facts] == [v.label for v in report.facts]
+    assert [s.score for s in recorded.sentences] == [s.score for s in report.sentences]
+    assert all(v.features is not None for v in recorded.facts)
+    assert recording.config()["record_features"] is True and "record_features" not in plain.config()
+
+
+def test_calibrated_detector_uses_the_fusion_threshold_and_round_trips_its_config(
+    tmp_path: Path,
+) -> None:
+    path = _calibration(threshold=0.42, verifier_sha256=None).save(tmp_path / "fusion.json")
+    detector = Detector(
+        LexicalVerifier(), sentence_backend="regex", verification="calibrated", calibration=path
+    )
+    assert detector.threshold == 0.42
+    report = detector.detect(answer=ANSWER, context=CONTEXT)
+    assert {v.decided_by for v in report.facts} == {"calibrated"}
+    config = detector.config()
+    assert config["calibration"]["path"] == str(path)
+    assert config["calibration"]["threshold"] == 0.42
+    rebuilt = Detector.from_config({**config, "verifier": None} | {"verifier": {}})
+    assert rebuilt.judge.calibration == detector.judge.calibration
+    assert rebuilt.threshold == 0.42
+    # an explicit threshold wins over the fusion's
+    assert (
+        Detector(
+            LexicalVerifier(), verification="calibrated", calibration=path, threshold=0.6
+        ).threshold
+        == 0.6
+    )
+    with pytest.raises(ValueError, match=r"calibration\.sha256"):
+        Detector.from_config({"calibration": {"path": str(path), "sha256": "0" * 64}})
+
+
+def test_calibrated_detector_without_a_fusion_file_says_how_to_make_one() -> None:
+    with pytest.raises(ValueError, match=r"pass calibration=<path to fusion\.json>"):
+        Detector(LexicalVerifier(), verification="calibrated")
+
+
+def _example(**gold) -> EvalExample:
+    return EvalExample("e1", None, "ctx", "Suede sold 12 albums. It was 1989.", **gold)
+
+
+SENTENCES = [{"index": 0, "start": 0, "end": 21}, {"index": 1, "start": 22, "end": 34}]
+
+
+def test_fact_labels_come_from_span_sentence_and_claim_gold() -> None:
+    fact = {"id": "f0.0", "sentence": 0, "spans": [[11, 20]]}
+    other = {"id": "f1.0", "sentence": 1, "spans": [[29, 33]]}
+    spans = _example(gold_spans=[Span(11, 13)])
+    assert [fact_label(spans, f, SENTENCES) for f in (fact, other)] == [1, 0]
+    sentences = _example(sentence_labels=[SentenceGold(Span(22, 34), "It was 1989.", True)])
+    assert [fact_label(sentences, f, SENTENCES) for f in (fact, other)] == [None, 1]
+    claims = _example(claim_labels=[ClaimGold("c", False, "supported")])
+    assert fact_label(claims, fact, SENTENCES) == 0
+    assert fact_label(_example(), fact, SENTENCES) is None
+
+
+def test_every_benchmark_weighs_the_same() -> None:
+    rows = [FactRow("a", "e", str(i), {}, 0) for i in range(3)] + [FactRow("b", "e", "x", {}, 1)]
+    assert benchmark_weights(rows) == [1 / 3, 1 / 3, 1 / 3, 1.0]
+
+
+def test_weighted_macro_f1_and_threshold_choice() -> None:
+    probs, labels, weights = [0.1, 0.4, 0.6, 0.9], [0, 0, 1, 1], [1.0, 1.0, 1.0, 1.0]
+    assert weighted_macro_f1(probs, labels, weights, 0.5) == 1.0
+    # at 0.3: tp 2, fp 1, fn 0, tn 1 → F1+ = 4/5, F1- = 2/3
+    assert weighted_macro_f1(probs, labels, weights, 0.3) == pytest.approx((0.8 + 2 / 3) / 2)
+    threshold, value = choose_threshold(probs, labels, weights)
+    assert threshold == 0.41 and value == 1.0  # the lowest of the perfect thresholds
+
+
+def test_fit_fusion_learns_the_informative_feature_and_records_its_data() -> None:
+    rows = []
+    for i in range(40):
+        label = i % 2
+        features = dict.fromkeys(FEATURES, 0.0)
+        features["grounding_score"] = 0.8 if label else 0.1
+        features["nli_contradiction"] = (i % 5) / 10  # noise
+        rows.append(FactRow("a" if i < 20 else "b", f"e{i}", "f", features, label))
+    fusion = fit_fusion(rows, verifier_sha256="abc")
+    weight = dict(zip(FEATURES, fusion.coef, strict=True))
+    assert weight["grounding_score"] > 1.0
+    assert abs(weight["grounding_score"]) > abs(weight["nli_contradiction"])
+    assert fusion.metadata["fitted_on"] == {
+        "a": {"facts": 20, "unsupported": 10},
+        "b": {"facts": 20, "unsupported": 10},
+    }
+    assert fusion.metadata["train_weighted_macro_f1"] == 1.0
+    flagged = [fusion.probability(r.features) >= fusion.threshold for r in rows]
+    assert flagged == [bool(r.label) for r in rows]
+
+
+def test_ship_fusion_writes_the_file_and_the_manifest_entry(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text(json.dumps({"files": {"model.onnx": "x"}}))
+    fusion = _calibration(metadata={"held_out_metrics": {"a": {"IoU": 0.5}}})
+    path = ship_fusion(fusion, tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["files"] == {"model.onnx": "x"}
+    assert manifest["fusion"]["file"] == "fusion.json" and path == tmp_path / "fusion.json"
+    assert manifest["fusion"]["held_out_metrics"] == {"a": {"IoU": 0.5}}
+    assert len(manifest["fusion"]["sha256"]) == 64
+    with pytest.raises(FileNotFoundError, match="not a checkpoint directory"):
+        ship_fusion(fusion, tmp_path / "absent")
