@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument(
         "--extractor",
         default="rules",
-        help="fact extractor: rules (default) or none for sentence-level detection only",
+        help="fact extractor: rules (default), encoder (the distilled tagger) or none for "
+        "sentence-level detection only",
     )
     detect.add_argument(
         "--verification",
@@ -149,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Extract anchored (subject, relation, object) facts with exact offsets.",
     )
     extract.add_argument("--answer", required=True, metavar="FILE|-", help="text to extract from")
-    extract.add_argument("--extractor", default="rules", help="extractor name (default rules)")
+    extract.add_argument(
+        "--extractor", default="rules", help="extractor name: rules (default) or encoder"
+    )
 
     evaluate = commands.add_parser(
         "eval",

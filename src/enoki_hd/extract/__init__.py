@@ -3,8 +3,9 @@
 >>> extractor = get_extractor("rules")
 >>> facts = extractor.extract("Suede was formed in Bath in 1989.")
 
-Built-in backends: ``rules`` (spaCy dependency rules, :mod:`.rules`) and ``preextracted``
-(triples the caller supplies, anchored to the answer, :mod:`.preextracted`). A backend module
+Built-in backends: ``rules`` (spaCy dependency rules, :mod:`.rules`), ``encoder`` (the
+distilled IGL tagger, :mod:`.encoder`) and ``preextracted`` (triples the caller supplies,
+anchored to the answer, :mod:`.preextracted`). A backend module
 registers itself with :func:`register`; built-in modules are imported on first use, so
 importing this package loads no model.
 """
@@ -28,6 +29,7 @@ _REGISTRY: dict[str, Callable[..., Extractor]] = {}
 _BUILTIN_MODULES = {
     "rules": "enoki_hd.extract.rules",
     "preextracted": "enoki_hd.extract.preextracted",
+    "encoder": "enoki_hd.extract.encoder",
 }
 
 FactoryT = TypeVar("FactoryT", bound=Callable[..., Extractor])

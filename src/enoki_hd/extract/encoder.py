@@ -1,0 +1,560 @@
+"""The encoder extractor: facts from the distilled IGL tagger, one encoder pass per sentence.
+
+answer → sentences (:func:`enoki_hd.text.segment_sentences` unless given) → words
+(:func:`enoki_hd.text.tokenize_words`) → sub-token windows of whole words with the three
+sentinels appended (:func:`enoki_hd.igl.data.encode_example`, exactly as in training) → batches
+of windows sorted by length → the tagger's ``predict_with_scores`` (ONNX Runtime or torch):
+``depth`` label rows per window and the probability of each chosen label → rows over the
+sentence's words → :func:`enoki_hd.igl.decode.decode_rows` → facts with spans into the answer.
+
+A checkpoint directory holds either
+
+- ``model.onnx`` (inputs ``input_ids``, ``attention_mask``, ``word_index``, ``word_mask``;
+  outputs ``labels`` and ``probs``, both (batch, depth, words)), ``tokenizer.json`` and a
+  ``manifest.json`` (written by :func:`enoki_hd.igl.export.export_tagger`), run with
+  ``onnxruntime`` and ``tokenizers`` only; or
+- a ``save_pretrained`` directory of :class:`enoki_hd.igl.model.IGLTagger` with its tokenizer,
+  run with torch.
+
+The manifest's ``inference`` block (``backend``, ``max_length``, ``depth``) gives the defaults
+of every way of loading a checkpoint; an explicit option the checkpoint cannot honour is a
+``ValueError``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from enoki_hd.export.onnx import sha256_file
+from enoki_hd.extract import register
+from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
+from enoki_hd.igl.data import EncodedWindow, encode_example
+from enoki_hd.igl.decode import decode_rows
+from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
+from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
+from enoki_hd.types import Fact, Span
+from enoki_hd.verify.loading import default_checkpoint_dir
+
+logger = logging.getLogger(__name__)
+
+Backend = Literal["onnx", "torch"]
+
+TAGGER_ENV = "ENOKI_TAGGER"
+DEFAULT_TAGGER_NAME = "tagger-minilm"
+MANIFEST_FILE = "manifest.json"
+ONNX_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+TORCH_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+# The manifest settings loading takes its defaults from.
+INFERENCE_SETTINGS = ("backend", "max_length", "depth")
+# The graph's interface (igl.export writes it, this module feeds it).
+MODEL_INPUTS = ("input_ids", "attention_mask", "word_index", "word_mask")
+MODEL_OUTPUTS = ("labels", "probs")
+DEFAULT_MAX_LENGTH = 512
+MISSING_HINT = "run `make distill` to train, export and ship the tagger, or pass path=<directory>"
+# Labels decode_rows reads on a sentence word; on a sentinel it reads REL only.
+_WORD_LABELS = np.array([label in (ARG1, REL, ARG2, LOC_TMP) for label in range(6)])
+_ONNX_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
+_CLOSERS = "\"'”’»)]}*_"
+
+
+def default_tagger_path() -> Path:
+    """The shipped tagger: ``$ENOKI_TAGGER`` or ``checkpoints/tagger-minilm`` (under
+    ``$ENOKI_CHECKPOINTS`` when set, like the verifier's)."""
+    env = os.environ.get(TAGGER_ENV)
+    return Path(env) if env else default_checkpoint_dir() / DEFAULT_TAGGER_NAME
+
+
+# ---------------------------------------------------------------------------------------------
+# Tokenisation: the slice of a transformers fast tokenizer encode_example reads, over the
+# tokenizers library alone (no transformers needed at inference).
+
+
+class _Encoded:
+    def __init__(self, ids: list[int], word_ids: list[int | None]) -> None:
+        self._ids, self._word_ids = ids, word_ids
+
+    def __getitem__(self, key: str) -> list[int]:
+        if key != "input_ids":
+            raise KeyError(key)
+        return self._ids
+
+    def word_ids(self) -> list[int | None]:
+        return self._word_ids
+
+
+class WordTokenizer:
+    """A ``tokenizers.Tokenizer`` answering the calls :func:`enoki_hd.igl.data.encode_example`
+    makes on a transformers fast tokenizer (``tokenizer(words, is_split_into_words=True)``,
+    ``word_ids()``, ``num_special_tokens_to_add``, ``pad_token_id``): both run the same
+    ``tokenizer.json``, so windows are those of training."""
+
+    is_fast = True
+
+    def __init__(self, tokenizer: Tokenizer, *, pad_token_id: int) -> None:
+        self.tokenizer = Tokenizer.from_str(tokenizer.to_str())
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        self.pad_token_id = pad_token_id
+        self.all_special_tokens = [
+            t.content for t in self.tokenizer.get_added_tokens_decoder().values() if t.special
+        ]
+
+    @classmethod
+    def from_dir(cls, directory: Path) -> WordTokenizer:
+        """The tokenizer saved in ``directory`` (``tokenizer.json``; the pad token from
+        ``tokenizer_config.json``)."""
+        path = directory / TOKENIZER_FILE
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"no {TOKENIZER_FILE} in {directory}: the tagger's fast tokenizer (with the "
+                f"sentinels {', '.join(SENTINELS)}) must be saved beside the model; {MISSING_HINT}"
+            )
+        tokenizer = Tokenizer.from_file(str(path))
+        settings = _read_json(directory / "tokenizer_config.json")
+        pad_token = settings.get("pad_token")
+        if isinstance(pad_token, dict):
+            pad_token = pad_token.get("content")
+        pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
+        if pad_id is None and tokenizer.padding:
+            pad_id = tokenizer.padding["pad_id"]
+        return cls(tokenizer, pad_token_id=pad_id or 0)
+
+    def __call__(
+        self, words: list[str], *, is_split_into_words: bool, truncation: bool = False
+    ) -> _Encoded:
+        if not is_split_into_words or truncation:
+            raise ValueError("WordTokenizer encodes whole pre-split words, never truncating")
+        encoding = self.tokenizer.encode(words, is_pretokenized=True)
+        return _Encoded(list(encoding.ids), list(encoding.word_ids))
+
+    def num_special_tokens_to_add(self, pair: bool = False) -> int:
+        processor = self.tokenizer.post_processor
+        return processor.num_special_tokens_to_add(pair) if processor is not None else 0
+
+
+def pad_windows(windows: Sequence[EncodedWindow]) -> dict[str, np.ndarray]:
+    """Right-pad windows into a batch: ``input_ids`` / ``attention_mask`` (batch, tokens)
+    int64, ``word_index`` (batch, words) int64, ``word_mask`` (batch, words) bool — what
+    :func:`enoki_hd.igl.data.collate` builds, in numpy and without labels."""
+    tokens = max(len(w.input_ids) for w in windows)
+    width = max(len(w.word_index) for w in windows)
+    batch = {
+        "input_ids": np.full((len(windows), tokens), windows[0].pad_token_id, dtype=np.int64),
+        "attention_mask": np.zeros((len(windows), tokens), dtype=np.int64),
+        "word_index": np.zeros((len(windows), width), dtype=np.int64),
+        "word_mask": np.zeros((len(windows), width), dtype=np.bool_),
+    }
+    for b, w in enumerate(windows):
+        batch["input_ids"][b, : len(w.input_ids)] = w.input_ids
+        batch["attention_mask"][b, : len(w.input_ids)] = 1
+        batch["word_index"][b, : len(w.word_index)] = w.word_index
+        batch["word_mask"][b, : len(w.word_mask)] = w.word_mask
+    return batch
+
+
+def row_confidences(labels: np.ndarray, probs: np.ndarray, num_words: int) -> list[float]:
+    """Per row, the mean probability of the labels decoding reads (ARG1 / REL / ARG2 /
+    LOC_TMP on a word, REL on a sentinel); 0.0 for a row with none.
+
+    ``labels``, ``probs``: (rows, num_words + 3).
+    """
+    read = _WORD_LABELS[labels]
+    read[:, num_words:] = labels[:, num_words:] == REL
+    counts = read.sum(axis=1)
+    sums = np.where(read, probs, 0.0).sum(axis=1)
+    return [float(s / c) if c else 0.0 for s, c in zip(sums, counts, strict=True)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions
+
+
+class _OnnxTagger:
+    def __init__(self, graph: Path) -> None:
+        import onnxruntime as ort
+
+        try:
+            self.session = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+        except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
+            raise RuntimeError(
+                f"cannot load the tagger graph {graph}: {' '.join(str(err).split())}; "
+                f"re-export it ({MISSING_HINT})"
+            ) from err
+        declared = {i.name: i.type for i in self.session.get_inputs()}
+        outputs = [o.name for o in self.session.get_outputs()]
+        if set(declared) != set(MODEL_INPUTS) or not set(MODEL_OUTPUTS) <= set(outputs):
+            raise ValueError(
+                f"{graph} takes {sorted(declared)} and returns {outputs}; a tagger graph takes "
+                f"{list(MODEL_INPUTS)} and returns {list(MODEL_OUTPUTS)} "
+                "(export it with enoki_hd.igl.export.export_tagger)"
+            )
+        self._dtypes = {name: _ONNX_TYPES.get(kind, np.int64) for name, kind in declared.items()}
+
+    def run(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        feed: dict[str, np.ndarray] = {
+            name: batch[name].astype(self._dtypes[name]) for name in MODEL_INPUTS
+        }
+        labels, probs = self.session.run(list(MODEL_OUTPUTS), feed)
+        return labels.astype(np.int64), probs.astype(np.float32)
+
+
+class _TorchTagger:
+    def __init__(self, directory: Path, *, device: str, depth: int) -> None:
+        import torch
+
+        from enoki_hd.igl.model import IGLTagger
+
+        self._torch = torch
+        self.device = torch.device(device)
+        model: Any = IGLTagger.from_pretrained(directory)
+        self.model = model.to(self.device).eval()
+        self.depth = depth
+
+    def run(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        torch = self._torch
+        with torch.inference_mode():
+            tensors = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
+            labels, probs = self.model.predict_with_scores(**tensors, depth=self.depth)
+        return labels.cpu().numpy().astype(np.int64), probs.float().cpu().numpy()
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """The checkpoint's ``manifest.json`` ({} when it has none), its ``inference`` checked.
+
+    Raises:
+        ValueError: the manifest is not valid JSON or its ``inference`` block holds an unknown
+            setting.
+    """
+    path = directory / MANIFEST_FILE
+    try:
+        manifest = _read_json(path)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not valid JSON ({err}); re-export the tagger") from err
+    unknown = sorted(set(manifest.get("inference") or {}) - set(INFERENCE_SETTINGS))
+    if unknown:
+        raise ValueError(
+            f"{path}: unknown inference settings {unknown}; known: {list(INFERENCE_SETTINGS)}"
+        )
+    return manifest
+
+
+def _is_question(text: str) -> bool:
+    """A sentence ending in ``?`` (before closing quotes or brackets) asks, it asserts nothing."""
+    return text.rstrip().rstrip(_CLOSERS).endswith("?")
+
+
+@dataclass
+class _Unit:
+    """One sentence to tag: which answer, which sentence, its text, words and windows."""
+
+    answer: int
+    sentence: int
+    start: int
+    text: str
+    words: list[Span]
+    windows: list[EncodedWindow]
+
+
+@register("encoder")
+class EncoderExtractor:
+    """Facts from the distilled iterative-grid-labeling tagger (:mod:`enoki_hd.igl`).
+
+    Each sentence is tagged with ``depth`` label rows (one extraction each); rows are decoded
+    by :func:`~enoki_hd.igl.decode.decode_rows` (exact word spans into the answer, implicit
+    relations, de-duplication, parents and deltas rebuilt from nesting). A fact's
+    ``confidence`` is the mean of the probabilities of its row's labelled words; rows below
+    ``min_confidence`` are dropped before decoding. Sentences that end in ``?`` are questions
+    and yield no facts (as in the rules extractor). A sentence longer than ``max_length``
+    sub-tokens is tagged in overlapping windows of whole words (never truncated); a sentence
+    with one word longer than a window yields no facts and is counted in
+    ``stats["rejected_sentences"]`` (logged). Ids are ``f{sentence}.{k}``, ``source``
+    ``"encoder"``.
+
+    Args:
+        path: the checkpoint directory (default :func:`default_tagger_path`).
+        backend: ``"onnx"`` (``model.onnx``), ``"torch"`` (a ``save_pretrained`` directory) or
+            ``"auto"`` (the manifest's, else onnx when ``model.onnx`` is there).
+        sha256: when given (as :meth:`config` records it), the loaded graph / weights must
+            have this sha256.
+        max_length: sub-tokens per window, special tokens and sentinels included (default the
+            manifest's ``inference.max_length``, else the position embeddings, at most 512).
+        depth: extraction rows per sentence; an ONNX graph has its depth fixed at export.
+        batch_size: windows per forward pass (the int8 graph's activation scales depend on the
+            batch, so this can change outputs slightly).
+        min_confidence: rows whose confidence is below this yield no fact.
+        min_english_share: sentences whose English-lexicon share is below this are reported
+            unparseable (:mod:`enoki_hd.extract.rules.language`).
+        spacy_model: the spaCy pipeline for segmentation and the language check.
+        device: torch backend only.
+    """
+
+    name = "encoder"
+
+    def __init__(
+        self,
+        *,
+        path: str | Path | None = None,
+        backend: Backend | Literal["auto"] = "auto",
+        sha256: str | None = None,
+        max_length: int | None = None,
+        depth: int | None = None,
+        batch_size: int = 32,
+        min_confidence: float = 0.0,
+        min_english_share: float = DEFAULT_MIN_ENGLISH_SHARE,
+        spacy_model: str = DEFAULT_SPACY_MODEL,
+        device: str = "cpu",
+    ) -> None:
+        if backend not in ("auto", "onnx", "torch"):
+            raise ValueError(f"backend must be 'auto', 'onnx' or 'torch', got {backend!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
+        if not 0.0 <= min_english_share <= 1.0:
+            raise ValueError(f"min_english_share must be in [0, 1], got {min_english_share}")
+        for option, value in (("max_length", max_length), ("depth", depth)):
+            if value is not None and value < 1:
+                raise ValueError(f"{option} must be >= 1, got {value}")
+        directory = Path(path).expanduser() if path is not None else default_tagger_path()
+        if not directory.is_dir():
+            raise FileNotFoundError(f"no tagger checkpoint at {directory}: {MISSING_HINT}")
+        self.path = directory
+        self.manifest = read_manifest(directory)
+        inference = self.manifest.get("inference") or {}
+        self.backend: Backend = self._choose_backend(backend, inference.get("backend"))
+        model_config = _read_json(directory / "config.json")
+        self.depth = self._choose_depth(depth, inference.get("depth"), model_config)
+        self.max_length = self._choose_max_length(
+            max_length, inference.get("max_length"), model_config
+        )
+        self.batch_size = batch_size
+        self.min_confidence = min_confidence
+        self.min_english_share = min_english_share
+        self.spacy_model = spacy_model
+        self.device = device
+        self.tokenizer = WordTokenizer.from_dir(directory)
+        missing = [s for s in SENTINELS if s not in self.tokenizer.all_special_tokens]
+        if missing:
+            raise ValueError(
+                f"the tokenizer in {directory} lacks the sentinel special tokens {missing}; "
+                "it is not the tagger's tokenizer"
+            )
+        self.session: _OnnxTagger | _TorchTagger
+        if self.backend == "onnx":
+            if device != "cpu":
+                raise ValueError(f"the onnx backend runs on cpu only, got device={device!r}")
+            weights = directory / ONNX_FILE
+            self.sha256 = sha256_file(weights)
+            recorded = (self.manifest.get("files") or {}).get(ONNX_FILE)
+            if recorded is not None and recorded != self.sha256:
+                logger.warning(
+                    "%s has sha256 %s but %s records %s: its recorded metrics may not describe it",
+                    weights,
+                    self.sha256,
+                    MANIFEST_FILE,
+                    recorded,
+                )
+            self.session = _OnnxTagger(weights)
+        else:
+            weights = next(directory / f for f in TORCH_WEIGHT_FILES if (directory / f).is_file())
+            self.sha256 = sha256_file(weights)
+            self.session = _TorchTagger(directory, device=device, depth=self.depth)
+        if sha256 is not None and sha256 != self.sha256:
+            raise ValueError(
+                f"sha256: the config was written for a tagger with sha256 {sha256}, but "
+                f"{weights} has {self.sha256}; the checkpoint changed since — drop sha256 to "
+                "accept the new model"
+            )
+        self.stats = {"sentences": 0, "windows": 0, "model_calls": 0, "rejected_sentences": 0}
+
+    def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
+        has_graph = (self.path / ONNX_FILE).is_file()
+        has_weights = any((self.path / f).is_file() for f in TORCH_WEIGHT_FILES)
+        if backend == "auto":
+            if recorded in ("onnx", "torch"):
+                backend = recorded
+            else:
+                backend = "onnx" if has_graph else "torch"
+        if backend == "onnx" and not has_graph:
+            raise FileNotFoundError(
+                f"no {ONNX_FILE} in {self.path} (backend onnx); use backend 'torch' for a "
+                f"save_pretrained directory, or {MISSING_HINT}"
+            )
+        if backend == "torch" and not has_weights:
+            raise FileNotFoundError(
+                f"no torch weights ({', '.join(TORCH_WEIGHT_FILES)}) in {self.path} (backend "
+                f"torch); use backend 'onnx' for an exported tagger, or {MISSING_HINT}"
+            )
+        return "onnx" if backend == "onnx" else "torch"
+
+    def _choose_depth(
+        self, explicit: int | None, recorded: int | None, model_config: dict[str, Any]
+    ) -> int:
+        if self.backend == "onnx":
+            if recorded is None:
+                raise ValueError(
+                    f"{self.path / MANIFEST_FILE} records no inference.depth, so the depth "
+                    "the graph was unrolled to is unknown; re-export the tagger"
+                )
+            if explicit is not None and explicit != recorded:
+                raise ValueError(
+                    f"depth={explicit}, but the ONNX graph in {self.path} is unrolled to depth "
+                    f"{recorded}; leave depth unset, or re-export with that depth"
+                )
+            return int(recorded)
+        if explicit is not None:
+            return int(explicit)
+        return int(recorded or model_config.get("depth") or 3)
+
+    def _choose_max_length(
+        self, explicit: int | None, recorded: int | None, model_config: dict[str, Any]
+    ) -> int:
+        positions = (model_config.get("backbone") or {}).get("max_position_embeddings")
+        length = explicit or recorded or min(positions or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
+        if positions and length > positions:
+            raise ValueError(
+                f"max_length={length} exceeds the {positions} position embeddings of the "
+                f"tagger in {self.path}"
+            )
+        return int(length)
+
+    def config(self) -> dict[str, Any]:
+        """The name and every option that changes the output (``get_extractor(**config())``
+        rebuilds this extractor); ``sha256`` is that of the graph or weights as loaded."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "path": str(self.path),
+            "backend": self.backend,
+            "sha256": self.sha256,
+            "max_length": self.max_length,
+            "depth": self.depth,
+            "batch_size": self.batch_size,
+            "min_confidence": self.min_confidence,
+            "min_english_share": self.min_english_share,
+            "spacy_model": self.spacy_model,
+        }
+        if self.backend == "torch":
+            out["device"] = self.device
+        return out
+
+    def unparseable_sentences(self, answer: str, sentences: list[Span] | None = None) -> set[int]:
+        """Indices of the sentences with no parseable English (the rules extractor's language
+        check, :mod:`enoki_hd.extract.rules.language`): they yield no facts."""
+        from enoki_hd.extract.rules.language import unparseable_sentences
+
+        if sentences is None:
+            sentences = segment_sentences(answer, model=self.spacy_model)
+        return unparseable_sentences(
+            answer, sentences, model=self.spacy_model, threshold=self.min_english_share
+        )
+
+    def extract(self, answer: str, *, sentences: list[Span] | None = None) -> list[Fact]:
+        """Facts of ``answer`` with spans into the original answer (see the class docstring)."""
+        (facts,) = self.extract_batch([answer], sentences=[sentences])
+        return facts
+
+    def extract_batch(
+        self, answers: Sequence[str], *, sentences: Sequence[list[Span] | None] | None = None
+    ) -> list[list[Fact]]:
+        """:meth:`extract` for many answers, their sentences batched together."""
+        if sentences is not None and len(sentences) != len(answers):
+            raise ValueError(f"got {len(sentences)} sentence lists for {len(answers)} answers")
+        units: list[_Unit] = []
+        for a, answer in enumerate(answers):
+            if not isinstance(answer, str):
+                raise TypeError(f"answer must be str, got {type(answer).__name__}")
+            spans = None if sentences is None else sentences[a]
+            if spans is None:
+                spans = segment_sentences(answer, model=self.spacy_model)
+            for i, span in enumerate(spans):
+                if not isinstance(span, Span) or span.end > len(answer):
+                    raise ValueError(
+                        f"sentence {span!r} is not a Span inside the answer of length {len(answer)}"
+                    )
+                unit = self._unit(answer, a, i, span)
+                if unit is not None:
+                    units.append(unit)
+        outputs = self._tag([w for u in units for w in u.windows])
+        facts: list[list[Fact]] = [[] for _ in answers]
+        position = 0
+        for unit in units:
+            tagged = outputs[position : position + len(unit.windows)]
+            position += len(unit.windows)
+            facts[unit.answer].extend(self._decode(unit, tagged))
+        return facts
+
+    def _unit(self, answer: str, a: int, i: int, span: Span) -> _Unit | None:
+        text = span.text(answer)
+        words = tokenize_words(text)
+        if not words or _is_question(text):
+            return None
+        self.stats["sentences"] += 1
+        example = GridExample(text=text, words=words, rows=[], parents=[], source="inference")
+        windows = encode_example(example, self.tokenizer, max_length=self.max_length)
+        if not windows:
+            self.stats["rejected_sentences"] += 1
+            logger.warning(
+                "sentence %d:%d has a word longer than max_length=%d sub-tokens; no facts "
+                "extracted from it",
+                span.start,
+                span.end,
+                self.max_length,
+            )
+            return None
+        return _Unit(a, i, span.start, text, words, windows)
+
+    def _tag(self, windows: list[EncodedWindow]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``(labels, probs)`` per window, each (depth, window words + 3), in input order;
+        windows are batched by length so that little padding is computed."""
+        results: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * len(windows)
+        order = sorted(range(len(windows)), key=lambda k: len(windows[k].input_ids))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            labels, probs = self.session.run(pad_windows([windows[k] for k in rows]))
+            self.stats["model_calls"] += 1
+            for b, k in enumerate(rows):
+                width = len(windows[k].word_index)
+                results[k] = (labels[b, :, :width], probs[b, :, :width])
+        self.stats["windows"] += len(windows)
+        return results
+
+    def _decode(self, unit: _Unit, tagged: list[tuple[np.ndarray, np.ndarray]]) -> list[Fact]:
+        """The facts of one sentence from its windows' rows (rows put back over all the
+        sentence's words; overlapping windows' duplicates are merged by decode_rows)."""
+        n = len(unit.words)
+        rows: list[np.ndarray] = []
+        confidences: list[float] = []
+        for window, (labels, probs) in zip(unit.windows, tagged, strict=True):
+            m = window.num_words
+            labels = np.where(np.asarray(window.word_mask)[None, :], labels, NONE)
+            for row, score in zip(labels, row_confidences(labels, probs, m), strict=True):
+                if score < self.min_confidence:
+                    continue
+                full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
+                full[window.word_start : window.word_start + m] = row[:m]
+                full[n:] = row[m:]
+                rows.append(full)
+                confidences.append(score)
+        return decode_rows(
+            unit.text,
+            unit.words,
+            np.asarray(rows, dtype=np.int64).reshape(len(rows), n + len(SENTINELS)),
+            confidences,
+            offset=unit.start,
+            sentence=unit.sentence,
+            source=self.name,
+        )
