@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full lint format train-verifier export bench eval eval-all calibrate carb clean
+.PHONY: help install demo test test-full lint format train-verifier distill export bench eval eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ format: install ## apply ruff fixes and formatting
 
 train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable); EXP=v2 for configs/experiment/v2.yaml
 	$(PY) scripts/train_verifier.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
+
+distill: install ## distil LLM-extracted triples into the IGL tagger, export and ship checkpoints/tagger-minilm, score it on CaRB dev (about 1 h on 2 free cores, estimated; resumable); EXP=cpu_smoke (< 3 min, ships under outputs/) or EXP=rules_teacher
+	$(PY) scripts/distill.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
 	$(PY) scripts/export.py $(ARGS)
