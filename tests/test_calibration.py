@@ -276,9 +276,28 @@ def test_ship_fusion_writes_the_file_and_the_manifest_entry(tmp_path: Path) -> N
     fusion = _calibration(metadata={"held_out_metrics": {"a": {"IoU": 0.5}}})
     path = ship_fusion(fusion, tmp_path)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert manifest["files"] == {"model.onnx": "x"}
+    assert manifest["files"] == {"model.onnx": "x", "fusion.json": manifest["fusion"]["sha256"]}
     assert manifest["fusion"]["file"] == "fusion.json" and path == tmp_path / "fusion.json"
     assert manifest["fusion"]["held_out_metrics"] == {"a": {"IoU": 0.5}}
     assert len(manifest["fusion"]["sha256"]) == 64
     with pytest.raises(FileNotFoundError, match="not a checkpoint directory"):
         ship_fusion(fusion, tmp_path / "absent")
+
+
+def test_the_shipped_fusion_belongs_to_the_shipped_verifier() -> None:
+    from enoki_hd.verify.loading import default_verifier_path, load_default_verifier
+
+    verifier = load_default_verifier()
+    detector = Detector(verifier, verification="calibrated")
+    fusion = detector.judge.calibration
+    assert fusion is not None and fusion.verifier_sha256 == verifier.sha256
+    assert fusion.path == str(default_verifier_path() / "fusion.json")
+    manifest = json.loads((default_verifier_path() / "manifest.json").read_text())
+    assert manifest["fusion"]["threshold"] == fusion.threshold == detector.threshold
+    assert set(manifest["fusion"]["held_out_metrics"]) == set(fusion.metadata["benchmarks"])
+    report = detector.detect(
+        answer="Harbor Bank bought Crestline Credit in 2019.",
+        context="In 2019, Crestline Credit bought the regional lender Harbor Bank for $2.1 billion.",
+    )
+    assert report.facts and {v.decided_by for v in report.facts} == {"calibrated"}
+    assert all(v.features is not None for v in report.facts)

@@ -442,6 +442,7 @@ def ship_fusion(fusion: FusionCalibration, checkpoint: Path) -> Path:
     manifest_path = checkpoint / "manifest.json"
     if manifest_path.is_file():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest.setdefault("files", {})[FUSION_FILE] = sha256_file(path)
         manifest["fusion"] = {
             "file": FUSION_FILE,
             "sha256": sha256_file(path),
