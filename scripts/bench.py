@@ -157,8 +157,48 @@ def bench_extraction(cfg: DictConfig) -> dict[str, Any]:
     }
 
 
-def bench_end_to_end(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
-    """Fact-level detection (rules extractor + shipped verifier, default settings) per example
+def _carb_sentences(cfg: DictConfig, limit: int | None) -> list[str]:
+    from enoki_hd.eval.datasets import load_carb
+
+    shared = Path(cfg.paths.shared_dir)
+    carb = load_carb(shared / "data/carb/dev_sentences.txt", shared / "data/carb/dev_gold.tsv")
+    return carb.sentences[:limit] if limit else carb.sentences
+
+
+def bench_tagger(cfg: DictConfig) -> dict[str, Any]:
+    """The shipped IGL tagger (ONNX) per CaRB dev sentence, tokenisation + graph + decoding
+    (the sentence span is given, so no segmentation): batch 1 (one call per sentence) and
+    batch ``cfg.tagger.batch_size`` (one call per chunk; per-sentence = chunk time / its size);
+    medians."""
+    from enoki_hd.extract import get_extractor
+    from enoki_hd.types import Span
+
+    sentences = _carb_sentences(cfg, cfg.tagger.limit)
+    batch = int(cfg.tagger.batch_size)
+    results: dict[str, Any] = {"sentences": len(sentences), "batch_size": batch}
+    path = cfg.tagger.path
+    for size in (1, batch):
+        extractor = get_extractor("encoder", path=path, batch_size=size)
+        extractor.extract(sentences[0], sentences=[Span(0, len(sentences[0]))])  # warm-up
+        per_sentence, facts = [], 0
+        for start in range(0, len(sentences), size):
+            chunk = sentences[start : start + size]
+            began = time.perf_counter()
+            out = extractor.extract_batch(chunk, sentences=[[Span(0, len(s))] for s in chunk])
+            per_sentence.append((time.perf_counter() - began) / len(chunk))
+            facts += sum(len(f) for f in out)
+        results[f"batch_{size}"] = {
+            "median_ms_per_sentence": round(1000 * statistics.median(per_sentence), 2),
+            "facts": facts,
+        }
+    results["config"] = get_extractor("encoder", path=path).config()
+    return results
+
+
+def bench_end_to_end(
+    cfg: DictConfig, verifier_dir: Path, extractor: str = "rules"
+) -> dict[str, Any]:
+    """Fact-level detection (``extractor`` + shipped verifier, default settings) per example
     on a span benchmark: median and p90 seconds, with the stage timings' medians."""
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
@@ -174,7 +214,12 @@ def bench_end_to_end(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
         backend="onnx",
         max_length=None if detect_length is None else int(detect_length),
     )
-    detector = Detector(verifier, extractor="rules")
+    if extractor == "encoder":
+        from enoki_hd.extract import get_extractor
+
+        detector = Detector(verifier, extractor=get_extractor("encoder", path=cfg.tagger.path))
+    else:
+        detector = Detector(verifier, extractor=extractor)
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
     totals, stages = [], {}
     for example in examples:
@@ -252,6 +297,10 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         results["extraction"] = bench_extraction(cfg)
     if "end_to_end" in sections:
         results["end_to_end"] = bench_end_to_end(cfg, verifier_dir)
+    if "tagger" in sections:
+        results["tagger"] = bench_tagger(cfg)
+    if "end_to_end_encoder" in sections:
+        results["end_to_end_encoder"] = bench_end_to_end(cfg, verifier_dir, extractor="encoder")
     if "memory" in sections:
         results["memory"] = bench_memory(cfg)
     results["config"] = OmegaConf.to_container(cfg, resolve=True)

@@ -47,3 +47,38 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
     assert saved["extraction"]["sentences"] == 5 and saved["extraction"]["facts"] > 0
     assert saved["end_to_end"]["examples"] == 2
     assert {"extract", "verify", "total"} <= set(saved["end_to_end"]["median_stage_seconds"])
+
+
+def test_bench_times_the_tagger_at_batch_1_and_32(
+    tmp_path: Path, tiny_nli_dir: Path, shared_dir: Path
+) -> None:
+    import bench
+    from tests.test_igl_export import _build
+
+    tagger = _build(tmp_path / "tagger")
+    out = tmp_path / "results.json"
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="bench",
+            overrides=[
+                "sections=[tagger,end_to_end_encoder]",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                f"verifier_dir={tiny_nli_dir}",
+                f"tagger.path={tagger}",
+                "tagger.limit=40",
+                "end_to_end.limit=2",
+                f"output={out}",
+            ],
+        )
+    bench.run(cfg)
+    saved = json.loads(out.read_text())
+    tagged = saved["tagger"]
+    assert tagged["sentences"] == 40 and tagged["batch_size"] == 32
+    assert set(tagged) >= {"batch_1", "batch_32", "config"}
+    assert tagged["config"]["path"] == str(tagger)
+    assert tagged["batch_1"]["median_ms_per_sentence"] > 0
+    assert tagged["batch_32"]["median_ms_per_sentence"] > 0
+    assert saved["end_to_end_encoder"]["examples"] == 2
+    assert "extract" in saved["end_to_end_encoder"]["median_stage_seconds"]
