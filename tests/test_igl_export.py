@@ -222,5 +222,23 @@ def test_int8_that_breaks_label_agreement_falls_back_to_the_float_graph(exported
         [],
         ["classifier"],
         ["classifier", "iterative_layers"],
+        ["classifier", "iterative_layers", "output/dense", "intermediate/dense"],
+        ["MatMul"],
     ]
+    assert not any(a["shipped"] for a in attempts)
+
+
+def test_a_row_agreement_bar_rejects_int8_that_passes_on_words(exported, tmp_path):
+    from enoki_hd.igl.export import _batches, _quantize_checked, _torch_outputs
+    from enoki_hd.igl.model import IGLTagger
+
+    model_dir, _, work = exported
+    batches = _batches(_encode(PARITY, WordTokenizer.from_dir(model_dir), 64))
+    reference = _torch_outputs(IGLTagger.from_pretrained(model_dir).eval(), batches, DEPTH)
+    fp32 = work / "tagger.fp32.onnx"
+    graph, attempts = _quantize_checked(
+        fp32, tmp_path, batches, reference, {}, 0.0, min_row_agreement=1.01
+    )
+    assert graph == fp32 and len(attempts) == 5
+    assert all(a["parity"]["label_agreement"] >= 0.0 for a in attempts)
     assert not any(a["shipped"] for a in attempts)

@@ -46,12 +46,16 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["KEEP_FLOAT_LADDER", "export_tagger", "export_tagger_onnx", "label_parity"]
 
-# MatMul name patterns kept float, tried in turn while int8 breaks label agreement: the
-# classifier, then the re-applied layers as well (every depth runs them).
+# MatMul name patterns kept float (float16 storage, float32 compute), tried in turn while int8
+# breaks label or row agreement: the classifier, then the re-applied layers as well (every depth
+# runs them), then the verifier's recipe (attention-output and FFN projections float too), then
+# every MatMul (only the token embeddings stay int8, one scale per row).
 KEEP_FLOAT_LADDER: tuple[tuple[str, ...], ...] = (
     (),
     ("classifier",),
     ("classifier", "iterative_layers"),
+    ("classifier", "iterative_layers", "output/dense", "intermediate/dense"),
+    ("MatMul",),
 )
 _BATCH = 32
 
@@ -228,6 +232,7 @@ def export_tagger(
     max_length: int | None = None,
     int8_options: dict[str, Any] | None = None,
     min_label_agreement: float = 0.99,
+    min_row_agreement: float = 0.0,
     metrics: dict[str, Any] | None = None,
     data: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
@@ -250,6 +255,8 @@ def export_tagger(
         int8_options: :func:`~enoki_hd.export.onnx.quantize_int8` options (``per_channel``,
             ``keep_float``, ``embeddings``); ladder entries add to ``keep_float``.
         min_label_agreement: the int8 graph's least word-label agreement with torch.
+        min_row_agreement: its least share of extraction rows labelled exactly as torch does
+            (a fact is a whole row: a few flipped words can still change many facts).
         metrics, data, config: the training metrics, teacher data (sources, sizes, alignment
             coverage) and composed config, written into the manifest; ``metrics`` gains
             ``onnx_parity``, ``quantization_attempts`` and ``onnx_size_mb``.
@@ -292,7 +299,13 @@ def export_tagger(
         quantization: dict[str, Any] = {"mode": None}
         if quantize == "int8":
             graph, attempts = _quantize_checked(
-                fp32, work, batches, reference, options, min_label_agreement
+                fp32,
+                work,
+                batches,
+                reference,
+                options,
+                min_label_agreement,
+                min_row_agreement=min_row_agreement,
             )
             chosen = next((a for a in attempts if a["shipped"]), None)
             if chosen is not None:
@@ -331,6 +344,8 @@ def _quantize_checked(
     reference: list[tuple[np.ndarray, np.ndarray]],
     options: dict[str, Any],
     min_label_agreement: float,
+    *,
+    min_row_agreement: float = 0.0,
 ) -> tuple[Path, list[dict[str, Any]]]:
     """The first int8 graph of the ladder that agrees with torch well enough (else ``fp32``),
     and every attempt with its parity."""
@@ -343,13 +358,18 @@ def _quantize_checked(
             fp32, work / f"tagger.int8.{step}.onnx", keep_float=keep_float, **options
         )
         parity = label_parity(reference, _onnx_outputs(graph, batches), batches)
-        ok = parity["label_agreement"] >= min_label_agreement
+        ok = (
+            parity["label_agreement"] >= min_label_agreement
+            and parity["row_agreement"] >= min_row_agreement
+        )
         attempts.append({"keep_float": keep_float, "parity": parity, "shipped": ok})
         logger.info("int8 keeping %s float: %s", keep_float or "nothing", parity)
         if ok:
             return graph, attempts
     logger.warning(
-        "no int8 recipe reaches label agreement %.3f with torch; shipping the float graph",
+        "no int8 recipe reaches label agreement %.3f and row agreement %.3f with torch; "
+        "shipping the float graph",
         min_label_agreement,
+        min_row_agreement,
     )
     return fp32, attempts

@@ -853,6 +853,7 @@ def ship_tagger(
         max_length=model_cfg.get("inference_max_length"),
         int8_options=export_cfg.get("int8"),
         min_label_agreement=float(export_cfg.get("min_label_agreement", 0.99)),
+        min_row_agreement=float(export_cfg.get("min_row_agreement", 0.0)),
         metrics=metrics,
         data={
             "sources": data.sources,
