@@ -1,0 +1,60 @@
+"""The shipped tagger is what its manifest says: the files hash to the recorded sha256, the
+recorded CaRB numbers are those of the acceptance, and the ONNX graph loads through the encoder
+extractor and extracts facts whose spans are exact character offsets into the answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from enoki_hd.extract import get_extractor
+from enoki_hd.extract.encoder import default_tagger_path
+
+SHIPPED: Path = default_tagger_path()
+
+pytestmark = pytest.mark.skipif(
+    not (SHIPPED / "model.onnx").is_file(),
+    reason="the shipped tagger is missing; run `make distill`",
+)
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict:
+    return json.loads((SHIPPED / "manifest.json").read_text())
+
+
+def test_files_match_the_manifest(manifest: dict) -> None:
+    assert set(manifest["files"]) == {p.name for p in SHIPPED.iterdir()} - {"manifest.json"}
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((SHIPPED / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_manifest_records_teacher_data_parity_and_carb(manifest: dict) -> None:
+    assert manifest["reproduce"] == "make distill"
+    assert manifest["data"]["alignment"]["lsoie_gpt"]["aligned"] > 20000
+    assert manifest["inference"]["depth"] == manifest["depth"] == 5
+    parity = manifest["metrics"]["onnx_parity"]["int8_vs_torch"]
+    assert parity["label_agreement"] >= 0.99 and parity["row_agreement"] >= 0.95
+    carb = manifest["metrics"]["carb_dev"]["collapsed"]
+    assert round(carb["f1"], 3) >= 0.50 and carb["auc"] >= 0.30
+
+
+def test_the_shipped_graph_extracts_anchored_facts(manifest: dict) -> None:
+    answer = "Suede was formed in London in 1989. Brett Anderson is the singer of the band."
+    extractor = get_extractor("encoder")
+    facts = extractor.extract(answer)
+    assert facts and {f.sentence for f in facts} == {0, 1}
+    for fact in facts:
+        for part, spans in (
+            (fact.subject, fact.subject_spans),
+            (fact.object, fact.object_spans),
+        ):
+            assert " ".join(answer[s.start : s.end] for s in spans) == part
+        assert fact.confidence is not None and 0.0 < fact.confidence <= 1.0
+    assert any(f.subject == "Suede" and "London" in f.object and f.sentence == 0 for f in facts), [
+        (f.subject, f.relation, f.object) for f in facts
+    ]
+    assert extractor.config()["sha256"] == manifest["files"]["model.onnx"]
