@@ -11,7 +11,8 @@ from typing import Any
 from enoki_hd.eval.files import atomic_write
 
 
-def _get(mapping: Mapping[str, Any] | None, path: str) -> Any:
+def get_path(mapping: Mapping[str, Any] | None, path: str) -> Any:
+    """``mapping["a"]["b"]`` for ``path="a.b"``; None when a level is missing."""
     value: Any = mapping
     for part in path.split("."):
         if not isinstance(value, Mapping) or part not in value:
@@ -95,7 +96,7 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
         lines += [title, ""]
         lines += _table(
             ["method", *(c for c, _ in columns)],
-            ([n, *(_get(methods[n]["span"], p) for _, p in columns)] for n in names),
+            ([n, *(get_path(methods[n]["span"], p) for _, p in columns)] for n in names),
         )
         references = first["span"].get("references")
         if references:
@@ -111,7 +112,7 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
                     [
                         n,
                         *(
-                            _get(methods[n]["span"]["references"]["mean"], p)
+                            get_path(methods[n]["span"]["references"]["mean"], p)
                             for _, p in SPAN_COLUMNS
                         ),
                     ]
@@ -145,7 +146,7 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             ]
         lines += _table(
             ["method", *(c for c, _ in columns)],
-            ([name, *(_get(methods[name][family], p) for _, p in columns)] for name in names),
+            ([name, *(get_path(methods[name][family], p) for _, p in columns)] for name in names),
         )
         lines += [
             "",
@@ -167,7 +168,7 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
         lines += ["## Entity level", ""]
         lines += _table(
             ["method", *(c for c, _ in ENTITY_COLUMNS)],
-            ([n, *(_get(methods[n]["entity"], p) for _, p in ENTITY_COLUMNS)] for n in names),
+            ([n, *(get_path(methods[n]["entity"], p) for _, p in ENTITY_COLUMNS)] for n in names),
         )
         lines += [
             "",
@@ -194,7 +195,7 @@ def _capability_tables(methods: Mapping[str, Any], names: Sequence[str]) -> list
     lines += _table(
         ["method", *(c for c, _ in CAPABILITY_COLUMNS)],
         (
-            [n, *(_get(methods[n]["capability"]["overall"], p) for _, p in CAPABILITY_COLUMNS)]
+            [n, *(get_path(methods[n]["capability"]["overall"], p) for _, p in CAPABILITY_COLUMNS)]
             for n in names
         ),
     )
@@ -204,7 +205,7 @@ def _capability_tables(methods: Mapping[str, Any], names: Sequence[str]) -> list
         lines += _table(
             ["category", *(c for c, _ in CAPABILITY_COLUMNS)],
             (
-                [category, *(_get(rates, p) for _, p in CAPABILITY_COLUMNS)]
+                [category, *(get_path(rates, p) for _, p in CAPABILITY_COLUMNS)]
                 for category, rates in categories.items()
             ),
         )
@@ -228,7 +229,7 @@ def render_report(metrics: Mapping[str, Any]) -> str:
     detector = cfg.get("detector") or {}
     verifier = cfg.get("verifier") or {}
     evidence = verifier.get("evidence") or {}
-    model = _get(metrics, "models.verifier.id")
+    model = get_path(metrics, "models.verifier.id")
     git = metrics.get("git") or {}
     lines = [
         f"# Evaluation: {bench['name']}",
@@ -237,7 +238,7 @@ def render_report(metrics: Mapping[str, Any]) -> str:
         f"examples (of {bench['n_total']}); dropped {bench['dropped'] or 'none'}, "
         f"flagged {bench['flagged'] or 'none'}",
         f"- methods: {', '.join(metrics['methods'])}",
-        f"- detector: extractor `{_get(cfg, 'extractor.name')}`, verifier "
+        f"- detector: extractor `{get_path(cfg, 'extractor.name')}`, verifier "
         f"`{verifier.get('name')}` ({model or 'not used'}), evidence "
         f"{evidence.get('strategy')} top_k={evidence.get('top_k')} "
         f"neighbours={evidence.get('neighbours')}, threshold {detector.get('threshold')}",
@@ -318,8 +319,11 @@ def render_summary(results: Mapping[str, Mapping[str, Any]], skipped: Mapping[st
                     unit or metrics["benchmark"]["level"],
                     method,
                     n,
-                    *(_get(values, p) for _, p in SUMMARY_COLUMNS),
-                    *(_get(values.get(unit) if unit else None, p) for _, p in SUMMARY_UNIT_COLUMNS),
+                    *(get_path(values, p) for _, p in SUMMARY_COLUMNS),
+                    *(
+                        get_path(values.get(unit) if unit else None, p)
+                        for _, p in SUMMARY_UNIT_COLUMNS
+                    ),
                 ]
             )
     lines = ["# Evaluation summary", ""]

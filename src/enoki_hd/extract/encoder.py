@@ -43,6 +43,7 @@ from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridE
 from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.loading import default_checkpoint_dir
+from enoki_hd.verify.nli import pad_token_id
 
 logger = logging.getLogger(__name__)
 
@@ -121,13 +122,7 @@ class WordTokenizer:
             )
         tokenizer = Tokenizer.from_file(str(path))
         settings = _read_json(directory / "tokenizer_config.json")
-        pad_token = settings.get("pad_token")
-        if isinstance(pad_token, dict):
-            pad_token = pad_token.get("content")
-        pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
-        if pad_id is None and tokenizer.padding:
-            pad_id = tokenizer.padding["pad_id"]
-        return cls(tokenizer, pad_token_id=pad_id or 0)
+        return cls(tokenizer, pad_token_id=pad_token_id(tokenizer, settings))
 
     def __call__(
         self, words: list[str], *, is_split_into_words: bool, truncation: bool = False

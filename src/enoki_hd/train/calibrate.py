@@ -28,6 +28,7 @@ from typing import Any
 
 from enoki_hd.eval.datasets.schema import EvalExample
 from enoki_hd.eval.files import atomic_write
+from enoki_hd.eval.rendering import get_path
 from enoki_hd.verify.calibration import FEATURES, FUSION_FILE, FusionCalibration
 
 logger = logging.getLogger(__name__)
@@ -235,15 +236,6 @@ SUMMARY_METRICS = (
 )
 
 
-def _get(values: Mapping[str, Any] | None, path: str) -> Any:
-    node: Any = values
-    for key in path.split("."):
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
 def metric_row(metrics: Mapping[str, Any], method: str) -> dict[str, Any]:
     """The :data:`SUMMARY_METRICS` of one method in one eval run's ``metrics.json``."""
     families = metrics["benchmark"]["families"]
@@ -251,7 +243,7 @@ def metric_row(metrics: Mapping[str, Any], method: str) -> dict[str, Any]:
     values = metrics["methods"].get(method)
     out = {}
     for name, path in SUMMARY_METRICS:
-        value = _get(values, path.format(unit=unit))
+        value = get_path(values, path.format(unit=unit))
         if isinstance(value, float) and math.isfinite(value):
             out[name] = round(value, 4)
         elif value is not None:

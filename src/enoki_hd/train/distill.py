@@ -45,12 +45,7 @@ from enoki_hd.igl.labels import (
     read_teacher_jsonl,
 )
 from enoki_hd.train.nli_data import stable_fraction
-from enoki_hd.train.verifier import (
-    _flat_config,
-    linear_lr_factor,
-    resolve_backbone,
-    tracker_settings,
-)
+from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
 
 logger = logging.getLogger(__name__)
@@ -570,7 +565,6 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     metrics, the data sources, the alignment coverage and the loss / dev F1 history.
     """
     import torch
-    from accelerate import Accelerator
     from tqdm.auto import tqdm
 
     from enoki_hd.igl.data import GridDataset, collate
@@ -590,14 +584,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     config_yaml = _config_yaml(cfg)
 
     data = build_teacher_data(cfg["data"], cache_dir=cfg["paths"].get("cache_dir"))
-    tracking = tracker_settings(cfg.get("logger"))
-    accelerator = Accelerator(
-        mixed_precision=trainer.get("mixed_precision", "no"), log_with=tracking["log_with"]
-    )
-    if tracking["log_with"] is not None:
-        accelerator.init_trackers(
-            tracking["project"], config=_flat_config(cfg), init_kwargs=tracking["init_kwargs"]
-        )
+    accelerator = make_accelerator(cfg, trainer)
     model, tokenizer = build_tagger(model_cfg)
     max_length = int(model_cfg.get("max_length", 128))
     train_set = GridDataset(data.train, tokenizer, max_length=max_length)

@@ -305,6 +305,22 @@ def tracker_settings(logger_cfg: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def make_accelerator(cfg: Mapping[str, Any], trainer: Mapping[str, Any]) -> Any:
+    """An ``accelerate.Accelerator`` with the run's mixed precision and, when ``cfg.logger``
+    names one, its experiment tracker started with the flattened config."""
+    from accelerate import Accelerator
+
+    tracking = tracker_settings(cfg.get("logger"))
+    accelerator = Accelerator(
+        mixed_precision=trainer.get("mixed_precision", "no"), log_with=tracking["log_with"]
+    )
+    if tracking["log_with"] is not None:
+        accelerator.init_trackers(
+            tracking["project"], config=_flat_config(cfg), init_kwargs=tracking["init_kwargs"]
+        )
+    return accelerator
+
+
 def _flat_config(cfg: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """``{"trainer.max_steps": 10000, ...}``: the config as the flat scalars a tracker takes."""
     flat: dict[str, Any] = {}
@@ -356,7 +372,6 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     seed). The trained model is saved with its tokenizer to ``paths.output_dir/model``.
     """
     import torch
-    from accelerate import Accelerator
     from tqdm.auto import tqdm
     from transformers import (
         AutoModelForSequenceClassification,
@@ -372,14 +387,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     np.random.seed(seed)
     torch.manual_seed(seed)
 
-    tracking = tracker_settings(cfg.get("logger"))
-    accelerator = Accelerator(
-        mixed_precision=trainer.get("mixed_precision", "no"), log_with=tracking["log_with"]
-    )
-    if tracking["log_with"] is not None:
-        accelerator.init_trackers(
-            tracking["project"], config=_flat_config(cfg), init_kwargs=tracking["init_kwargs"]
-        )
+    accelerator = make_accelerator(cfg, trainer)
     backbone = resolve_backbone(model_cfg["backbone"])
     hub_kwargs = {
         "local_files_only": bool(model_cfg.get("local_files_only", False)),

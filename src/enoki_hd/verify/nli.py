@@ -287,6 +287,19 @@ def _unloadable_graph_message(
     return f"cannot load the ONNX verifier graph {path} ({state}): {reason}; {fix}"
 
 
+def pad_token_id(tokenizer: Any, settings: Mapping[str, Any]) -> int:
+    """The padding id of a ``tokenizers.Tokenizer`` read from ``tokenizer.json``: the id of
+    ``tokenizer_config.json``'s ``pad_token`` (``settings``), else the file's own padding id,
+    else 0."""
+    pad_token = settings.get("pad_token")
+    if isinstance(pad_token, dict):
+        pad_token = pad_token.get("content")
+    pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
+    if pad_id is None and tokenizer.padding:
+        pad_id = tokenizer.padding["pad_id"]
+    return int(pad_id or 0)
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
@@ -586,13 +599,7 @@ class NLICrossEncoder:
             )
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
         settings = _read_json(directory / "tokenizer_config.json")
-        pad_token = settings.get("pad_token")
-        if isinstance(pad_token, dict):
-            pad_token = pad_token.get("content")
-        pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
-        if pad_id is None and tokenizer.padding:
-            pad_id = tokenizer.padding["pad_id"]
-        return tokenizer, settings.get("model_max_length"), pad_id or 0
+        return tokenizer, settings.get("model_max_length"), pad_token_id(tokenizer, settings)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` alone (no special tokens, no truncation)."""
