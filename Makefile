@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: the local CPU build, not a multi-GB CUDA build
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,eval,dev]"
+	$(PIP) install -q -e ".[train,eval,dev,llm]"
 	touch $@
 
 install: $(VENV)/.installed ## create .venv and install the package with its extras (from the package index, once)
