@@ -1,0 +1,293 @@
+"""A chat client for any OpenAI-compatible endpoint (vLLM, llama.cpp server, a hosted API).
+
+:class:`ChatClient` wraps the ``openai`` client with what a long extraction job needs:
+
+- retries with exponential backoff and full jitter on 429, 5xx, timeouts and dropped
+  connections (the ``openai`` client's own retries are switched off so every attempt is
+  counted here); other errors (400, 401, 404) are raised at once;
+- a thread-safe :class:`TokenLedger` of requests, retries, prompt and completion tokens and
+  cost;
+- a cost cap: once the ledger's cost reaches ``max_cost`` no new request is sent and
+  :class:`CostCapReached` is raised, so a job stops cleanly between requests.
+
+``openai`` is an optional dependency (``pip install 'enoki-hd[llm]'``): this module imports
+without it and fails with that hint only when a client is built.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+API_KEY_ENV = "OPENAI_API_KEY"
+# A local server (vLLM, llama.cpp) takes any key; the openai client insists on one.
+NO_KEY = "EMPTY"
+
+
+class LLMError(RuntimeError):
+    """A request that failed for good (retries exhausted, or an error not worth retrying)."""
+
+
+class CostCapReached(LLMError):
+    """The ledger's cost reached ``max_cost``; no further request is sent."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens and cost of one or more requests."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    retries: int = 0
+    cost: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.requests + other.requests,
+            self.retries + other.retries,
+            self.cost + other.cost,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "requests": self.requests,
+            "retries": self.retries,
+            "cost": round(self.cost, 6),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Usage:
+        return cls(
+            int(d.get("prompt_tokens", 0)),
+            int(d.get("completion_tokens", 0)),
+            int(d.get("requests", 0)),
+            int(d.get("retries", 0)),
+            float(d.get("cost", 0.0)),
+        )
+
+
+@dataclass
+class TokenLedger:
+    """Running totals of every request a client sent (thread-safe)."""
+
+    total: Usage = field(default_factory=Usage)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, usage: Usage) -> None:
+        with self._lock:
+            self.total = self.total + usage
+
+    @property
+    def cost(self) -> float:
+        return self.total.cost
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The text of one chat completion and what it took (``usage.retries``: attempts - 1)."""
+
+    text: str
+    usage: Usage
+
+
+def load_api_key(env_file: str | Path | None = ".env") -> str | None:
+    """``OPENAI_API_KEY`` from the environment, else from ``env_file`` (``KEY=VALUE`` lines,
+    as a git-ignored ``.env`` holds them); None when neither has it."""
+    key = os.environ.get(API_KEY_ENV)
+    if key:
+        return key
+    if env_file is None or not Path(env_file).is_file():
+        return None
+    for line in Path(env_file).read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line.startswith("export "):
+            line = line[len("export ") :].strip()
+        name, sep, value = line.partition("=")
+        if sep and name.strip() == API_KEY_ENV:
+            return value.strip().strip("'\"") or None
+    return None
+
+
+class ChatClient:
+    """Chat completions from an OpenAI-compatible endpoint, with retries, a ledger and a cap.
+
+    Args:
+        model: the model name the server knows (``--model`` of vLLM / llama.cpp).
+        base_url: the endpoint, e.g. ``http://localhost:8000/v1``.
+        api_key: None: ``OPENAI_API_KEY`` or ``.env``, else a placeholder (local servers take
+            any key).
+        timeout: seconds one attempt may take before it counts as a timeout.
+        max_retries: attempts after the first on 429 / 5xx / timeouts / connection errors.
+        backoff: base delay in seconds; attempt ``k`` (from 0) waits a uniform random time in
+            ``[0, min(backoff_max, backoff * 2**k)]`` (full jitter), at least a server's
+            ``Retry-After``.
+        price_in, price_out: USD per million prompt / completion tokens (cost = 0 without).
+        max_cost: USD; no request is sent once the ledger's cost reaches it.
+        temperature, max_tokens, seed: passed to every request.
+        sleep: the waiting function (tests pass a recorder).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 6,
+        backoff: float = 1.0,
+        backoff_max: float = 30.0,
+        price_in: float = 0.0,
+        price_out: float = 0.0,
+        max_cost: float | None = None,
+        temperature: float = 0.0,
+        max_tokens: int | None = 1024,
+        seed: int | None = 0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not model:
+            raise ValueError("model must name the served model (e.g. --model Qwen2.5-7B-Instruct)")
+        for name, value in (("timeout", timeout), ("backoff_max", backoff_max)):
+            if value <= 0:
+                raise ValueError(f"{name} must be > 0, got {value}")
+        for name, value in (
+            ("max_retries", max_retries),
+            ("backoff", backoff),
+            ("price_in", price_in),
+            ("price_out", price_out),
+        ):
+            if value < 0:
+                raise ValueError(f"{name} must be >= 0, got {value}")
+        if max_cost is not None and max_cost > 0 and price_in == 0 and price_out == 0:
+            raise ValueError(
+                "max_cost needs prices to count against: give price_in / price_out (USD per "
+                "million prompt / completion tokens, --price-in / --price-out)"
+            )
+        try:
+            import openai
+        except ImportError as err:
+            raise ImportError(
+                "the LLM regime needs the openai client: pip install 'enoki-hd[llm]'"
+            ) from err
+        self._openai = openai
+        self.model = model
+        self.base_url = base_url
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.backoff = float(backoff)
+        self.backoff_max = float(backoff_max)
+        self.price_in = float(price_in)
+        self.price_out = float(price_out)
+        self.max_cost = max_cost
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.ledger = TokenLedger()
+        self._sleep = sleep
+        self._client = openai.OpenAI(
+            api_key=api_key or load_api_key() or NO_KEY,
+            base_url=base_url,
+            timeout=self.timeout,
+            max_retries=0,
+        )
+
+    def config(self) -> dict[str, Any]:
+        """Every option that can change a completion (no key, no retry policy)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+    def cost_of(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.price_in + completion_tokens * self.price_out) / 1e6
+
+    def check_budget(self) -> None:
+        """Raise :class:`CostCapReached` when the ledger's cost has reached ``max_cost``."""
+        if self.max_cost is not None and self.ledger.cost >= self.max_cost:
+            raise CostCapReached(
+                f"cost cap reached: spent ${self.ledger.cost:.4f} of max_cost ${self.max_cost}"
+            )
+
+    def complete(self, messages: Sequence[dict[str, str]]) -> Completion:
+        """One chat completion of ``messages`` (``{"role", "content"}`` dicts).
+
+        Raises:
+            CostCapReached: the cap was reached before this request.
+            LLMError: every attempt failed, or the server refused the request (4xx other
+                than 429), or answered without a message.
+        """
+        retries = 0
+        while True:
+            self.check_budget()
+            try:
+                response = self._client.chat.completions.create(
+                    model=self.model,
+                    messages=list(messages),  # type: ignore[arg-type]
+                    temperature=self.temperature,
+                    **({} if self.max_tokens is None else {"max_tokens": self.max_tokens}),
+                    **({} if self.seed is None else {"seed": self.seed}),
+                )
+            except Exception as err:
+                delay = self._retry_delay(err, retries)
+                if delay is None:
+                    self.ledger.add(Usage(requests=retries + 1, retries=retries))
+                    raise LLMError(f"{self.base_url or 'the endpoint'}: {_describe(err)}") from err
+                logger.info(
+                    "attempt %d failed (%s); retrying in %.2f s", retries + 1, _describe(err), delay
+                )
+                self._sleep(delay)
+                retries += 1
+                continue
+            usage = getattr(response, "usage", None)
+            prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+            completion = int(getattr(usage, "completion_tokens", 0) or 0)
+            spent = Usage(
+                prompt, completion, retries + 1, retries, self.cost_of(prompt, completion)
+            )
+            self.ledger.add(spent)
+            choices = getattr(response, "choices", None) or []
+            text = choices[0].message.content if choices else None
+            if text is None:
+                raise LLMError(f"{self.base_url or 'the endpoint'}: a completion without a message")
+            return Completion(text, spent)
+
+    def _retry_delay(self, err: Exception, retries: int) -> float | None:
+        """Seconds to wait before the next attempt, or None when ``err`` is final."""
+        openai = self._openai
+        if retries >= self.max_retries:
+            return None
+        transient = isinstance(err, (openai.APITimeoutError, openai.APIConnectionError))
+        retry_after = 0.0
+        if isinstance(err, openai.APIStatusError):
+            transient = err.status_code == 429 or err.status_code >= 500
+            try:
+                retry_after = float(err.response.headers.get("retry-after") or 0.0)
+            except ValueError:
+                retry_after = 0.0
+        if not transient:
+            return None
+        ceiling = min(self.backoff_max, self.backoff * 2**retries)
+        return max(min(retry_after, self.backoff_max), random.uniform(0.0, ceiling))
+
+
+def _describe(err: Exception) -> str:
+    status = getattr(err, "status_code", None)
+    name = type(err).__name__
+    return f"{name} (HTTP {status})" if status is not None else f"{name}: {err}"

@@ -1,0 +1,175 @@
+"""Tolerant parsing of what a chat model answers.
+
+Models asked for JSON lines answer in many shapes. :func:`parse_triples` reads them all and
+says what it could not read instead of dropping it silently:
+
+- ``<think>…</think>`` preambles (reasoning models) are removed; an unclosed ``<think>``
+  leaves nothing to read;
+- Markdown code fences are removed;
+- one ``{"subject", "relation", "object"}`` object per line, a JSON array of such objects,
+  ``("s", "r", "o")`` or ``["s", "r", "o"]`` tuples, list bullets and numbering in front;
+- other lines are prose (counted, ignored); a line that looks like a triple but cannot be read
+  is ``malformed`` (counted, kept for the log).
+
+:func:`parse_judgement` reads the judge's ``{"label", "evidence"}`` answer likewise.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+PARTS = ("subject", "relation", "object")
+JUDGE_LABELS = ("supported", "contradicted", "unverifiable")
+
+_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_LABEL_ALIASES = {
+    "supported": "supported",
+    "support": "supported",
+    "entailed": "supported",
+    "entailment": "supported",
+    "true": "supported",
+    "contradicted": "contradicted",
+    "contradiction": "contradicted",
+    "contradicts": "contradicted",
+    "refuted": "contradicted",
+    "false": "contradicted",
+    "unverifiable": "unverifiable",
+    "neutral": "unverifiable",
+    "not enough info": "unverifiable",
+    "not_enough_info": "unverifiable",
+    "unsupported": "unverifiable",
+    "not supported": "unverifiable",
+    "not_supported": "unverifiable",
+}
+
+
+@dataclass
+class ParsedTriples:
+    """Triples read from one answer (dicts with string ``subject`` / ``relation`` /
+    ``object``, in order), the malformed lines and the number of prose lines skipped."""
+
+    triples: list[dict[str, str]] = field(default_factory=list)
+    malformed: list[str] = field(default_factory=list)
+    prose: int = 0
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without ``<think>…</think>`` blocks; an unclosed ``<think>`` (the model ran
+    out of tokens while reasoning) leaves nothing."""
+    text = _THINK_RE.sub("", text)
+    opened = text.lower().find("<think>")
+    return text[:opened] if opened >= 0 else text
+
+
+def _unfenced_lines(text: str) -> list[str]:
+    return [line for line in strip_reasoning(text).splitlines() if not _FENCE_RE.match(line)]
+
+
+def _as_triple(value: Any) -> dict[str, str] | None:
+    """A triple from a parsed JSON / Python value, or None when it is not one."""
+    if isinstance(value, dict):
+        lowered = {str(k).strip().lower(): v for k, v in value.items()}
+        parts = [lowered.get(p) for p in PARTS]
+        if parts[2] is None and "predicate" in lowered:
+            parts = [lowered.get("subject"), lowered.get("predicate"), lowered.get("object")]
+        if parts[0] is None or parts[1] is None:
+            return None
+        parts[2] = "" if parts[2] is None else parts[2]
+        if not all(isinstance(p, (str, int, float)) for p in parts):
+            return None
+        return dict(zip(PARTS, (str(p).strip() for p in parts), strict=True))
+    if isinstance(value, (list, tuple)) and len(value) in (2, 3):
+        if not all(isinstance(p, (str, int, float)) for p in value):
+            return None
+        parts = [str(p).strip() for p in value] + [""] * (3 - len(value))
+        return dict(zip(PARTS, parts, strict=True))
+    return None
+
+
+def _read_value(text: str) -> Any:
+    """JSON, else a Python literal (single-quoted tuples), else raise ValueError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as err:
+        raise ValueError(str(err)) from None
+
+
+def parse_triples(text: str) -> ParsedTriples:
+    """Every triple in a model's answer (see the module docstring). Triples with an empty
+    subject or relation are malformed."""
+    out = ParsedTriples()
+    lines = _unfenced_lines(text)
+    whole = "\n".join(lines).strip()
+    if whole.startswith("["):
+        try:
+            value = _read_value(whole)
+        except ValueError:
+            value = None
+        if isinstance(value, list) and value and all(isinstance(v, (dict, list)) for v in value):
+            for item in value:
+                _add(out, _as_triple(item), json.dumps(item, ensure_ascii=False))
+            return out
+    for raw in lines:
+        line = _BULLET_RE.sub("", raw).strip().rstrip(",;")
+        if not line:
+            continue
+        if not (line.startswith(("{", "(", "[")) or '"subject"' in line):
+            out.prose += 1
+            continue
+        start = min((line.find(c) for c in "{([" if line.find(c) >= 0), default=0)
+        try:
+            value = _read_value(line[start:])
+        except ValueError:
+            out.malformed.append(raw)
+            continue
+        _add(out, _as_triple(value), raw)
+    return out
+
+
+def _add(out: ParsedTriples, triple: dict[str, str] | None, raw: str) -> None:
+    if triple is None or not triple["subject"] or not triple["relation"]:
+        out.malformed.append(raw)
+    else:
+        out.triples.append(triple)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The judge's answer: a label, the quoted evidence (may be empty) and its reasoning."""
+
+    label: str
+    quote: str
+    explanation: str = ""
+
+
+def parse_judgement(text: str) -> Judgement | None:
+    """The judge's ``{"label", "evidence", "explanation"}`` object, tolerating fences,
+    reasoning preambles, prose around the object and label synonyms (``entailment``,
+    ``neutral``, ``not enough info``); without an object, prose naming exactly one of the
+    three labels. None when no label can be read."""
+    body = "\n".join(_unfenced_lines(text))
+    start, end = body.find("{"), body.rfind("}")
+    if start >= 0 and end > start:
+        try:
+            value = _read_value(body[start : end + 1])
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            fields = {str(k).strip().lower(): v for k, v in value.items()}
+            label = _LABEL_ALIASES.get(str(fields.get("label", "")).strip().lower())
+            if label is not None:
+                quote = fields.get("evidence", fields.get("quote", "")) or ""
+                return Judgement(label, str(quote).strip(), str(fields.get("explanation", "")))
+    lowered = body.lower()
+    found = [label for label in JUDGE_LABELS if re.search(rf"\b{label}\b", lowered)]
+    return Judgement(found[0], "") if len(found) == 1 else None

@@ -1,0 +1,109 @@
+"""The chat client against a real local HTTP server: retries with backoff on 429 / 5xx /
+timeouts, no retry on other errors, the token ledger, the cost cap and the key lookup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openai")
+
+from llm_server import ScriptedLLM, Step  # noqa: E402
+
+from enoki_hd.llm import ChatClient, CostCapReached, LLMError, load_api_key  # noqa: E402
+
+MESSAGES = [{"role": "user", "content": "ping"}]
+
+
+def client(url: str, sleeps: list[float], **options) -> ChatClient:
+    options = {"timeout": 5.0, "max_retries": 3, "backoff": 0.5, **options}
+    return ChatClient("test-model", url, api_key="k", sleep=sleeps.append, **options)
+
+
+def test_429_then_success_retries_once_with_jittered_backoff() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=429), Step(status=429), Step("pong", prompt_tokens=7))
+        chat = client(llm.url, sleeps, price_in=1.0, price_out=2.0)
+        completion = chat.complete(MESSAGES)
+        assert llm.count("ping") == 3
+    assert completion.text == "pong"
+    assert (completion.usage.requests, completion.usage.retries) == (3, 2)
+    # full jitter: attempt k waits in [0, backoff * 2**k]
+    assert len(sleeps) == 2 and 0 <= sleeps[0] <= 0.5 and 0 <= sleeps[1] <= 1.0
+    total = chat.ledger.total
+    assert (total.prompt_tokens, total.completion_tokens, total.requests) == (7, 20, 3)
+    assert total.cost == pytest.approx((7 * 1.0 + 20 * 2.0) / 1e6)
+
+
+def test_retry_after_is_honoured() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=429, headers={"Retry-After": "2"}), Step("pong"))
+        client(llm.url, sleeps).complete(MESSAGES)
+    assert sleeps == [2.0]
+
+
+def test_a_500_storm_gives_up_after_max_retries() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=500))
+        chat = client(llm.url, sleeps, max_retries=3)
+        with pytest.raises(LLMError, match="HTTP 500"):
+            chat.complete(MESSAGES)
+        assert llm.count("ping") == 4
+    assert len(sleeps) == 3
+    assert (chat.ledger.total.requests, chat.ledger.total.retries) == (4, 3)
+
+
+def test_a_400_is_not_retried() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=400), Step("pong"))
+        with pytest.raises(LLMError, match="HTTP 400"):
+            client(llm.url, sleeps).complete(MESSAGES)
+        assert llm.count("ping") == 1
+    assert sleeps == []
+
+
+def test_a_hang_past_the_timeout_is_retried() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step("late", delay=2.0), Step("pong"))
+        completion = client(llm.url, sleeps, timeout=0.5).complete(MESSAGES)
+        assert llm.count("ping") == 2
+    assert completion.text == "pong" and completion.usage.retries == 1
+
+
+def test_the_cost_cap_stops_before_the_next_request() -> None:
+    sleeps: list[float] = []
+    with ScriptedLLM(Step("ok", prompt_tokens=1000, completion_tokens=0)) as llm:
+        # $1 per million prompt tokens: each request costs $0.001
+        chat = client(llm.url, sleeps, price_in=1.0, max_cost=0.0025)
+        for _ in range(3):
+            chat.complete(MESSAGES)
+        with pytest.raises(CostCapReached, match="spent \\$0.0030 of max_cost \\$0.0025"):
+            chat.complete(MESSAGES)
+        assert len(llm.requests) == 3
+
+
+def test_bad_options_name_the_field() -> None:
+    with pytest.raises(ValueError, match="max_cost needs prices"):
+        ChatClient("m", "http://127.0.0.1:1/v1", max_cost=1.0)
+    with pytest.raises(ValueError, match="max_retries must be >= 0"):
+        ChatClient("m", "http://127.0.0.1:1/v1", max_retries=-1)
+    with pytest.raises(ValueError, match="model must name"):
+        ChatClient("", "http://127.0.0.1:1/v1")
+
+
+def test_the_key_comes_from_the_environment_else_dotenv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    env = tmp_path / ".env"
+    assert load_api_key(env) is None
+    env.write_text("# secrets\nOTHER=1\nexport OPENAI_API_KEY='sk-from-file'\n")
+    assert load_api_key(env) == "sk-from-file"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    assert load_api_key(env) == "sk-from-env"
