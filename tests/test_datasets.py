@@ -683,6 +683,7 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
         "wice_dev": ("claim", 349),
         "wice_dev_oracle": ("claim", 349),
         "capabilities": ("claim", 156),  # the repository's own suite
+        "capabilities_markdown": ("span", 42),  # the repository's own Markdown suite
     }
     assert set(BENCHMARKS) == set(expected)
     for name, (level, count) in expected.items():
@@ -692,7 +693,8 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
 
 def test_unknown_benchmark_lists_known_names(tmp_path: Path):
     with pytest.raises(
-        ValueError, match=r"unknown benchmark 'mushroom'; known: capabilities, factcheck_dev30, "
+        ValueError,
+        match=r"unknown benchmark 'mushroom'; known: capabilities, capabilities_markdown, ",
     ):
         load_benchmark("mushroom", tmp_path)
 

@@ -15,6 +15,7 @@ from enoki_hd.eval.datasets.capabilities import load_capabilities
 from enoki_hd.eval.datasets.enokiqa import load_enokiqa
 from enoki_hd.eval.datasets.factcheck import load_factcheck
 from enoki_hd.eval.datasets.halluentity import load_halluentity
+from enoki_hd.eval.datasets.markdown_suite import load_markdown_suite
 from enoki_hd.eval.datasets.mushroom import load_mushroom
 from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv, load_psiloqa_hub
 from enoki_hd.eval.datasets.ragtruth import load_ragtruth, load_ragtruth_processed
@@ -106,9 +107,15 @@ def _capabilities(shared: Path) -> Benchmark:
     return load_capabilities()
 
 
+def _capabilities_markdown(shared: Path) -> Benchmark:
+    # the repository's own Markdown suite (data/capabilities_markdown/), not shared data
+    return load_markdown_suite()
+
+
 # Config name -> loader over the shared data folder.
 BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
     "capabilities": _capabilities,
+    "capabilities_markdown": _capabilities_markdown,
     "mushroom_dev30": _mushroom_dev30,
     "psiloqa_en50": _psiloqa_en50,
     "ragtruth_sent48": _ragtruth_sent48,
