@@ -3,6 +3,8 @@
 Sentence verdicts (:func:`sentence_verdicts`):
 
 - a sentence the extractor cannot read as English is ``unsupported_language`` (not checked);
+- a sentence the selection stage (:mod:`enoki_hd.select`) finds states no checkable fact is
+  ``not_a_claim`` with its reason (not checked, score 0);
 - a sentence with facts takes its score from them (``max`` by default; ``mean``;
   ``sentence-nli``: the sentence judged whole; ``hybrid``: the mean of ``max`` and
   ``sentence-nli``), counting only facts that are not ``suppressed``; it is ``supported``
@@ -13,11 +15,11 @@ Sentence verdicts (:func:`sentence_verdicts`):
   decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level).
 
 The summary (:func:`summarize`) says whether anything was checked. ``status``:
-``empty_answer``; ``unsupported_language`` (no sentence could be read); ``unchecked`` (nothing
-else verified); ``no_context`` (an empty context: every unit unverifiable); ``no_facts``
+``empty_answer``; ``unsupported_language`` (no sentence could be read); ``no_claims`` (every
+readable sentence is ``not_a_claim``); ``unchecked`` (nothing else verified); ``no_context`` (an empty context: every unit unverifiable); ``no_facts``
 (fact level, the extractor found none: the counts come from the sentence fallback); ``ok``.
-``faithfulness`` is supported / checked units (facts when there are facts, else sentences),
-None when nothing was checked; ``hallucinated`` is None then too — unknown, not "no".
+``faithfulness`` is supported / checked units (facts when there are facts, else sentences;
+``not_a_claim`` sentences are never units), None when nothing was checked; ``hallucinated`` is None then too — unknown, not "no".
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def sentence_verdicts(
     decisions: Mapping[int, EvidenceDecision],
     *,
     unreadable: set[int],
+    not_claims: Mapping[int, str] | None = None,
     aggregation: SentenceAggregation = "max",
     threshold: float = 0.5,
     splits: Mapping[int, list[Span]] | None = None,
@@ -79,8 +82,10 @@ def sentence_verdicts(
     """One verdict per sentence span (half-open offsets into ``answer``), by the rules in the
     module docstring. ``verdicts`` is None at sentence level; ``decisions`` holds the
     whole-sentence NLI decision of each sentence that was judged whole; ``splits`` the pieces
-    (offsets into the sentence) of sentences judged in pieces."""
+    (offsets into the sentence) of sentences judged in pieces; ``not_claims`` the reason of
+    each sentence that states no checkable fact."""
     splits = splits or {}
+    not_claims = not_claims or {}
     out = []
     for index, span in enumerate(spans):
         text = span.text(answer)
@@ -88,6 +93,19 @@ def sentence_verdicts(
             out.append(
                 SentenceVerdict(
                     index, span, text, 0.0, "unsupported_language", method="unsupported_language"
+                )
+            )
+            continue
+        if index in not_claims:
+            out.append(
+                SentenceVerdict(
+                    index,
+                    span,
+                    text,
+                    0.0,
+                    "not_a_claim",
+                    method="selection",
+                    reason=not_claims[index],
                 )
             )
             continue
@@ -179,14 +197,17 @@ def summarize(
     """The answer's summary by the rules in the module docstring. ``verdicts`` is None at
     sentence level."""
     unread = sum(s.label == "unsupported_language" for s in sentences)
+    not_claims = sum(s.label == "not_a_claim" for s in sentences)
     counted_facts = [v for v in verdicts or [] if not v.suppressed]
     if counted_facts:
         counts = count_labels(v.label for v in counted_facts)
     else:
-        counts = count_labels(s.label for s in sentences)
+        counts = count_labels(s.label for s in sentences if s.label != "not_a_claim")
     checked = sum(counts[label] for label in FACT_LABELS)
     if not sentences:
         status = "empty_answer"
+    elif checked == 0 and not_claims == len(sentences):
+        status = "no_claims"
     elif checked == 0:
         status = "unsupported_language" if unread == len(sentences) else "unchecked"
     elif no_context:
@@ -196,7 +217,15 @@ def summarize(
     else:
         status = "ok"
     if checked == 0:
-        return Summary(status, None, counts, 0, None, unchecked=len(sentences))
+        return Summary(
+            status,
+            None,
+            counts,
+            0,
+            None,
+            unchecked=len(sentences) - not_claims,
+            not_a_claim=not_claims,
+        )
     flagged = any(s.label in ("contradicted", "unverifiable") for s in sentences)
     return Summary(
         status=status,
@@ -207,4 +236,5 @@ def summarize(
         intrinsic=counts["contradicted"],
         extrinsic=counts["unverifiable"],
         unchecked=unread,
+        not_a_claim=not_claims,
     )

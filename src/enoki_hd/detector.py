@@ -6,6 +6,10 @@
 2. language — the extractor's ``unparseable_sentences`` (or
    :func:`enoki_hd.extract.rules.language.unparseable_sentences`): sentences the verifier
    cannot read, reported ``unsupported_language``, never checked;
+2b. select — :func:`enoki_hd.select.select_claims`: sentences that state no checkable fact
+   (headings, lead-ins, questions, meta, opinions, table headers) are reported
+   ``not_a_claim`` with a reason, never checked; a table row becomes one fact per cell, a
+   list item is judged whole in the frame of its lead-in;
 3. extract — the :class:`~enoki_hd.extract.base.Extractor`: anchored facts (none at sentence
    level, ``extractor=None``);
 4. evidence — the :class:`~enoki_hd.verify.evidence.EvidenceSelector`'s index of the context
@@ -13,6 +17,8 @@
 5. verify — :func:`enoki_hd.verify.hypothesis.verify_hypotheses`: every fact and sentence
    hypothesis of the answer judged in one batched verifier call (long ones in pieces), then
    :class:`enoki_hd.verify.judge.FactJudge`: NLI fused with lexical grounding per fact;
+   in ``llm`` / ``adaptive`` mode :class:`enoki_hd.verify.routing.Escalation` then sends every
+   fact / the high-risk facts to the escalation judge;
 6. project — :mod:`enoki_hd.project`: unsupported facts (and context-absent words of flagged
    sentences that no fact covers) → merged character spans;
 7. aggregate — :mod:`enoki_hd.aggregate`: sentence verdicts and the summary.
@@ -25,7 +31,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from tqdm.auto import tqdm
 
@@ -40,6 +46,7 @@ from enoki_hd.extract.base import Extractor
 from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.lru import LRUCache
 from enoki_hd.project import blame_sentence_words, project_spans
+from enoki_hd.select import SELECTIONS, Selection, SelectionMode, cell_facts, select_claims
 from enoki_hd.text import require_str, segment_sentences
 from enoki_hd.types import Fact, FactVerdict, Report, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
@@ -49,6 +56,12 @@ from enoki_hd.verify.hypothesis import verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
 from enoki_hd.verify.loading import load_default_verifier, load_verifier_from_config
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
+from enoki_hd.verify.routing import (
+    DetectorVerification,
+    EscalationJudge,
+    RoutingPolicy,
+    build_escalation,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -73,13 +86,21 @@ class Detector:
             mode, else 0.5.
         verification: how a fact is judged: ``nli``, ``grounding`` (the lexical check of the
             fact's delta alone), ``hybrid`` (both by a fixed rule) or ``calibrated`` (both
-            through a fitted logistic regression; see :mod:`enoki_hd.verify.judge`).
+            through a fitted logistic regression; see :mod:`enoki_hd.verify.judge`); ``llm``
+            (every fact also goes to ``judge``) or ``adaptive`` (only the facts ``routing``
+            finds high-risk or uncertain do; see :mod:`enoki_hd.verify.routing`).
         calibration: the fitted fusion of ``calibrated`` mode: a
             :class:`~enoki_hd.verify.calibration.FusionCalibration` or a path to its JSON file;
             None: ``fusion.json`` next to the verifier's checkpoint.
         record_features: keep every fact's fusion features on its verdict (and judge each
             fact's sentence whole): what ``make calibrate`` fits on.
         hybrid_weight: weight of the NLI score in ``hybrid``.
+        judge: the escalation judge of ``verification="llm"`` (every fact) and ``"adaptive"``
+            (the facts ``routing`` selects): ``{"name": "llm", "model", "base_url", ...}``,
+            ``{"name": "nli", "path": <larger NLI model>}``, ``{"name": "oracle"}`` (gold
+            labels; for measuring routing only) or a judge object (:mod:`enoki_hd.verify.routing`).
+        routing: :class:`~enoki_hd.verify.routing.RoutingPolicy` or its options (``base``,
+            ``max_margin``, ``risky_margin``, ``values``, ``entities``).
         sentence_aggregation: how a sentence's score is made from its facts: ``max`` (default),
             ``mean``, ``sentence-nli`` (the sentence judged as a whole), ``hybrid`` (mean of
             ``max`` and ``sentence-nli``).
@@ -87,6 +108,9 @@ class Detector:
             ``unsupported_language`` instead of sending them to an English verifier.
         index_cache_size: contexts whose evidence index is kept between calls (batches often
             share one context).
+        selection: claim selection before extraction (:mod:`enoki_hd.select`): ``rules``
+            (default: non-claims reported ``not_a_claim``, Markdown lists and tables read with
+            their structure) or ``none`` (every sentence is checked as written).
     """
 
     def __init__(
@@ -98,19 +122,24 @@ class Detector:
         sentence_backend: Literal["spacy", "regex"] = "spacy",
         context_backend: Literal["spacy", "regex"] = "regex",
         threshold: float | None = None,
-        verification: VerificationMode = "hybrid",
+        verification: DetectorVerification = "hybrid",
         hybrid_weight: float = 0.5,
+        judge: EscalationJudge | Mapping[str, Any] | str | None = None,
+        routing: RoutingPolicy | Mapping[str, Any] | None = None,
         sentence_aggregation: SentenceAggregation = "max",
         language_check: bool = True,
         index_cache_size: int = 8,
         calibration: FusionCalibration | str | Path | None = None,
         record_features: bool = False,
+        selection: SelectionMode = "rules",
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
                 "sentence_aggregation must be 'max', 'mean', 'sentence-nli' or 'hybrid', "
                 f"got {sentence_aggregation!r}"
             )
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be 'rules' or 'none', got {selection!r}")
         for option, value in (
             ("sentence_backend", sentence_backend),
             ("context_backend", context_backend),
@@ -122,10 +151,14 @@ class Detector:
         elif isinstance(verifier, (str, Path)):
             verifier = NLICrossEncoder(verifier)
         self.verifier: Verifier = verifier
-        fusion = _load_calibration(calibration, verifier) if verification == "calibrated" else None
+        self.escalation = build_escalation(verification, judge, routing)
+        base = (
+            self.escalation.policy.base if self.escalation else cast(VerificationMode, verification)
+        )
+        fusion = _load_calibration(calibration, verifier) if base == "calibrated" else None
         if threshold is None:
             threshold = fusion.threshold if fusion is not None else 0.5
-        self.judge = FactJudge(verification, hybrid_weight, threshold, fusion, record_features)
+        self.judge = FactJudge(base, hybrid_weight, threshold, fusion, record_features)
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
 
@@ -136,6 +169,7 @@ class Detector:
         self.context_backend = context_backend
         self.sentence_aggregation = sentence_aggregation
         self.language_check = language_check
+        self.selection: SelectionMode = selection
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -144,7 +178,9 @@ class Detector:
         return self.judge.threshold
 
     @property
-    def verification(self) -> VerificationMode:
+    def verification(self) -> DetectorVerification:
+        if self.escalation is not None:
+            return cast(DetectorVerification, self.escalation.mode)
         return self.judge.verification
 
     @property
@@ -186,10 +222,13 @@ class Detector:
             threshold=None if cfg.get("threshold") is None else float(cfg["threshold"]),
             verification=cfg.get("verification", "hybrid"),
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
+            judge=cfg.get("judge"),
+            routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
             language_check=bool(cfg.get("language_check", True)),
             calibration=_calibration_from_config(cfg.get("calibration")),
             record_features=bool(cfg.get("record_features", False)),
+            selection=cfg.get("selection", "rules"),
         )
 
     def config(self) -> dict[str, Any]:
@@ -206,12 +245,14 @@ class Detector:
             "threshold": self.threshold,
             "verification": self.verification,
             "hybrid_weight": self.hybrid_weight,
+            **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
             "language_check": self.language_check,
             "calibration": None
             if self.judge.calibration is None
             else self.judge.calibration.config(),
             **({"record_features": True} if self.judge.record_features else {}),
+            "selection": self.selection,
         }
 
     def index(self, context: str) -> EvidenceIndex:
@@ -247,14 +288,20 @@ class Detector:
             spans = segment_sentences(answer, backend=self.sentence_backend)
         with clock("language"):
             unreadable = self._unreadable(answer, spans)
+        with clock("select"):
+            selections = self._select(answer, spans, unreadable)
+        not_claims = {s.index: s.reason for s in selections if s.reason is not None}
+        unchecked = unreadable | set(not_claims)
         facts: list[Fact] | None = None
         if self.extractor is not None:
             with clock("extract"):
                 facts = [
                     f
                     for f in self.extractor.extract(answer, sentences=spans)
-                    if f.sentence not in unreadable
+                    if f.sentence not in unchecked and not selections[f.sentence].cells
                 ]
+                facts += [f for s in selections for f in cell_facts(s)]
+                facts.sort(key=lambda f: f.sentence)
         with clock("index"):
             index = self.index(context)
 
@@ -263,18 +310,18 @@ class Detector:
             whole = sentences_to_judge(
                 len(spans),
                 None if facts is None else {f.sentence for f in facts},
-                unreadable,
+                unchecked,
                 aggregation=self.sentence_aggregation,
             )
             # calibrated fusion reads every fact's sentence judged whole as well
             expected = set(whole)
             if facts is not None and self.judge.needs_sentence_nli:
-                whole = sorted(expected | ({f.sentence for f in facts} - unreadable))
+                whole = sorted(expected | ({f.sentence for f in facts} - unchecked))
             judged = verify_hypotheses(
                 self.selector,
                 self.verifier,
                 index,
-                hypotheses + [spans[i].text(answer) for i in whole],
+                hypotheses + [selections[i].hypothesis or spans[i].text(answer) for i in whole],
             )
             fact_judged, sentence_judged = judged[: len(hypotheses)], judged[len(hypotheses) :]
         verdicts: list[FactVerdict] | None = None
@@ -296,6 +343,11 @@ class Detector:
                 )
                 for verdict, j in zip(verdicts, fact_judged, strict=True):
                     verdict.split = j.split
+            if self.escalation is not None:
+                with clock("escalate"):
+                    self.escalation.apply(
+                        answer, context, verdicts, selector=self.selector, index=index
+                    )
 
         with clock("project"):
             hallucinated = project_spans(answer, verdicts or [], threshold=self.threshold)
@@ -310,6 +362,7 @@ class Detector:
                     if i in expected
                 },
                 unreadable=unreadable,
+                not_claims=not_claims,
                 aggregation=self.sentence_aggregation,
                 threshold=self.threshold,
                 splits={
@@ -331,6 +384,14 @@ class Detector:
         return self._report(
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
+
+    def _select(self, answer: str, spans: list[Span], unreadable: set[int]) -> list[Selection]:
+        if self.selection == "none":
+            return [Selection(i, True) for i in range(len(spans))]
+        return [
+            Selection(s.index, True) if s.index in unreadable else s
+            for s in select_claims(answer, spans)
+        ]
 
     def _unreadable(self, answer: str, spans: list[Span]) -> set[int]:
         if not self.language_check or not spans:
@@ -396,6 +457,9 @@ _CONFIG_KEYS = frozenset(
         "language_check",
         "calibration",
         "record_features",
+        "judge",
+        "routing",
+        "selection",
     }
 )
 

@@ -38,6 +38,10 @@ STATUS_EXPLANATIONS: dict[str, str] = {
         "No facts could be extracted from the answer, so no fact was checked "
         "(this is not a verdict of 'supported')."
     ),
+    "no_claims": (
+        "No sentence of the answer states a checkable fact (headings, lead-ins, questions, "
+        "meta remarks, opinions), so nothing was checked."
+    ),
 }
 
 _LABEL_ORDER = ("supported", "contradicted", "unverifiable", "unsupported_language")
@@ -264,10 +268,15 @@ def _md_table(header: list[str], rows: list[list[object]]) -> list[str]:
     return [_md_row(header), "|" + "---|" * len(header), *(_md_row(r) for r in rows)]
 
 
+def _sentence_label(sentence: SentenceVerdict) -> str:
+    """The label, with the reason of a ``not_a_claim`` (``not_a_claim (heading)``)."""
+    return f"{sentence.label} ({sentence.reason})" if sentence.reason else sentence.label
+
+
 def _md_sentence_row(sentence: SentenceVerdict) -> list[object]:
     return [
         sentence.index,
-        sentence.label,
+        _sentence_label(sentence),
         _score(sentence.score),
         sentence.text,
         _md_evidence(sentence.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
@@ -331,6 +340,8 @@ def render_markdown(report: Report) -> str:
         lines.append("")
         lines.append(explanation)
     counts = _ordered_counts(summary.counts)
+    if summary.not_a_claim:
+        counts.append(("not a claim (not checked)", summary.not_a_claim))
     if counts:
         lines.append("")
         lines.append("**Counts:** " + " · ".join(f"{label} {n}" for label, n in counts))
@@ -395,13 +406,20 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .label-supported { color: #15803d; font-weight: 600; }
 .label-contradicted { color: #b91c1c; font-weight: 600; }
 .label-unverifiable { color: #b45309; font-weight: 600; }
+.label-not_a_claim { color: #9ca3af; }
 tr.suppressed { color: #6b7280; }
+tr.not-a-claim, span.not-a-claim { color: #9ca3af; }
+.swatch.not-a-claim { background: #f3f4f6; box-shadow: inset 0 -2px 0 #9ca3af; }
 """.strip()
 
 _LEGEND = (
     ("contradicted", "contradicted: the context says otherwise"),
     ("unverifiable", "unverifiable: the context does not say"),
     ("focus", FOCUS_LEGEND),
+    (
+        "not-a-claim",
+        "grey text: not a claim (a heading, lead-in, question, remark or opinion), not checked",
+    ),
 )
 
 
@@ -414,15 +432,40 @@ def _html_marked_answer(report: Report) -> str:
 
     Stripping the tags and unescaping gives back the answer exactly.
     """
+    greyed = sorted(
+        (s.span.start, s.span.end, s.reason or "")
+        for s in report.sentences
+        if s.label == "not_a_claim"
+    )
     pieces: list[str] = []
+    position = 0
     for segment in _answer_segments(report.answer, report.spans):
+        start, position = position, position + len(segment.text)
         if segment.span is None:
-            pieces.append(_esc(segment.text))
+            pieces.append(_html_greyed(segment.text, start, greyed))
         else:
             pieces.append(
                 f'<mark class="{_esc(segment.span.label)}" '
                 f'title="{_esc(_span_tooltip(segment.span))}">{_esc(segment.text)}</mark>'
             )
+    return "".join(pieces)
+
+
+def _html_greyed(text: str, offset: int, greyed: list[tuple[int, int, str]]) -> str:
+    """``text`` (the answer from ``offset``), escaped, with the parts of non-claim sentences
+    (``greyed``: start, end, reason) in ``<span class="not-a-claim">``."""
+    pieces, cursor, end = [], offset, offset + len(text)
+    for start, stop, reason in greyed:
+        start, stop = max(start, cursor), min(stop, end)
+        if stop <= start:
+            continue
+        pieces.append(_esc(text[cursor - offset : start - offset]))
+        pieces.append(
+            f'<span class="not-a-claim" title="{_esc(f"not a claim: {reason}")}">'
+            f"{_esc(text[start - offset : stop - offset])}</span>"
+        )
+        cursor = stop
+    pieces.append(_esc(text[cursor - offset :]))
     return "".join(pieces)
 
 
@@ -446,10 +489,13 @@ def _html_table(header: list[str], rows: list[str]) -> list[str]:
 
 
 def _html_sentence_row(sentence: SentenceVerdict) -> str:
+    row = '<tr class="not-a-claim">' if sentence.label == "not_a_claim" else "<tr>"
+    label = _html_label(sentence.label)
+    if sentence.reason:
+        label += f" ({_esc(sentence.reason)})"
     return (
-        "<tr>"
-        f'<td class="num">{_esc(sentence.index)}</td>'
-        f"<td>{_html_label(sentence.label)}</td>"
+        row + f'<td class="num">{_esc(sentence.index)}</td>'
+        f"<td>{label}</td>"
         f'<td class="num">{_esc(_score(sentence.score))}</td>'
         f"<td>{_esc(sentence.text)}</td>"
         f"<td>{_html_evidence(sentence.evidence)}</td>"
@@ -481,6 +527,8 @@ def _html_summary(report: Report) -> list[str]:
     ]
     items += [(label, str(n)) for label, n in _ordered_counts(summary.counts)]
     items += [("intrinsic", str(summary.intrinsic)), ("extrinsic", str(summary.extrinsic))]
+    if summary.not_a_claim:
+        items.append(("not a claim", str(summary.not_a_claim)))
     if report.question:
         items.append(("Question", report.question))
     lines = ['<section class="summary">', "<dl>"]

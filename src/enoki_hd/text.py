@@ -247,6 +247,8 @@ _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+")
 _RULE_LINE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|-+|=+|`{3,}.*|~{3,}.*)[ \t]*$")
 _TABLE_SEPARATOR_CHARS = frozenset("|:- \t")
 _TABLE_ROW_RE = re.compile(r"[ \t]*\|")
+# A line that is bold and nothing else (``**Key findings**``) reads as a heading.
+_BOLD_LINE_RE = re.compile(r"[ \t]*(?:\*\*|__)[^*_\n]+(?:\*\*|__)[ \t]*:?[ \t]*$")
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:
@@ -268,8 +270,8 @@ def _is_textless_line(line: str) -> bool:
 def _markdown_blocks(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into blocks that no sentence may cross, as offsets into ``text``.
 
-    A block ends at a blank line; headings and table rows are blocks of their own; each list
-    item starts a new block. Heading and list markers are left out of the block, so a bullet
+    A block ends at a blank line; headings, bold-only lines and table rows are blocks of their
+    own; each list item starts a new block. Heading and list markers are left out of the block, so a bullet
     ``- Paris is big.`` yields the block ``Paris is big.``.
     """
     blocks: list[tuple[int, int]] = []
@@ -287,7 +289,7 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
             close()
             continue
         heading = _HEADING_RE.match(line)
-        if heading or _TABLE_ROW_RE.match(line):
+        if heading or _TABLE_ROW_RE.match(line) or _BOLD_LINE_RE.match(line):
             close()
             blocks.append((start + (heading.end() if heading else 0), end))
             continue

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 FactLabel = Literal["supported", "contradicted", "unverifiable"]
-SentenceLabel = Literal["supported", "contradicted", "unverifiable", "unsupported_language"]
+SentenceLabel = Literal[
+    "supported", "contradicted", "unverifiable", "unsupported_language", "not_a_claim"
+]
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
 REPORT_SCHEMA_VERSION = "1.1"
@@ -236,6 +238,9 @@ class FactVerdict:
     # the calibrated fusion's inputs (enoki_hd.verify.calibration.FEATURES); None unless the
     # detector runs calibrated fusion or records features for `make calibrate`
     features: dict[str, float] | None = None
+    # verification=llm / adaptive: why this fact went to the escalation judge, the verdict
+    # before and the judge's answer (enoki_hd.verify.routing); None when it was not escalated
+    escalation: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -260,6 +265,7 @@ class FactVerdict:
             "suppressed_by": self.suppressed_by,
             "split": _spans_to_list(self.split),
             **({} if self.features is None else {"features": dict(self.features)}),
+            **({} if self.escalation is None else {"escalation": dict(self.escalation)}),
         }
 
     @classmethod
@@ -277,6 +283,7 @@ class FactVerdict:
             suppressed_by=d.get("suppressed_by"),
             split=_spans_from_list(d.get("split")),
             features=None if d.get("features") is None else dict(d["features"]),
+            escalation=None if d.get("escalation") is None else dict(d["escalation"]),
         )
 
 
@@ -289,6 +296,12 @@ class SentenceVerdict:
     aggregation of fact verdicts (``max``, ``mean``, ...). ``split`` is empty unless the
     sentence was too long to judge whole: then the pieces judged, as half-open offsets into the
     answer.
+
+    A sentence that states no checkable fact (:mod:`enoki_hd.select`) is ``not_a_claim`` with
+    a ``reason`` (``heading``, ``lead_in``, ``question``, ``instruction``, ``meta``,
+    ``opinion``, ``table_header``, ``code``): neither supported nor hallucinated, score 0,
+    method ``selection``. ``to_dict()`` carries ``checkworthy`` (False for these only) and
+    ``reason`` (None for claims).
     """
 
     index: int
@@ -301,6 +314,11 @@ class SentenceVerdict:
     method: str = "sentence-nli"
     facts: list[str] = field(default_factory=list)
     split: list[Span] = field(default_factory=list)
+    reason: str | None = None
+
+    @property
+    def checkworthy(self) -> bool:
+        return self.label != "not_a_claim"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -309,6 +327,8 @@ class SentenceVerdict:
             "text": self.text,
             "score": self.score,
             "label": self.label,
+            "checkworthy": self.checkworthy,
+            "reason": self.reason,
             "probs": self.probs.to_dict() if self.probs else None,
             "evidence": self.evidence.to_dict() if self.evidence else None,
             "method": self.method,
@@ -329,6 +349,7 @@ class SentenceVerdict:
             method=d.get("method", "sentence-nli"),
             facts=list(d.get("facts", [])),
             split=_spans_from_list(d.get("split")),
+            reason=d.get("reason"),
         )
 
 
@@ -374,7 +395,8 @@ class Summary:
     (unknown, not "no"). ``status`` is ``ok``, ``empty_answer``, ``no_context``,
     ``no_facts``, ``unsupported_language`` (no sentence could be read) or ``unchecked``
     (nothing verified); the rules are in :mod:`enoki_hd.aggregate`. ``unchecked`` counts the
-    sentences that were not verified (e.g. in another language).
+    sentences that were not verified (e.g. in another language); ``not_a_claim`` the sentences
+    that state no checkable fact (left out of every count and of ``faithfulness``).
     """
 
     status: str
@@ -385,6 +407,7 @@ class Summary:
     intrinsic: int = 0
     extrinsic: int = 0
     unchecked: int = 0
+    not_a_claim: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -396,6 +419,7 @@ class Summary:
             "intrinsic": self.intrinsic,
             "extrinsic": self.extrinsic,
             "unchecked": self.unchecked,
+            "not_a_claim": self.not_a_claim,
         }
 
     @classmethod
@@ -409,6 +433,7 @@ class Summary:
             intrinsic=int(d.get("intrinsic", 0)),
             extrinsic=int(d.get("extrinsic", 0)),
             unchecked=int(d.get("unchecked", 0)),
+            not_a_claim=int(d.get("not_a_claim", 0)),
         )
 
 

@@ -235,7 +235,7 @@ def make_prediction(
         "status": status,
         "level": level,
         "hallucinated": bool(span_rows)
-        or any(row["label"] != "supported" for row in sentence_rows),
+        or any(row["label"] not in ("supported", "not_a_claim") for row in sentence_rows),
         "score": float(max(candidates, default=0.0)),
         "spans": span_rows,
         "sentences": sentence_rows,

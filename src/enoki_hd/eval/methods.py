@@ -67,11 +67,16 @@ def prediction_from_report(report: Report) -> dict[str, Any]:
             # the characters this fact is blamed for when unsupported
             "spans": [[s.start, s.end] for s in blamed_spans(v.fact)],
             **({} if v.features is None else {"features": v.features}),
+            **({} if v.escalation is None else {"escalation": v.escalation}),
         }
         for v in report.facts
     ]
     if level == "sentence":
-        spans = [(s.span, s.score) for s in report.sentences if s.label != "supported"]
+        spans = [
+            (s.span, s.score)
+            for s in report.sentences
+            if s.label not in ("supported", "not_a_claim")
+        ]
     else:
         spans = [(Span(s.start, s.end), s.score) for s in report.spans]
     return make_prediction(

@@ -73,6 +73,7 @@ from enoki_hd.eval.methods import (
 )
 from enoki_hd.eval.rendering import plot_thresholds, render_report, render_summary
 from enoki_hd.types import Span
+from enoki_hd.verify.routing import attach_gold, escalation_summary, render_escalation
 
 logger = logging.getLogger(__name__)
 
@@ -296,7 +297,7 @@ def three_way_label(prediction: Mapping[str, Any]) -> str:
     else sentences) all supported → ``supported``, none → ``not_supported``, else
     ``partially_supported``. Nothing checked counts as ``supported`` (nothing was flagged)."""
     facts = [f for f in prediction["facts"] if not f.get("suppressed")]
-    units = facts or prediction["sentences"]
+    units = facts or [s for s in prediction["sentences"] if s["label"] != "not_a_claim"]
     supported = sum(u["label"] == "supported" for u in units)
     if supported == len(units):
         return "supported"
@@ -549,6 +550,12 @@ def run_eval(
 
     names = list(plain.get("methods") or DEFAULT_METHODS)
     methods, models = build_methods(names, plain, detector)
+    for method in methods:
+        if attach_gold(getattr(method, "detector", None), bench.examples):
+            logger.warning(
+                "judge=oracle: escalated facts are judged from the gold labels; this measures "
+                "what routing can reach, it is not a detector"
+            )
     use_cache = plain.get("cache", True)
     cache = PredictionCache(Path(paths["cache_dir"]) / "eval" if use_cache else None)
     logger.info("evaluating %s on %d examples of %s", ", ".join(names), len(bench), name)
@@ -563,6 +570,7 @@ def run_eval(
         n: evaluate(bench, predictions[n], threshold=threshold, deltas=deltas) for n in names
     }
     sweep = threshold_sweep(bench, predictions)
+    escalation = escalation_summary(predictions["detector"]) if "detector" in predictions else None
     metric_seconds = time.perf_counter() - mark
 
     gold_reference = bench.examples[0].metadata.get("gold_annotator") if bench.references else None
@@ -608,7 +616,10 @@ def run_eval(
         title=f"{bench.name}: {sweep['family'] or 'no'}-level metric vs threshold",
     )
     metrics["timings"]["total"] = round(time.perf_counter() - started, 3)
-    atomic_write(output_dir / "report.md", render_report(metrics))
+    if escalation is not None:
+        metrics["escalation"] = escalation
+    report = render_report(metrics) + ("" if escalation is None else render_escalation(escalation))
+    atomic_write(output_dir / "report.md", report)
     atomic_write(output_dir / "metrics.json", to_json(metrics, indent=2) + "\n")
     logger.info("wrote %s (%.1f s)", output_dir, metrics["timings"]["total"])
     objects = {

@@ -6,6 +6,9 @@ import re
 
 from enoki_hd.types import Fact
 
+# the source of the facts a table row gives, one per cell (see :mod:`enoki_hd.select`)
+TABLE_SOURCE = "table"
+
 _COPULAS = frozenset({"is", "are", "was", "were"})
 # Relations after which a singular common noun needs an article to read as English.
 _COPULA_ENDINGS = frozenset(
@@ -66,6 +69,13 @@ def _negate(relation: str) -> str:
     return " ".join(["not", *words])
 
 
+def cell_hypothesis(row: str, header: str, value: str) -> str:
+    """A table cell as a hypothesis: ``row — header: value.``; empty parts are left out."""
+    label = " — ".join(part for part in (row, header) if part)
+    text = f"{label}: {value}" if label else value
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
 def verbalize(fact: Fact) -> str:
     """The hypothesis for NLI: subject, relation and object as one sentence.
 
@@ -78,7 +88,11 @@ def verbalize(fact: Fact) -> str:
       a relation ending in a copula (``is``, ``was``, ``became``, ...), since the rules
       extractor leaves articles out of fact text (``Suede is a band.``).
     - An empty object gives ``Subject relation.`` (``The band split up.``).
+    - A table cell (``source="table"``: subject the row label, relation the column header,
+      object the cell) reads ``row — header: value.`` (``standard — no severe attack: 38%.``).
     """
+    if fact.source == TABLE_SOURCE:
+        return cell_hypothesis(fact.subject, fact.relation, fact.object)
     subject, relation, obj = (
         " ".join(part.split()) for part in (fact.subject, fact.relation, fact.object)
     )

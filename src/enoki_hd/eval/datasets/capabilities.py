@@ -100,8 +100,8 @@ def load_capabilities(
 def predicted_label(prediction: Mapping[str, Any]) -> str:
     """The 3-way label a prediction record gives the whole answer: ``contradicted`` when any
     sentence is, else ``unverifiable`` when any sentence is not supported (an unchecked
-    sentence included), else ``supported``."""
-    labels = [s["label"] for s in prediction["sentences"]]
+    sentence included; a ``not_a_claim`` one left out), else ``supported``."""
+    labels = [s["label"] for s in prediction["sentences"] if s["label"] != "not_a_claim"]
     if "contradicted" in labels:
         return "contradicted"
     if any(label != "supported" for label in labels):

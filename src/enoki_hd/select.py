@@ -1,0 +1,445 @@
+"""Claim selection: which answer sentences state a checkable fact, read with their Markdown.
+
+The stage runs between segmentation and extraction. :func:`select_claims` gives every sentence
+a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
+
+- ``heading`` — an ATX (``## Summary``) or setext heading, or a line that is bold and nothing
+  else (``**Key findings**``);
+- ``table_header`` — the row above a table's ``|---|`` separator;
+- ``code`` — a line inside a fenced code block;
+- ``lead_in`` — a sentence that ends with a colon (``The study found that:``);
+- ``question`` — a sentence that ends with a question mark;
+- ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``,
+  ``Note that the sources differ``, ``The context does not mention ...``);
+- ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``) or a bare
+  evaluation (``This is a great choice.``) with no number in the sentence;
+- ``instruction`` — a pointer to someone else (``Consult your doctor ...``, ``For more
+  details, see ...``). Instructions that carry content (``Take one tablet twice daily``) stay
+  claims on purpose: a manual or a leaflet can support or contradict them, and a wrong dose is
+  exactly what a user needs flagged.
+
+Non-claims are neither supported nor hallucinated: the detector reports them ``not_a_claim``,
+extracts no facts from them, leaves them out of the faithfulness denominator and never blames
+their characters.
+
+Structure is kept for the claims:
+
+- a list item under a lead-in (``The study found that:`` / ``- 64% of ...``) is judged whole
+  in the lead-in's frame (:attr:`Selection.hypothesis`: ``The study found that 64% of ...``);
+  offsets stay in the item. A nested item's frame is its parent item when that ends with a
+  colon;
+- a table body row is one claim per cell, built from its row label (first cell) and the cell's
+  column header (:class:`TableCell`: ``standard — no severe attack: 38%``), blamed on the
+  cell's own characters.
+
+Everything here is rules on the Markdown and the sentence text; no model is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from enoki_hd.extract.rules.markdown import mask_markdown
+from enoki_hd.extract.verbalize import TABLE_SOURCE, cell_hypothesis
+from enoki_hd.text import (
+    _BOLD_LINE_RE,
+    _HEADING_RE,
+    _LIST_ITEM_RE,
+    _RULE_LINE_RE,
+    _TABLE_ROW_RE,
+    STOP_WORDS,
+    _lines,
+)
+from enoki_hd.types import Fact, Span
+
+__all__ = [
+    "NOT_A_CLAIM_REASONS",
+    "SELECTIONS",
+    "NotAClaimReason",
+    "Selection",
+    "SelectionMode",
+    "TableCell",
+    "cell_facts",
+    "select_claims",
+]
+
+NotAClaimReason = Literal[
+    "heading", "lead_in", "question", "instruction", "meta", "opinion", "table_header", "code"
+]
+NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = (
+    "heading",
+    "lead_in",
+    "question",
+    "instruction",
+    "meta",
+    "opinion",
+    "table_header",
+    "code",
+)
+SelectionMode = Literal["rules", "none"]
+SELECTIONS: tuple[SelectionMode, ...] = ("rules", "none")
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """One body cell of a table row: its own characters, its row label and column header
+    (markup removed; ``""`` when the table has none)."""
+
+    span: Span
+    text: str
+    row: str
+    row_span: Span | None
+    header: str
+
+    @property
+    def hypothesis(self) -> str:
+        """``row — header: value.``; the parts that are empty are left out."""
+        return cell_hypothesis(self.row, self.header, self.text)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the selection stage says about one sentence.
+
+    ``kind`` is the sentence's place in the Markdown: ``prose``, ``list_item``, ``heading``,
+    ``table_header``, ``table_row`` or ``code``. ``hypothesis`` is what the verifier judges
+    when the sentence is judged whole (None: the sentence's own text); ``cells`` holds a table
+    row's claims.
+    """
+
+    index: int
+    checkworthy: bool
+    reason: NotAClaimReason | None = None
+    kind: str = "prose"
+    frame: str | None = None
+    hypothesis: str | None = None
+    cells: tuple[TableCell, ...] = field(default_factory=tuple)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence-text rules
+# ---------------------------------------------------------------------------------------------
+
+_FLAGS = re.IGNORECASE
+_META_RES = tuple(
+    re.compile(p, _FLAGS)
+    for p in (
+        r"^(?:i )?hope (?:this|that|it) (?:helps|answers|clarifies)",
+        r"\bas an ai\b|\bas an? (?:large )?language model\b|\bi(?:'m| am) an ai\b",
+        r"^(?:please )?(?:let me know|feel free to)\b",
+        r"^if you have (?:any )?(?:other |more |further |additional )?questions\b",
+        r"^(?:i(?:'m| am) )?(?:happy|glad) to help\b|^(?:good|great) question\b",
+        r"^(?:please )?(?:note|keep in mind|be aware)(?: that)?\b.*\b(?:sources?|context|"
+        r"documents?|information|reports?|passages?|data)\b.*\b(?:differ|vary|varies|conflict|"
+        r"disagree|may be (?:incomplete|outdated|inaccurate))",
+        r"^i (?:do not|don't|cannot|can't|could not|couldn't) (?:have|find|access|browse|"
+        r"provide|verify|confirm)\b",
+        r"\b(?:the|this|these) (?:provided |given |available )?(?:context|passages?|texts?|"
+        r"documents?|sources?|information) (?:does not|doesn't|do not|don't|did not|didn't) "
+        r"(?:mention|say|specify|provide|contain|state|include|cover|address)\b",
+        r"^(?:here|below) (?:is|are) (?:a |an |the |some )?(?:summary|overview|breakdown|list|"
+        r"answer|explanation|table)\b",
+    )
+)
+_OPINION_START_RE = re.compile(
+    r"^(?:i (?:think|believe|feel|would (?:recommend|suggest|say))|i'd (?:recommend|suggest|"
+    r"say)|i (?:recommend|suggest)|in my (?:opinion|view|experience)|personally\b)",
+    _FLAGS,
+)
+_OPINION_EVALUATION_RE = re.compile(
+    r"\b(?:is|are|was|were|would be|makes?|seems?|sounds?) (?:a |an )?(?:really |very |truly |"
+    r"quite |an? )?(?:great|excellent|good|wonderful|fantastic|perfect|ideal|nice|amazing|"
+    r"solid|smart|wise|fine|terrific|superb) (?:choice|option|idea|pick|fit|decision|way|"
+    r"start|place|read|resource)\b",
+    _FLAGS,
+)
+_INSTRUCTION_RE = re.compile(
+    r"^(?:please |always |be sure to |make sure to )?(?:consult|contact|ask|talk to|speak "
+    r"(?:to|with)|check with|reach out to|refer to|see|visit) (?:with )?(?:your|a|an|the) "
+    r"(?:own )?(?:doctor|physician|pharmacist|health ?care|medical|professional|specialist|"
+    r"lawyer|attorney|legal|advisor|adviser|financial|tax|accountant|vet|veterinarian|"
+    r"provider|documentation|official|manufacturer|support|customer|local|qualified|"
+    r"licensed|relevant)\b"
+    r"|^for (?:more|further|additional|the latest|up-to-date) (?:information|details|help|"
+    r"guidance|updates)\b",
+    _FLAGS,
+)
+_DIGIT_RE = re.compile(r"\d")
+
+
+_SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+(?=[.,;:!?%)])")
+
+
+def clean(text: str) -> str:
+    """``text`` without Markdown markup, whitespace collapsed (``*45%*.`` → ``45%.``)."""
+    return _SPACE_BEFORE_PUNCT_RE.sub("", " ".join(mask_markdown(text).split()))
+
+
+def reason_from_text(text: str) -> NotAClaimReason | None:
+    """Why a sentence (markup already removed) is not a claim, by its words alone; None when
+    it may state a fact."""
+    stripped = text.strip().rstrip("\"'”’)*_ ")
+    if not stripped:
+        return None
+    if stripped.endswith(":"):
+        return "lead_in"
+    if stripped.endswith("?"):
+        return "question"
+    if any(p.search(stripped) for p in _META_RES):
+        return "meta"
+    if _OPINION_START_RE.search(stripped):
+        return "opinion"
+    if _OPINION_EVALUATION_RE.search(stripped) and not _DIGIT_RE.search(stripped):
+        return "opinion"
+    if _INSTRUCTION_RE.search(stripped):
+        return "instruction"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown lines
+# ---------------------------------------------------------------------------------------------
+
+_FENCE_RE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+_SETEXT_RE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_TABLE_SEPARATOR_RE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+
+
+@dataclass
+class _Line:
+    start: int
+    end: int
+    kind: str  # blank, heading, setext, rule, fence, code, separator, table, item, text
+    indent: int = 0
+    body: int = 0  # where the text of a list item starts
+
+
+def _classify_lines(text: str) -> list[_Line]:
+    lines: list[_Line] = []
+    in_fence = False
+    for start, end in _lines(text):
+        line = text[start:end]
+        if _FENCE_RE.match(line):
+            lines.append(_Line(start, end, "fence"))
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            lines.append(_Line(start, end, "code"))
+        elif not line.strip():
+            lines.append(_Line(start, end, "blank"))
+        elif _TABLE_ROW_RE.match(line) and "-" in line and _TABLE_SEPARATOR_RE.match(line):
+            lines.append(_Line(start, end, "separator"))
+        elif _TABLE_ROW_RE.match(line):
+            lines.append(_Line(start, end, "table"))
+        elif _HEADING_RE.match(line) or _BOLD_LINE_RE.match(line):
+            lines.append(_Line(start, end, "heading"))
+        elif _SETEXT_RE.match(line) and lines and lines[-1].kind == "text":
+            lines[-1].kind = "heading"  # the paragraph line above is a setext heading
+            lines.append(_Line(start, end, "setext"))
+        elif _RULE_LINE_RE.match(line):
+            lines.append(_Line(start, end, "rule"))
+        elif item := _LIST_ITEM_RE.match(line):
+            indent = len(line) - len(line.lstrip(" \t"))
+            lines.append(_Line(start, end, "item", indent, start + item.end()))
+        else:
+            lines.append(_Line(start, end, "text", len(line) - len(line.lstrip(" \t"))))
+    return lines
+
+
+def _line_of(lines: list[_Line], position: int) -> int:
+    """Index of the line holding ``position`` (lines are in order and cover the text)."""
+    low, high = 0, len(lines) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if lines[middle].start <= position:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+
+def _cells(text: str, line: _Line) -> list[Span]:
+    """The cells of a table row: spans between unescaped pipes (not inside backticks),
+    trimmed of whitespace and of enclosing emphasis; empty cells kept as empty spans."""
+    bounds = []
+    in_code = False
+    for i in range(line.start, line.end):
+        c = text[i]
+        if c == "`":
+            in_code = not in_code
+        elif c == "|" and not in_code and (i == line.start or text[i - 1] != "\\"):
+            bounds.append(i)
+    body = text[line.start : line.end]
+    lead = line.start + len(body) - len(body.lstrip())
+    trail = line.start + len(body.rstrip())
+    previous = lead
+    if bounds and bounds[0] == lead:
+        previous, bounds = lead + 1, bounds[1:]
+    pieces = []
+    for pipe in bounds:
+        pieces.append((previous, pipe))
+        previous = pipe + 1
+    if previous < trail:  # no closing pipe
+        pieces.append((previous, trail))
+    cells = []
+    for start, end in pieces:
+        while start < end and text[start] in " \t*_~":
+            start += 1
+        while end > start and text[end - 1] in " \t*_~":
+            end -= 1
+        cells.append(Span(start, end))
+    return cells
+
+
+def _table_rows(text: str, lines: list[_Line], row: int) -> tuple[list[Span], list[Span] | None]:
+    """The cells of table row ``row`` and of its table's header row (None: no header)."""
+    first = row
+    while first > 0 and lines[first - 1].kind in ("table", "separator"):
+        first -= 1
+    separator = next((i for i in range(first, len(lines)) if lines[i].kind == "separator"), None)
+    header = None
+    if separator is not None and separator > first and lines[separator - 1].kind == "table":
+        header = _cells(text, lines[separator - 1])
+    return _cells(text, lines[row]), header
+
+
+def _is_header_row(lines: list[_Line], row: int) -> bool:
+    return row + 1 < len(lines) and lines[row + 1].kind == "separator"
+
+
+def _clean_cell(cell: str) -> str:
+    """A cell's text without markup; its pipes (escaped, or in code) are content and stay."""
+    return clean(cell.replace("\\|", "\ue000").replace("|", "\ue000")).replace("\ue000", "|")
+
+
+def _row_cells(text: str, lines: list[_Line], row: int) -> tuple[TableCell, ...]:
+    cells, header = _table_rows(text, lines, row)
+    names = [_clean_cell(text[h.start : h.end]) for h in header] if header else []
+    label_span = cells[0] if len(cells) > 1 and cells[0].end > cells[0].start else None
+    label = _clean_cell(text[label_span.start : label_span.end]) if label_span else ""
+    out = []
+    for column, cell in enumerate(cells):
+        if len(cells) > 1 and column == 0:
+            continue
+        value = _clean_cell(text[cell.start : cell.end])
+        if not value:
+            continue
+        out.append(
+            TableCell(cell, value, label, label_span, names[column] if column < len(names) else "")
+        )
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lists
+# ---------------------------------------------------------------------------------------------
+
+_JOINING_ENDS = frozenset(
+    {
+        "that", "because", "whether", "if", "to", "by", "include", "includes", "included",
+        "including", "are", "were", "is", "was", "be", "as", "with", "of", "for", "on", "in",
+    }
+)  # fmt: skip
+
+
+def _framed(frame: str, item: str) -> str:
+    """The item read in its lead-in's frame: ``The study found that 64% ...``; the colon is
+    dropped when the lead-in ends in a word that runs on into the item, kept otherwise."""
+    body = frame.rstrip().rstrip(":").rstrip()
+    last = body.split()[-1].lower() if body.split() else ""
+    if last not in _JOINING_ENDS:
+        return f"{body}: {item}"
+    first = item.split(maxsplit=1)[0] if item.split() else ""
+    if first.lower() in STOP_WORDS and first[1:].islower():
+        item = item[0].lower() + item[1:]  # "found that The group" → "found that the group"
+    return f"{body} {item}"
+
+
+def _frame(text: str, lines: list[_Line], item: int) -> str | None:
+    """The lead-in of list item ``item``: the parent item (for a nested item) or the text line
+    above the list, when it ends with a colon."""
+    indent = lines[item].indent
+    for i in range(item - 1, -1, -1):
+        line = lines[i]
+        if line.kind == "blank":
+            continue
+        if line.kind == "item" and line.indent >= indent:
+            continue
+        if line.kind == "text" and line.indent > indent:
+            continue  # a continuation line of an item at this depth
+        if line.kind in ("item", "text", "heading"):
+            candidate = clean(text[line.body or line.start : line.end])
+            return candidate if candidate.endswith(":") else None
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The stage
+# ---------------------------------------------------------------------------------------------
+
+
+def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
+    """One :class:`Selection` per sentence span (half-open offsets into ``answer``), by the
+    rules in the module docstring."""
+    lines = _classify_lines(answer)
+    out: list[Selection] = []
+    for index, span in enumerate(sentences):
+        row = _line_of(lines, span.start)
+        line = lines[row]
+        sentence = span.text(answer)
+        if line.kind == "code":
+            out.append(Selection(index, False, "code", "code"))
+        elif line.kind == "heading":
+            out.append(Selection(index, False, "heading", "heading"))
+        elif line.kind == "table" and _is_header_row(lines, row):
+            out.append(Selection(index, False, "table_header", "table_header"))
+        elif line.kind == "table":
+            cells = _row_cells(answer, lines, row)
+            hypothesis = " ".join(c.hypothesis for c in cells) or None
+            out.append(
+                Selection(index, True, None, "table_row", hypothesis=hypothesis, cells=cells)
+            )
+        else:
+            text = clean(sentence)
+            reason = reason_from_text(text)
+            kind = "list_item" if line.kind == "item" else "prose"
+            if reason is not None:
+                out.append(Selection(index, False, reason, kind))
+                continue
+            frame = _frame(answer, lines, row) if kind == "list_item" else None
+            # the frame applies to the item's first sentence, the one the lead-in introduces
+            first = index == 0 or sentences[index - 1].start < line.start
+            if frame is not None and first:
+                out.append(Selection(index, True, None, kind, frame, _framed(frame, text)))
+            else:
+                out.append(Selection(index, True, None, kind))
+    return out
+
+
+def cell_facts(selection: Selection) -> list[Fact]:
+    """The facts of a table row, one per cell (``source="table"``): subject the row label,
+    relation the column header, object and delta the cell's own characters, so that an
+    unsupported cell is blamed on itself only."""
+    return [
+        Fact(
+            id=f"f{selection.index}.{k}",
+            sentence=selection.index,
+            subject=cell.row,
+            relation=cell.header,
+            object=cell.text,
+            subject_spans=[cell.row_span] if cell.row_span else [],
+            object_spans=[cell.span],
+            delta=[cell.span],
+            source=TABLE_SOURCE,
+        )
+        for k, cell in enumerate(selection.cells)
+    ]
