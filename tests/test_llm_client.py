@@ -3,15 +3,16 @@ timeouts, no retry on other errors, the token ledger, the cost cap and the key l
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("openai")
 
-from llm_server import ScriptedLLM, Step  # noqa: E402
+from llm_server import ScriptedLLM, Step
 
-from enoki_hd.llm import ChatClient, CostCapReached, LLMError, load_api_key  # noqa: E402
+from enoki_hd.llm import ChatClient, CostCapReached, LLMError, load_api_key
 
 MESSAGES = [{"role": "user", "content": "ping"}]
 
@@ -83,7 +84,7 @@ def test_the_cost_cap_stops_before_the_next_request() -> None:
         chat = client(llm.url, sleeps, price_in=1.0, max_cost=0.0025)
         for _ in range(3):
             chat.complete(MESSAGES)
-        with pytest.raises(CostCapReached, match="spent \\$0.0030 of max_cost \\$0.0025"):
+        with pytest.raises(CostCapReached, match=re.escape("spent $0.0030 of max_cost $0.0025")):
             chat.complete(MESSAGES)
         assert len(llm.requests) == 3
 

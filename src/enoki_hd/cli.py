@@ -1,4 +1,4 @@
-"""``enoki`` command line: detect, eval, version (and the project's make targets' entry points)."""
+"""``enoki`` command line: detect, extract, teach, eval, version (and the project's make targets' entry points)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,20 @@ psiloqa_hub, ragtruth, ragtruth_processed, factcheck, sentence_sample, wice, hal
 enokiqa (configs/benchmark/file.yaml lists the extra keys, e.g. benchmark.sources).
 Outputs: outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
 thresholds.png); the report is printed.
+"""
+
+
+TEACH_EXAMPLES = """\
+examples:
+  enoki teach --input answers.jsonl --text-field answer --out teacher.jsonl \\
+      --model Qwen2.5-7B-Instruct --base-url http://localhost:8000/v1 --workers 16
+  enoki teach ... --limit 100 --max-cost 5 --price-in 0.15 --price-out 0.6   # a hosted API
+  make distill ARGS="data.teacher_jsonl=[$PWD/teacher.jsonl]"
+
+The key comes from OPENAI_API_KEY or a git-ignored .env (local servers need none). A rerun
+skips the rows already written and retries the others.
+exit codes: 0 every row written, 1 runtime error, 2 usage error,
+            3 incomplete (rows failed or the cost cap stopped the run): rerun to finish
 """
 
 
@@ -176,6 +190,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder holding eval.yaml (default: the checkout's configs/)",
     )
 
+    teach = commands.add_parser(
+        "teach",
+        help="teacher triples for make distill from a chat model (resumable)",
+        description="Extract anchored facts from every answer of a JSONL file with a chat model "
+        "over an OpenAI-compatible endpoint; the output is what make distill reads.",
+        epilog=TEACH_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    teach.add_argument("--input", required=True, metavar="FILE.jsonl", help="one answer per line")
+    teach.add_argument(
+        "--text-field", default="answer", help="the field holding the answer (default answer)"
+    )
+    teach.add_argument(
+        "--id-field", default="id", help="the field holding a unique id (default id; else line N)"
+    )
+    teach.add_argument("--out", required=True, metavar="FILE.jsonl", help="teacher JSONL output")
+    teach.add_argument("--model", required=True, help="the served model's name")
+    teach.add_argument(
+        "--base-url", required=True, metavar="URL", help="e.g. http://localhost:8000/v1"
+    )
+    teach.add_argument("--workers", type=int, default=8, help="requests in flight (default 8)")
+    teach.add_argument("--limit", type=int, default=None, help="the first N rows only")
+    teach.add_argument(
+        "--prompt",
+        default="incremental",
+        help="incremental (default), flat, or a template file (see enoki_hd/llm/prompts)",
+    )
+    teach.add_argument(
+        "--max-cost", type=float, default=None, metavar="USD", help="stop once this is spent"
+    )
+    teach.add_argument(
+        "--price-in", type=float, default=0.0, metavar="USD", help="per million prompt tokens"
+    )
+    teach.add_argument(
+        "--price-out", type=float, default=0.0, metavar="USD", help="per million output tokens"
+    )
+    teach.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds per attempt (default 60)"
+    )
+    teach.add_argument(
+        "--max-retries", type=int, default=6, help="retries on 429/5xx/timeouts (default 6)"
+    )
+    teach.add_argument("--no-progress", action="store_true", help="no progress bar (logs and CI)")
+
     commands.add_parser("version", help="print the version")
     return parser
 
@@ -253,6 +311,37 @@ def _run_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_teach(args: argparse.Namespace) -> int:
+    from enoki_hd.extract.llm import LLMExtractor
+    from enoki_hd.train.teach import read_rows, teach
+
+    for name, value, low in (("--workers", args.workers, 1), ("--limit", args.limit, 1)):
+        if value is not None and value < low:
+            raise UsageError(f"argument {name}: must be >= {low}, got {value}")
+    if not Path(args.input).is_file():
+        raise UsageError(f"argument --input: file not found: {args.input}")
+    try:
+        rows = read_rows(
+            args.input, text_field=args.text_field, id_field=args.id_field, limit=args.limit
+        )
+        extractor = LLMExtractor(
+            args.model,
+            args.base_url,
+            prompt=args.prompt,
+            workers=args.workers,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+            price_in=args.price_in,
+            price_out=args.price_out,
+            max_cost=args.max_cost,
+        )
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    result = teach(rows, args.out, extractor, progress=not args.no_progress)
+    _write(result.format(), None)
+    return 0 if result.complete else 3
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     import shlex
 
@@ -300,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_eval(args)
         if args.command == "extract":
             return _run_extract(args)
+        if args.command == "teach":
+            return _run_teach(args)
     except UsageError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except FileNotFoundError as err:

@@ -4,8 +4,9 @@
 >>> facts = extractor.extract("Suede was formed in Bath in 1989.")
 
 Built-in backends: ``rules`` (spaCy dependency rules, :mod:`.rules`), ``encoder`` (the
-distilled IGL tagger, :mod:`.encoder`) and ``preextracted`` (triples the caller supplies,
-anchored to the answer, :mod:`.preextracted`). A backend module
+distilled IGL tagger, :mod:`.encoder`), ``llm`` (a chat model over an OpenAI-compatible
+endpoint, :mod:`.llm`) and ``preextracted`` (triples the caller supplies, anchored to the
+answer, :mod:`.preextracted`). A backend module
 registers itself with :func:`register`; built-in modules are imported on first use, so
 importing this package loads no model.
 """
@@ -30,6 +31,7 @@ _BUILTIN_MODULES = {
     "rules": "enoki_hd.extract.rules",
     "preextracted": "enoki_hd.extract.preextracted",
     "encoder": "enoki_hd.extract.encoder",
+    "llm": "enoki_hd.extract.llm",
 }
 
 FactoryT = TypeVar("FactoryT", bound=Callable[..., Extractor])

@@ -5,12 +5,22 @@ dicts ``{"subject", "relation", "object"}`` per answer; optional keys ``negated`
 ``modality`` and ``confidence`` are carried over. Each part is anchored with
 :func:`enoki_hd.text.anchor` (exact, then whitespace/quote/dash tolerant, then
 case-insensitive; an ambiguous phrase is never guessed).
+
+``path`` reads them from a JSONL file, one record per answer: ``{"text", "triples": [...]}``
+(anchored here) or a record of ``enoki teach`` / the teacher JSONL layout, ``{"text",
+"facts": [Fact.to_dict(), ...]}``, whose facts are already anchored and are used as they are
+(their sentence index re-derived from the caller's sentences, ids and parent links renumbered
+to match).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from enoki_hd.extract import register
@@ -98,6 +108,9 @@ class PreextractedExtractor:
     Args:
         facts: triples per answer text, ``{answer: [{"subject", "relation", "object"}, ...]}``.
             More can be added with :meth:`add`, or passed straight to :meth:`extract`.
+        path: a JSONL file of records (see the module docstring) to read them from.
+        text_field: the field of those records holding the answer.
+        sha256: when given (as :meth:`config` records it), the file must have this digest.
 
     A triple whose subject or object cannot be anchored uniquely (absent, or ambiguous: it
     occurs more than once and no single sentence holds both) is kept with empty spans,
@@ -110,10 +123,66 @@ class PreextractedExtractor:
 
     name = "preextracted"
 
-    def __init__(self, facts: Mapping[str, Sequence[Triple]] | None = None) -> None:
+    def __init__(
+        self,
+        facts: Mapping[str, Sequence[Triple]] | None = None,
+        *,
+        path: str | Path | None = None,
+        text_field: str = "text",
+        sha256: str | None = None,
+    ) -> None:
         self._facts: dict[str, list[Triple]] = {}
+        self._anchored: dict[str, list[Fact]] = {}
         for answer, triples in (facts or {}).items():
             self.add(answer, triples)
+        self.path = None if path is None else Path(path)
+        self.text_field = text_field
+        self.sha256: str | None = None
+        if self.path is not None:
+            self.sha256 = self._read(self.path, text_field)
+            if sha256 is not None and sha256 != self.sha256:
+                raise ValueError(
+                    f"sha256: the config was written for a file with sha256 {sha256}, but "
+                    f"{self.path} has {self.sha256}; drop sha256 to accept the new file"
+                )
+
+    def _read(self, path: Path, text_field: str) -> str:
+        """Load the records of ``path``; returns the file's sha256."""
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"path: no file {path}; give the JSONL of pre-extracted facts (extractor.path)"
+            )
+        data = path.read_bytes()
+        for lineno, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
+            text = record.get(text_field) if isinstance(record, dict) else None
+            if not isinstance(text, str):
+                raise ValueError(
+                    f"{where}: field {text_field!r} must hold the answer text; name the field "
+                    "with text_field (extractor.text_field)"
+                )
+            if isinstance(record.get("facts"), list):
+                try:
+                    self._anchored[text] = [Fact.from_dict(d) for d in record["facts"]]
+                except (KeyError, TypeError, ValueError) as err:
+                    raise ValueError(
+                        f"{where}: field 'facts' must hold facts as Fact.to_dict() writes them "
+                        f"({type(err).__name__}: {err})"
+                    ) from None
+            elif isinstance(record.get("triples"), list):
+                try:
+                    self.add(text, record["triples"])
+                except (TypeError, ValueError) as err:
+                    raise ValueError(f"{where}: field 'triples': {err}") from None
+            else:
+                raise ValueError(f"{where}: a record needs a 'facts' or a 'triples' list")
+        return hashlib.sha256(data).hexdigest()
 
     def add(self, answer: str, triples: Sequence[Triple]) -> None:
         """Register the triples of ``answer`` (replacing earlier ones for the same text)."""
@@ -122,8 +191,16 @@ class PreextractedExtractor:
         self._facts[answer] = list(triples)
 
     def config(self) -> dict[str, Any]:
-        """The backend's name (the triples are data, given per answer, not options)."""
-        return {"name": self.name}
+        """The backend's name, and the file it reads with its digest (triples given in code
+        are data, given per answer, not options)."""
+        if self.path is None:
+            return {"name": self.name}
+        return {
+            "name": self.name,
+            "path": str(self.path.resolve()),
+            "text_field": self.text_field,
+            "sha256": self.sha256,
+        }
 
     def unparseable_sentences(self, answer: str, sentences: list[Span] | None = None) -> set[int]:
         """Sentences with no parseable English (see :mod:`enoki_hd.extract.rules.language`):
@@ -144,13 +221,15 @@ class PreextractedExtractor:
         """Anchor ``triples`` (default: those registered for ``answer``) to ``answer``."""
         if not isinstance(answer, str):
             raise TypeError(f"answer must be str, got {type(answer).__name__}")
+        if sentences is None:
+            sentences = segment_sentences(answer)
+        if triples is None and answer in self._anchored:
+            return _renumber(answer, self._anchored[answer], sentences)
         if triples is None:
             triples = self._facts.get(answer)
             if triples is None:
                 logger.debug("no pre-extracted triples for this answer; returning no facts")
                 return []
-        if sentences is None:
-            sentences = segment_sentences(answer)
         if not sentences:
             sentences = [Span(0, len(answer))]
         placed: list[tuple[int, int, Fact]] = []
@@ -189,3 +268,43 @@ class PreextractedExtractor:
             fact.id = f"f{sentence}.{k}"
             facts.append(fact)
         return facts
+
+
+def _renumber(answer: str, facts: Sequence[Fact], sentences: list[Span]) -> list[Fact]:
+    """Already anchored facts filed under the caller's ``sentences`` (the one holding a
+    fact's first span; an unanchored fact by :func:`_fallback_sentence`), ids ``f{sentence}.{k}``
+    and parent links renumbered; offsets are checked to lie inside ``answer``."""
+    windows = sentences or [Span(0, len(answer))]
+    placed: list[tuple[int, int, Fact]] = []
+    for position, fact in enumerate(facts):
+        spans = [*fact.subject_spans, *fact.relation_spans, *fact.object_spans, *fact.delta]
+        if any(s.end > len(answer) for s in spans):
+            raise ValueError(
+                f"pre-extracted fact {fact.id!r} has spans beyond the answer's {len(answer)} "
+                "characters: its record was written for another text"
+            )
+        first = min(spans).start if spans else None
+        sentence = next(
+            (i for i, w in enumerate(windows) if first is not None and w.start <= first < w.end),
+            None,
+        )
+        if sentence is None:
+            parts = (fact.subject, fact.relation, fact.object)
+            sentence = _fallback_sentence(answer, parts, windows)
+        placed.append((sentence, position, fact))
+    new_ids: dict[str, str] = {}
+    counters: dict[int, int] = {}
+    ordered = sorted(placed, key=lambda item: item[:2])
+    for sentence, _, fact in ordered:
+        k = counters.get(sentence, 0)
+        counters[sentence] = k + 1
+        new_ids[fact.id] = f"f{sentence}.{k}"
+    return [
+        replace(
+            fact,
+            id=new_ids[fact.id],
+            sentence=sentence,
+            parent=None if fact.parent is None else new_ids.get(fact.parent),
+        )
+        for sentence, _, fact in ordered
+    ]

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 logger = logging.getLogger(__name__)
 
@@ -237,12 +237,13 @@ class ChatClient:
         while True:
             self.check_budget()
             try:
+                omit = self._openai.omit  # leave an option out of the request body
                 response = self._client.chat.completions.create(
                     model=self.model,
-                    messages=list(messages),  # type: ignore[arg-type]
+                    messages=cast(Any, list(messages)),
                     temperature=self.temperature,
-                    **({} if self.max_tokens is None else {"max_tokens": self.max_tokens}),
-                    **({} if self.seed is None else {"seed": self.seed}),
+                    max_tokens=omit if self.max_tokens is None else self.max_tokens,
+                    seed=omit if self.seed is None else self.seed,
                 )
             except Exception as err:
                 delay = self._retry_delay(err, retries)

@@ -75,21 +75,18 @@ def _as_triple(value: Any) -> dict[str, str] | None:
     """A triple from a parsed JSON / Python value, or None when it is not one."""
     if isinstance(value, dict):
         lowered = {str(k).strip().lower(): v for k, v in value.items()}
-        parts = [lowered.get(p) for p in PARTS]
-        if parts[2] is None and "predicate" in lowered:
-            parts = [lowered.get("subject"), lowered.get("predicate"), lowered.get("object")]
-        if parts[0] is None or parts[1] is None:
+        relation = lowered.get("relation", lowered.get("predicate"))
+        obj = lowered.get("object")
+        found = [lowered.get("subject"), relation, "" if obj is None else obj]
+        if found[0] is None or found[1] is None:
             return None
-        parts[2] = "" if parts[2] is None else parts[2]
-        if not all(isinstance(p, (str, int, float)) for p in parts):
-            return None
-        return dict(zip(PARTS, (str(p).strip() for p in parts), strict=True))
-    if isinstance(value, (list, tuple)) and len(value) in (2, 3):
-        if not all(isinstance(p, (str, int, float)) for p in value):
-            return None
-        parts = [str(p).strip() for p in value] + [""] * (3 - len(value))
-        return dict(zip(PARTS, parts, strict=True))
-    return None
+    elif isinstance(value, (list, tuple)) and len(value) in (2, 3):
+        found = [*value, ""][:3]
+    else:
+        return None
+    if not all(isinstance(p, (str, int, float)) for p in found):
+        return None
+    return dict(zip(PARTS, (str(p).strip() for p in found), strict=True))
 
 
 def _read_value(text: str) -> Any:
