@@ -164,6 +164,24 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
         ]
     if "capability" in first:
         lines += _capability_tables(methods, names)
+    if "markdown" in first:
+        lines += ["## Markdown structure", ""]
+        lines += _table(
+            ["method", *(c for c, _ in MARKDOWN_COLUMNS)],
+            (
+                [n, *(get_path(methods[n]["markdown"], p) for _, p in MARKDOWN_COLUMNS)]
+                for n in names
+            ),
+        )
+        lines += [
+            "",
+            "Structural FA: predicted spans on headings, lead-ins, table headers, meta, questions, "
+            "opinions and code (per answer; answers with any); FA/answer: predicted spans "
+            "overlapping no gold span; cells checked: table cells with a fact inside the cell; "
+            "cell recall / cell FA: wrong cells hit / right cells hit; gold recall: gold spans "
+            "hit.",
+            "",
+        ]
     if "entity" in first:
         lines += ["## Entity level", ""]
         lines += _table(
@@ -176,6 +194,54 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
             "",
         ]
     return lines
+
+
+MARKDOWN_COLUMNS = (
+    ("n", "n"),
+    ("structural FA / answer", "structural_false_alarms_per_answer"),
+    ("answers with structural FA", "structural_flagged_answers"),
+    ("FA / answer", "false_alarms_per_answer"),
+    ("cells checked", "table_cell_check_rate"),
+    ("cell recall", "table_cell_recall"),
+    ("cell FA", "table_cell_false_alarms"),
+    ("gold recall", "gold_span_recall"),
+)
+
+
+def _reasons(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{reason} {n}" for reason, n in counts.items()) or "—"
+
+
+def render_checkworthiness(result: Mapping[str, Any], *, max_errors: int = 20) -> str:
+    """The selection stage against gold check-worthiness: P / R / F1 of "not a claim" per
+    level, then the units it gets wrong."""
+    columns = ("n", "gold_not_a_claim", "predicted_not_a_claim", "precision", "recall", "f1")
+    lines = ["## Check-worthiness (selection stage)", ""]
+    lines += _table(
+        ["level", *columns, "reasons"],
+        (
+            [level, *(values[c] for c in columns), _reasons(values["reasons"])]
+            for level, values in result["levels"].items()
+        ),
+    )
+    lines += [
+        "",
+        'Positive class: "not a claim". A unit is predicted not a claim when every sentence of '
+        "it is (enoki_hd.select, rules). Precision is — when nothing was predicted.",
+        "",
+    ]
+    errors = result["errors"]
+    if errors:
+        lines += [f"Disagreements ({len(errors)}, first {min(len(errors), max_errors)}):", ""]
+        lines += _table(
+            ["id", "level", "gold", "predicted", "text"],
+            (
+                [e["id"], e["level"], e["gold"], e["predicted"], e["text"].replace("|", "\\|")]
+                for e in errors[:max_errors]
+            ),
+        )
+        lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 CAPABILITY_COLUMNS = (

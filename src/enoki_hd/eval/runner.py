@@ -55,6 +55,7 @@ from tqdm.auto import tqdm
 from enoki_hd import __version__
 from enoki_hd.eval import metrics as M
 from enoki_hd.eval.cache import PredictionCache
+from enoki_hd.eval.checkworthiness import checkworthiness_metrics
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
     Benchmark,
@@ -63,6 +64,7 @@ from enoki_hd.eval.datasets import (
     load_benchmark,
 )
 from enoki_hd.eval.datasets.capabilities import capability_metrics
+from enoki_hd.eval.datasets.markdown_suite import markdown_metrics
 from enoki_hd.eval.files import atomic_write, to_json
 from enoki_hd.eval.methods import (
     DEFAULT_METHODS,
@@ -71,7 +73,12 @@ from enoki_hd.eval.methods import (
     build_methods,
     prediction_from_report,
 )
-from enoki_hd.eval.rendering import plot_thresholds, render_report, render_summary
+from enoki_hd.eval.rendering import (
+    plot_thresholds,
+    render_checkworthiness,
+    render_report,
+    render_summary,
+)
 from enoki_hd.types import Span
 from enoki_hd.verify.routing import attach_gold, escalation_summary, render_escalation
 
@@ -360,6 +367,8 @@ def families(benchmark: Benchmark) -> list[str]:
         found.append("entity")
     if examples and all("category" in e.metadata and e.claim_labels for e in examples):
         found.append("capability")
+    if examples and all(e.metadata.get("markdown_suite") for e in examples):
+        found.append("markdown")
     return found
 
 
@@ -425,6 +434,8 @@ def evaluate(
             result[family] = unit
         elif family == "capability":
             result["capability"] = capability_metrics(examples, predictions)
+        elif family == "markdown":
+            result["markdown"] = markdown_metrics(examples, predictions)
         elif family == "entity":
             scores_per_sample, labels_per_sample, unlocated = entity_scores(examples, predictions)
             entity = dict(M.entity_auc(scores_per_sample, labels_per_sample))
@@ -571,6 +582,14 @@ def run_eval(
     }
     sweep = threshold_sweep(bench, predictions)
     escalation = escalation_summary(predictions["detector"]) if "detector" in predictions else None
+    detector_cfg = plain.get("detector") or {}
+    checkworthiness = (
+        checkworthiness_metrics(
+            full.checkworthiness, backend=str(detector_cfg.get("sentence_backend", "spacy"))
+        )
+        if full.checkworthiness and detector_cfg.get("selection", "rules") != "none"
+        else None
+    )
     metric_seconds = time.perf_counter() - mark
 
     gold_reference = bench.examples[0].metadata.get("gold_annotator") if bench.references else None
@@ -618,7 +637,11 @@ def run_eval(
     metrics["timings"]["total"] = round(time.perf_counter() - started, 3)
     if escalation is not None:
         metrics["escalation"] = escalation
+    if checkworthiness is not None:
+        metrics["checkworthiness"] = checkworthiness
     report = render_report(metrics) + ("" if escalation is None else render_escalation(escalation))
+    if checkworthiness is not None:
+        report += render_checkworthiness(checkworthiness)
     atomic_write(output_dir / "report.md", report)
     atomic_write(output_dir / "metrics.json", to_json(metrics, indent=2) + "\n")
     logger.info("wrote %s (%.1f s)", output_dir, metrics["timings"]["total"])

@@ -108,11 +108,17 @@ def load_factcheck(
 
     ``question`` is the user prompt; ids are ``{row}/{sentenceN}`` (``/{claim}``), row
     0-based.
+
+    At both levels the benchmark's ``checkworthiness`` lists every sentence
+    (``sentence_checkworthiness``: ``yes`` is a claim; ``opinion``, ``other``,
+    ``not_a_claim`` are not) and every claim (``claim_checkworthiness``: ``factual`` is a
+    claim), those without a factuality label included.
     """
     if level not in ("sentence", "claim"):
         raise ValueError(f"level must be 'sentence' or 'claim', got {level!r}")
     path = Path(path)
     examples: list[EvalExample] = []
+    units: list[dict[str, Any]] = []
     dropped: Counter[str] = Counter()
     flagged: Counter[str] = Counter()
     for row_index, row in enumerate(read_jsonl(path)):
@@ -132,6 +138,7 @@ def load_factcheck(
             text = sentence["text"]
             decontext = sentence.get("decontext") or text
             claims = _factcheck_claims(row, key, sentence)
+            units += _checkworthiness(row, f"{row_index}/{key}", key, sentence, decontext)
             base_metadata: dict[str, Any] = {
                 "response": response,
                 "sentence_key": key,
@@ -198,4 +205,43 @@ def load_factcheck(
         dropped=dict(dropped),
         flagged=dict(flagged),
         source=str(path),
+        checkworthiness=units,
     )
+
+
+def _checkworthiness(
+    row: Row, unit_id: str, key: str, sentence: Mapping[str, Any], text: str
+) -> list[dict[str, Any]]:
+    """The sentence's and its claims' check-worthiness gold (see :func:`load_factcheck`)."""
+    label = sentence.get("sentence_checkworthiness")
+    units = []
+    if label is not None:
+        units.append(
+            {
+                "id": unit_id,
+                "level": "sentence",
+                "text": text,
+                "label": str(label),
+                "not_a_claim": str(label).lower() != "yes",
+            }
+        )
+    claims = sentence.get("claims") or []
+    labels = sentence.get("claim_checkworthiness")
+    if labels is None:
+        return units
+    if not isinstance(labels, list) or len(labels) != len(claims):
+        raise row.error(
+            f"sentences.{key}.claim_checkworthiness",
+            f"must have one entry per claim ({len(claims)}), got {len(labels)}",
+        )
+    for index, (claim, claim_label) in enumerate(zip(claims, labels, strict=True)):
+        units.append(
+            {
+                "id": f"{unit_id}/{index}",
+                "level": "claim",
+                "text": str(claim),
+                "label": str(claim_label),
+                "not_a_claim": str(claim_label).lower() != "factual",
+            }
+        )
+    return units

@@ -146,7 +146,11 @@ class Benchmark:
     ``references`` holds extra span annotations aligned with ``examples`` (e.g. one list per
     PsiloQA annotator file, keyed by the file stem); ``dropped`` counts rows left out, by
     reason; ``flagged`` counts examples kept with a caveat, by reason (``missing_context``,
-    ``sentence_not_located``, ...); ``source`` names the file(s) read.
+    ``sentence_not_located``, ...); ``source`` names the file(s) read. ``checkworthiness``
+    holds gold check-worthiness of units — every unit of the file, the ones left out of
+    ``examples`` included — as ``{"id", "level", "text", "label", "not_a_claim"}`` (what
+    :mod:`enoki_hd.eval.checkworthiness` scores the selection stage on); None when the set
+    has none.
     """
 
     name: str
@@ -156,6 +160,7 @@ class Benchmark:
     dropped: dict[str, int] = field(default_factory=dict)
     flagged: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    checkworthiness: list[dict[str, Any]] | None = None
 
     def __len__(self) -> int:
         return len(self.examples)
@@ -174,6 +179,7 @@ class Benchmark:
             "dropped": dict(self.dropped),
             "flagged": dict(self.flagged),
             "source": self.source,
+            "checkworthiness": self.checkworthiness,
         }
 
     @classmethod
@@ -192,4 +198,5 @@ class Benchmark:
             dropped={k: int(v) for k, v in d.get("dropped", {}).items()},
             flagged={k: int(v) for k, v in d.get("flagged", {}).items()},
             source=d.get("source", ""),
+            checkworthiness=d.get("checkworthiness"),
         )
