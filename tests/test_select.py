@@ -141,10 +141,20 @@ def test_table_without_a_header_and_single_column() -> None:
         ("This is a great choice for beginners.", "opinion"),
         ("Please consult your doctor before changing the dose.", "instruction"),
         ("For more details, see the official website.", "instruction"),
+        ("Always read the label before giving a dose.", "instruction"),
+        ("For most travellers, the Fenwick 14 is the better pick.", "opinion"),
+        ("The therapy results look impressive.", "opinion"),
+        ("That is a lot to carry up the stairs.", "opinion"),
+        ("Paris is a great choice for a first trip.", "opinion"),
         # claims stay claims
         ("The study followed 480 children.", None),
         ("Take one tablet twice daily with food.", None),
         ("At $9 a month it is a great choice.", None),
+        ("At $9 a month, it is a great choice.", None),
+        ("Never take more than four tablets.", None),
+        ("Never give Paxdrin to infants.", None),
+        ("The drug is good for headaches.", None),
+        ("The Fenwick 14 is better for battery life.", None),
         ("Note that the drug must be taken with food.", None),
         ("Suede formed in London in 1989.", None),
         ("", None),
@@ -298,3 +308,23 @@ def test_the_issue_example_on_the_shipped_models() -> None:
     # the denominator: the facts of claims only, no heading, lead-in or table header
     assert report.summary.not_a_claim == 3
     assert report.summary.checked == len([v for v in report.facts if not v.suppressed])
+
+
+def test_a_table_row_is_one_unit_and_skips_the_language_check() -> None:
+    answer = "| feature | value |\n|---|---|\n| Length | 77 km |\n| over 25 kg | 10 ml | every 8 hours |\n"
+    rows = [s.text(answer) for s in segment_sentences(answer, backend="spacy")]
+    assert rows == [
+        "| feature | value |",
+        "| Length | 77 km |",
+        "| over 25 kg | 10 ml | every 8 hours |",
+    ]
+    detector = Detector(LexicalVerifier(), sentence_backend="spacy")
+    report = detector.detect(answer=answer, context="The canal is 77 km long.")
+    # checked cell by cell, not "unsupported_language" though "| Length | 77 km |" is no sentence
+    assert [s.label != "unsupported_language" for s in report.sentences] == [True] * 3
+    assert report.sentences[0].label == "not_a_claim"
+    assert [(v.fact.id, v.fact.object) for v in report.facts] == [
+        ("f1.0", "77 km"),
+        ("f2.0", "10 ml"),
+        ("f2.1", "every 8 hours"),
+    ]

@@ -289,7 +289,11 @@ class Detector:
         with clock("language"):
             unreadable = self._unreadable(answer, spans)
         with clock("select"):
-            selections = self._select(answer, spans, unreadable)
+            selections = self._select(answer, spans)
+        # structure decides before the language check: a heading is not a claim in any
+        # language, and a table row ("| Length | 77 km |") is checked cell by cell though it
+        # does not parse as an English sentence
+        unreadable = unreadable - {s.index for s in selections if s.reason is not None or s.cells}
         not_claims = {s.index: s.reason for s in selections if s.reason is not None}
         unchecked = unreadable | set(not_claims)
         facts: list[Fact] | None = None
@@ -385,13 +389,10 @@ class Detector:
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
 
-    def _select(self, answer: str, spans: list[Span], unreadable: set[int]) -> list[Selection]:
+    def _select(self, answer: str, spans: list[Span]) -> list[Selection]:
         if self.selection == "none":
             return [Selection(i, True) for i in range(len(spans))]
-        return [
-            Selection(s.index, True) if s.index in unreadable else s
-            for s in select_claims(answer, spans)
-        ]
+        return select_claims(answer, spans)
 
     def _unreadable(self, answer: str, spans: list[Span]) -> set[int]:
         if not self.language_check or not spans:

@@ -11,10 +11,14 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
 - ``question`` — a sentence that ends with a question mark;
 - ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``,
   ``Note that the sources differ``, ``The context does not mention ...``);
-- ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``) or a bare
-  evaluation (``This is a great choice.``) with no number in the sentence;
+- ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``), an
+  evaluation with no number in the sentence (``This is a great choice.``), or a sentence that
+  is an evaluation and nothing else (``For most travellers, the Fenwick 14 is the better
+  pick.``, ``The results look impressive.``);
 - ``instruction`` — a pointer to someone else (``Consult your doctor ...``, ``For more
-  details, see ...``). Instructions that carry content (``Take one tablet twice daily``) stay
+  details, see ...``) or generic advice led by always / never / please with no number and no
+  name in it (``Always read the label before giving a dose.``). Instructions that carry
+  content (``Take one tablet twice daily``, ``Never take more than four tablets``) stay
   claims on purpose: a manual or a leaflet can support or contradict them, and a wrong dose is
   exactly what a user needs flagged.
 
@@ -167,7 +171,50 @@ _INSTRUCTION_RE = re.compile(
     r"guidance|updates)\b",
     _FLAGS,
 )
+# A whole sentence that is an evaluation: "[lead-in phrase,] X is/looks <evaluative>[ noun
+# [for/to ...]]." ("For most travellers, the Fenwick 14 is the better pick.", "The results look
+# impressive.", "That is a lot to carry."), with no number in it ("At $9 a month, it is a
+# great choice." states a price).
+_EVALUATIVE_ADJECTIVE = (
+    r"(?:great|excellent|good|wonderful|fantastic|perfect|ideal|nice|amazing|solid|smart|wise|"
+    r"terrific|superb|impressive|promising|outstanding|remarkable|attractive|appealing|"
+    r"sensible|awesome|better|best|worse|worst)"
+)
+_PICK_NOUN = (
+    r"(?:choice|option|idea|pick|fit|decision|way|start|place|read|resource|bet|value|deal)"
+)
+_EVALUATION_SENTENCE_RE = re.compile(
+    r"^(?:[^,]{1,60},\s+)?[^,]{1,60}?\s+(?:is|are|was|were|'s|would be|will be|"
+    r"makes?|seems?|looks?|sounds?|feels?)\s+(?:a |an |the )?(?:really |very |truly |quite |"
+    r"by far |much |clearly |definitely |especially |pretty |rather )?(?:"
+    # "... is the better pick [for most people]" / "... looks impressive"
+    + _EVALUATIVE_ADJECTIVE
+    + r"(?:\s+"
+    + _PICK_NOUN
+    + r"(?:\s+(?:for|to)\s+[^,]{1,60})?)?"
+    # "That is a lot to carry"
+    r"|(?:a lot|too much|plenty)(?:\s+(?:for|to)\s+[^,]{1,60})?"
+    r")[.!]?$",
+    _FLAGS,
+)
+# Generic advice: "Always read the label before giving a dose.", "Never leave it unattended."
+# — an imperative led by always / never / please with nothing specific in it (no number,
+# no name): advice a leaflet that names a dose would contradict stays a claim.
+_GENERIC_ADVICE_RE = re.compile(r"^(?:always|never|please)\s+[a-z]+", _FLAGS)
+_NUMBER_WORD_RE = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"hundred|thousand|million|billion|once|twice|half|dozen|first|second|third)\b",
+    _FLAGS,
+)
 _DIGIT_RE = re.compile(r"\d")
+_NAMED_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d+\b")
+
+
+def _is_specific(text: str) -> bool:
+    """Whether ``text`` names a number or (past its first word) a capitalised name."""
+    if _DIGIT_RE.search(text) or _NUMBER_WORD_RE.search(text):
+        return True
+    return any(word[:1].isupper() for word in text.split()[1:])
 
 
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"\s+(?=[.,;:!?%)])")
@@ -194,7 +241,14 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
         return "opinion"
     if _OPINION_EVALUATION_RE.search(stripped) and not _DIGIT_RE.search(stripped):
         return "opinion"
+    # a model number in a name ("Fenwick 14") is no quantity; "$9 a month" is
+    if _EVALUATION_SENTENCE_RE.match(stripped) and not _DIGIT_RE.search(
+        _NAMED_NUMBER_RE.sub("", stripped)
+    ):
+        return "opinion"
     if _INSTRUCTION_RE.search(stripped):
+        return "instruction"
+    if _GENERIC_ADVICE_RE.match(stripped) and not _is_specific(stripped):
         return "instruction"
     return None
 

@@ -508,7 +508,8 @@ def segment_sentences(
     empty or whitespace-only text gives ``[]``. Before either backend runs, the text is cut into
     Markdown blocks that no sentence crosses: blank lines, headings (``# ...``), list items
     (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``), table rows, rules and code fences. Heading and list
-    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``).
+    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``). A table
+    row is never split: it is one unit, whatever punctuation its cells hold.
     ``\\r\\n`` line breaks are handled, and CJK ``。！？`` end sentences in both backends.
 
     Args:
@@ -544,7 +545,9 @@ def segment_sentences(
                 ]
             )
     sentences: list[Span] = []
-    for pieces in per_block:
+    for (b_start, b_end), pieces in zip(blocks, per_block, strict=True):
+        if len(pieces) > 1 and _TABLE_ROW_RE.match(text[b_start:b_end]):
+            pieces = [Span(pieces[0].start, pieces[-1].end)]  # a table row is one unit
         sentences.extend(_finish_block(text, pieces))
     return sentences
 

@@ -16,7 +16,7 @@ SentenceLabel = Literal[
 ]
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"  # 1.2: sentence checkworthy/reason, summary not_a_claim
 
 
 @dataclass(frozen=True, order=True)
