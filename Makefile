@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full lint format train-verifier distill export bench eval eval-all calibrate carb clean
+.PHONY: help install demo test test-full test-install wheel serve lint format train-verifier distill export bench eval eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# torch first, pinned: the local CPU build, not a multi-GB CUDA build
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[train,eval,dev,llm]"
+	$(PIP) install -q -e ".[train,eval,dev,llm,serve,ray]"
 	touch $@
 
 install: $(VENV)/.installed ## create .venv and install the package with its extras (from the package index, once)
@@ -38,6 +38,15 @@ test: install ## the fast test suite (well under 20 min on 2 cores)
 
 test-full: install ## every test, slow ones included
 	$(VENV)/bin/pytest -q -m "slow or not slow"
+
+test-install: install ## the torch-free install check: a fresh venv, pip install of the wheel (base dependencies only), enoki detect, torch never imported (a CI step, ~1-2 min)
+	$(VENV)/bin/pytest -q -m slow tests/test_torch_free.py
+
+wheel: install ## build dist/enoki_hd-*.whl: the package with the shipped checkpoints as package data (pip install it anywhere, no torch)
+	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
+
+serve: install ## run the HTTP service on 127.0.0.1:8000 (ARGS="--host 0.0.0.0 --port 9000 ...")
+	$(VENV)/bin/enoki serve $(ARGS)
 
 lint: install ## ruff lint and format check, mypy type check of src/ (config in pyproject.toml)
 	$(VENV)/bin/ruff check src scripts tests

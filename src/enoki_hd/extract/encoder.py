@@ -40,10 +40,11 @@ from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.igl.data import EncodedWindow, encode_example
 from enoki_hd.igl.decode import decode_rows
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
+from enoki_hd.runtime.files import pad_token_id
+from enoki_hd.runtime.onnx import create_session
 from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.loading import default_checkpoint_dir
-from enoki_hd.verify.nli import pad_token_id
 
 logger = logging.getLogger(__name__)
 
@@ -176,10 +177,8 @@ def row_confidences(labels: np.ndarray, probs: np.ndarray, num_words: int) -> li
 
 class _OnnxTagger:
     def __init__(self, graph: Path) -> None:
-        import onnxruntime as ort
-
         try:
-            self.session = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+            self.session = create_session(graph)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
             raise RuntimeError(
                 f"cannot load the tagger graph {graph}: {' '.join(str(err).split())}; "

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from enoki_hd.runtime.files import installed_checkpoint_dir
 from enoki_hd.verify.nli import NLICrossEncoder
 
 VERIFIER_ENV = "ENOKI_VERIFIER"
@@ -37,12 +38,16 @@ NOT_VERIFIER_OPTIONS = ("name", "evidence")
 
 
 def default_checkpoint_dir() -> Path:
-    """Where the shipped checkpoints live: ``$ENOKI_CHECKPOINTS`` or the repository's
-    ``checkpoints/`` folder (next to ``src/``)."""
+    """Where the shipped checkpoints live: ``$ENOKI_CHECKPOINTS``, else the repository's
+    ``checkpoints/`` folder (next to ``src/``) in a source checkout, else the installed
+    package's data (``enoki_hd/checkpoints``, which a non-editable ``pip install`` carries)."""
     env = os.environ.get(CHECKPOINTS_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "checkpoints"
+    root = Path(__file__).resolve().parents[3]
+    if (root / "pyproject.toml").is_file() and (root / "checkpoints").is_dir():
+        return root / "checkpoints"
+    return installed_checkpoint_dir()
 
 
 def default_verifier_path() -> Path:

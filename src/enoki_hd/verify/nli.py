@@ -33,6 +33,8 @@ from tokenizers import Encoding, Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.lru import LRUCache
+from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
+from enoki_hd.runtime.onnx import create_session
 from enoki_hd.types import NLIScores
 
 logger = logging.getLogger(__name__)
@@ -244,7 +246,7 @@ class _OnnxSession:
         import onnxruntime as ort
 
         try:
-            self.session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            self.session = create_session(path)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
             raise VerifierError(
                 _unloadable_graph_message(path, err, sha256, expected_sha256, ort.__version__)
@@ -285,19 +287,6 @@ def _unloadable_graph_message(
             "pyproject.toml, or re-export it with `make export`"
         )
     return f"cannot load the ONNX verifier graph {path} ({state}): {reason}; {fix}"
-
-
-def pad_token_id(tokenizer: Any, settings: Mapping[str, Any]) -> int:
-    """The padding id of a ``tokenizers.Tokenizer`` read from ``tokenizer.json``: the id of
-    ``tokenizer_config.json``'s ``pad_token`` (``settings``), else the file's own padding id,
-    else 0."""
-    pad_token = settings.get("pad_token")
-    if isinstance(pad_token, dict):
-        pad_token = pad_token.get("content")
-    pad_id = tokenizer.token_to_id(pad_token) if isinstance(pad_token, str) else None
-    if pad_id is None and tokenizer.padding:
-        pad_id = tokenizer.padding["pad_id"]
-    return int(pad_id or 0)
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -471,7 +460,7 @@ class NLICrossEncoder:
                 raise FileNotFoundError(
                     f"ONNX verifier graph not found at {graph}: {MISSING_MODEL_HINT}"
                 )
-            config = self._onnx_config(directory, hub_kw)
+            config = self._onnx_config(directory)
             id2label = config.get("id2label") or {}
             self.sha256 = sha256_file(graph)
             expected = (self.manifest.get("files") or {}).get(onnx_file)
@@ -563,21 +552,23 @@ class NLICrossEncoder:
         return out
 
     @staticmethod
-    def _onnx_config(directory: Path, hub_kw: dict[str, Any]) -> dict[str, Any]:
-        if _transformers_available():
-            from transformers import AutoConfig
-
-            return AutoConfig.from_pretrained(directory, **hub_kw).to_dict()
-        config = _read_json(directory / "config.json")
-        if not config:
-            raise FileNotFoundError(f"no config.json in {directory}: {MISSING_MODEL_HINT}")
-        return config
+    def _onnx_config(directory: Path) -> dict[str, Any]:
+        # read directly, never through AutoConfig: transformers imports torch when installed
+        try:
+            return load_local_config(directory)
+        except FileNotFoundError as err:
+            raise FileNotFoundError(f"{err}: {MISSING_MODEL_HINT}") from err
 
     @staticmethod
     def _load_tokenizer(
         ref: str, directory: Path | None, hub_kw: dict[str, Any]
     ) -> tuple[Tokenizer, int | None, int]:
-        """``(fast tokenizer, model_max_length or None, pad id)``."""
+        """``(fast tokenizer, model_max_length or None, pad id)``: a local directory's
+        ``tokenizer.json`` read directly (no transformers, so no torch), else ``AutoTokenizer``
+        (hub ids and directories saved without the fast tokenizer file)."""
+        if directory is not None and (directory / "tokenizer.json").is_file():
+            local = load_local_tokenizer(directory)
+            return local.tokenizer, local.model_max_length, local.pad_token_id
         if _transformers_available():
             from transformers import AutoTokenizer
 
@@ -590,16 +581,10 @@ class NLICrossEncoder:
                 )
             pad_id = hf_tokenizer.pad_token_id
             return backend, hf_tokenizer.model_max_length, 0 if pad_id is None else pad_id
-        assert directory is not None  # hub ids only reach here through the torch backend
-        tokenizer_file = directory / "tokenizer.json"
-        if not tokenizer_file.is_file():
-            raise FileNotFoundError(
-                f"no tokenizer.json in {directory}; the onnx backend without transformers "
-                "needs the fast tokenizer file"
-            )
-        tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        settings = _read_json(directory / "tokenizer_config.json")
-        return tokenizer, settings.get("model_max_length"), pad_token_id(tokenizer, settings)
+        raise FileNotFoundError(
+            f"no tokenizer.json in {directory or ref}; the onnx backend without transformers "
+            "needs the fast tokenizer file"
+        )
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` alone (no special tokens, no truncation)."""

@@ -1,0 +1,36 @@
+"""What inference needs without torch or transformers.
+
+- :mod:`enoki_hd.runtime.files` — a checkpoint's ``config.json``, ``tokenizer.json`` and
+  ``tokenizer_config.json`` read directly (the slice of ``AutoConfig`` / ``AutoTokenizer`` the
+  ONNX verifier and tagger use), and where the shipped checkpoints are (the source tree or the
+  installed package's data);
+- :mod:`enoki_hd.runtime.onnx` — ONNX Runtime sessions with explicit threads and graph
+  optimisation.
+
+Nothing here imports torch or transformers; ``tests/test_torch_free.py`` checks that a whole
+detection on the shipped checkpoints never does.
+"""
+
+from __future__ import annotations
+
+from enoki_hd.runtime.files import (
+    LocalTokenizer,
+    installed_checkpoint_dir,
+    load_local_config,
+    load_local_tokenizer,
+    pad_token_id,
+    read_json,
+)
+from enoki_hd.runtime.onnx import THREADS_ENV, create_session, session_options
+
+__all__ = [
+    "THREADS_ENV",
+    "LocalTokenizer",
+    "create_session",
+    "installed_checkpoint_dir",
+    "load_local_config",
+    "load_local_tokenizer",
+    "pad_token_id",
+    "read_json",
+    "session_options",
+]

@@ -1,0 +1,107 @@
+"""enoki_hd.runtime: checkpoint files read without transformers, ONNX session settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from enoki_hd.runtime import (
+    THREADS_ENV,
+    create_session,
+    installed_checkpoint_dir,
+    load_local_config,
+    load_local_tokenizer,
+    session_options,
+)
+from enoki_hd.verify.loading import default_checkpoint_dir
+
+SHIPPED = [default_checkpoint_dir() / name for name in ("verifier-minilm", "tagger-minilm")]
+PAIRS = [("Suede is leather with a napped finish.", "Suede is made of leather."), ("a", "b c")]
+
+
+@pytest.mark.parametrize("directory", SHIPPED, ids=lambda p: p.name)
+def test_local_files_match_transformers(directory: Path) -> None:
+    """What the ONNX path reads directly equals what AutoConfig / AutoTokenizer give."""
+    if not (directory / "model.onnx").is_file():
+        pytest.skip(f"no shipped checkpoint at {directory}")
+    transformers = pytest.importorskip("transformers")
+    if directory.name.startswith("verifier"):  # the tagger's config is enoki_igl's own
+        config = load_local_config(directory)
+        auto = transformers.AutoConfig.from_pretrained(directory).to_dict()
+        for key in ("id2label", "max_position_embeddings", "vocab_size"):
+            assert config[key] == auto[key], key
+    local = load_local_tokenizer(directory)
+    hf = transformers.AutoTokenizer.from_pretrained(directory)
+    assert local.pad_token_id == hf.pad_token_id
+    assert local.model_max_length == hf.model_max_length
+    for premise, hypothesis in PAIRS:
+        expected = hf(premise, hypothesis)
+        got = local.tokenizer.encode(premise, hypothesis)
+        assert got.ids == expected["input_ids"]
+        assert got.type_ids == expected["token_type_ids"]
+
+
+def test_local_config_and_tokenizer_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"no config\.json"):
+        load_local_config(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"no tokenizer\.json"):
+        load_local_tokenizer(tmp_path)
+    (tmp_path / "config.json").write_text(json.dumps({"id2label": {"0": "entailment"}}))
+    assert load_local_config(tmp_path)["id2label"] == {0: "entailment"}
+
+
+def test_unlimited_model_max_length_is_none(tmp_path: Path) -> None:
+    shipped = SHIPPED[0]
+    if not (shipped / "tokenizer.json").is_file():
+        pytest.skip("no shipped tokenizer")
+    (tmp_path / "tokenizer.json").write_bytes((shipped / "tokenizer.json").read_bytes())
+    (tmp_path / "tokenizer_config.json").write_text(
+        json.dumps({"model_max_length": 1000000000000000019884624838656, "pad_token": "[PAD]"})
+    )
+    local = load_local_tokenizer(tmp_path)
+    assert local.model_max_length is None
+    assert local.pad_token_id == local.tokenizer.token_to_id("[PAD]")
+
+
+def test_session_options_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    ort = pytest.importorskip("onnxruntime")
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    options = session_options()
+    assert options.intra_op_num_threads == 0  # onnxruntime's default
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    assert session_options(2).intra_op_num_threads == 2
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert session_options().intra_op_num_threads == 3
+    monkeypatch.setenv(THREADS_ENV, "many")
+    with pytest.raises(ValueError, match=THREADS_ENV):
+        session_options()
+    with pytest.raises(ValueError, match=">= 0"):
+        session_options(-1)
+
+
+def test_create_session_runs_the_shipped_verifier(monkeypatch: pytest.MonkeyPatch) -> None:
+    graph = SHIPPED[0] / "model.onnx"
+    if not graph.is_file():
+        pytest.skip("no shipped verifier")
+    session = create_session(graph, threads=1)
+    assert session.get_session_options().intra_op_num_threads == 1
+    assert {i.name for i in session.get_inputs()} <= {
+        "input_ids",
+        "attention_mask",
+        "token_type_ids",
+    }
+
+
+def test_installed_checkpoints_are_the_shipped_ones() -> None:
+    """The package-data folder a wheel carries holds the same checkpoints as the source tree
+    (in a checkout it links to checkpoints/)."""
+    packaged = installed_checkpoint_dir()
+    assert packaged == Path(__file__).resolve().parents[1] / "src" / "enoki_hd" / "checkpoints"
+    for directory in SHIPPED:
+        if not (directory / "manifest.json").is_file():
+            continue
+        assert (packaged / directory.name / "manifest.json").read_bytes() == (
+            directory / "manifest.json"
+        ).read_bytes()
