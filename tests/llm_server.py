@@ -138,8 +138,17 @@ class ScriptedLLM:
         self._httpd.server_close()
 
 
+def echo(message: str) -> Step:
+    """A toy model for trying ``enoki teach`` by hand: the sentence's first word is the
+    subject, its second the relation, the rest the object."""
+    words = message.split("Sentence: ")[-1].strip().rstrip(".").split()
+    if len(words) < 3:
+        return Step("")
+    return Step(lines((words[0], words[1], " ".join(words[2:]))))
+
+
 if __name__ == "__main__":
-    with ScriptedLLM(Step(lines(("Suede", "was formed", "in London")))) as llm:
+    with ScriptedLLM(echo) as llm:
         print(llm.url, flush=True)
         try:
             while True:

@@ -5,6 +5,7 @@ in make eval."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -267,3 +268,19 @@ def test_make_eval_reports_the_escalation_share(tmp_path: Path) -> None:
     report = objects["files"]["report"].read_text()
     assert "escalated 3 of 6 facts (50.0%)" in report
     assert metrics["methods"]["detector"]["span"]["char"]["f1"] > 0
+
+
+def test_adaptive_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
+    with ScriptedLLM() as llm:
+        for judge in ({"name": "oracle"}, {"name": "llm", "model": "m", "base_url": llm.url}):
+            made = Detector(
+                str(tiny_nli_dir),
+                extractor=None,
+                verification="adaptive",
+                judge=judge,
+                routing={"max_margin": 0.2, "base": "nli"},
+            )
+            config = json.loads(json.dumps(made.config()))
+            assert config["judge"]["name"] == judge["name"]
+            assert config["routing"]["max_margin"] == 0.2 and made.judge.verification == "nli"
+            assert Detector.from_config(config).config() == config

@@ -39,7 +39,7 @@ from typing import Any
 from enoki_hd.extract import register
 from enoki_hd.igl.align import Alignment, SentenceAligner
 from enoki_hd.igl.labels import chain_parents
-from enoki_hd.llm.client import ChatClient, Usage
+from enoki_hd.llm.client import MISSING, ChatClient, Usage
 from enoki_hd.llm.parse import parse_triples
 from enoki_hd.llm.prompt import Prompt, load_prompt
 from enoki_hd.text import STOP_WORDS, merge_spans, segment_sentences, tokenize_words
@@ -204,7 +204,7 @@ class LLMExtractor:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if client is None:
-            if not model:
+            if not model or model == MISSING:
                 raise ValueError(
                     "the llm extractor needs model=<served model name> and base_url=<endpoint>, "
                     "e.g. extractor.model=Qwen2.5-7B-Instruct "

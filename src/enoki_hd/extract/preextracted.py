@@ -148,6 +148,11 @@ class PreextractedExtractor:
 
     def _read(self, path: Path, text_field: str) -> str:
         """Load the records of ``path``; returns the file's sha256."""
+        if str(path) == "???":
+            raise ValueError(
+                "extractor.path is required: the JSONL of pre-extracted facts "
+                '(make eval ARGS="extractor=preextracted extractor.path=$PWD/teacher.jsonl")'
+            )
         if not path.is_file():
             raise FileNotFoundError(
                 f"path: no file {path}; give the JSONL of pre-extracted facts (extractor.path)"

@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 API_KEY_ENV = "OPENAI_API_KEY"
 # A local server (vLLM, llama.cpp) takes any key; the openai client insists on one.
 NO_KEY = "EMPTY"
+# What a required Hydra config value left unset (``???``) reads as.
+MISSING = "???"
 
 
 class LLMError(RuntimeError):
@@ -159,7 +161,7 @@ class ChatClient:
         seed: int | None = 0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if not model:
+        if not model or model == MISSING:
             raise ValueError("model must name the served model (e.g. --model Qwen2.5-7B-Instruct)")
         for name, value in (("timeout", timeout), ("backoff_max", backoff_max)):
             if value <= 0:

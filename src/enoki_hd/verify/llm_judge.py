@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from enoki_hd.llm.client import ChatClient, Usage
+from enoki_hd.llm.client import MISSING, ChatClient, Usage
 from enoki_hd.llm.parse import parse_judgement
 from enoki_hd.llm.prompt import Prompt, load_prompt
 from enoki_hd.text import anchor
@@ -115,11 +115,11 @@ class LLMJudge:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if client is None:
-            if not model:
+            if not model or model == MISSING:
                 raise ValueError(
                     "the llm judge needs model=<served model name> and base_url=<endpoint>, "
-                    "e.g. detector.judge.model=Qwen2.5-7B-Instruct "
-                    "detector.judge.base_url=http://localhost:8000/v1"
+                    "e.g. judge.model=Qwen2.5-7B-Instruct "
+                    "judge.base_url=http://localhost:8000/v1"
                 )
             client = ChatClient(model, base_url, **client_options)
         self.client = client

@@ -245,7 +245,7 @@ def build_judge(value: EscalationJudge | Mapping[str, Any] | str | None) -> Esca
         return LLMJudge(**options)
     if name == "nli":
         path = options.pop("path", None)
-        if not path:
+        if not path or path == "???":
             raise ValueError(
                 "judge.name=nli needs judge.path: the larger NLI model's hub id or checkpoint "
                 "path (e.g. tasksource/ModernBERT-large-nli)"
