@@ -1,4 +1,4 @@
-"""``enoki`` command line: detect, extract, teach, eval, version (and the project's make targets' entry points)."""
+"""``enoki`` command line: detect, detect-batch, serve, extract, teach, eval, version (and the project's make targets' entry points)."""
 
 from __future__ import annotations
 
@@ -234,8 +234,156 @@ def build_parser() -> argparse.ArgumentParser:
     )
     teach.add_argument("--no-progress", action="store_true", help="no progress bar (logs and CI)")
 
+    _add_detect_batch(commands)
+    _add_serve(commands)
     commands.add_parser("version", help="print the version")
     return parser
+
+
+DETECT_BATCH_EXAMPLES = """\
+examples:
+  enoki detect-batch --input rows.jsonl --out reports.jsonl
+  enoki detect-batch --input rows.jsonl --out reports.jsonl --workers 4 --extractor encoder
+  enoki detect-batch --input rows.jsonl --out reports.jsonl --ray auto --workers 64
+
+Input: one JSON object a line, {"id"?, "answer", "context", "question"?}. Output: one line per
+input line, in input order: {"id", "line", "report"} or {"id", "line", "error": {"field",
+"message"}} for a bad row (the job goes on). A rerun skips the rows already in --out and
+appends the rest: killed and rerun, the output is byte-identical to an uninterrupted run.
+exit codes: 0 every row reported, 1 runtime error (e.g. a verifier failure: rerun to resume),
+            2 usage error, 3 done, but some rows were bad (their lines hold the error)
+"""
+
+
+def _add_detector_options(parser: argparse.ArgumentParser) -> None:
+    """The detector options detect-batch and serve share (detect has its own help texts)."""
+    parser.add_argument(
+        "--verifier", default=None, metavar="PATH", help="NLI verifier (default: shipped)"
+    )
+    parser.add_argument(
+        "--extractor", default="rules", help="rules (default), encoder or none (sentence level)"
+    )
+    parser.add_argument("--evidence", choices=("retrieve", "window"), default="retrieve")
+    parser.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
+    parser.add_argument("--threshold", type=float, default=0.5)
+    parser.add_argument("--verification", choices=("nli", "grounding", "hybrid"), default="hybrid")
+
+
+def _detector_config(args: argparse.Namespace) -> dict:
+    """A ``Detector.from_config`` mapping from the shared detector options."""
+    if args.top_k < 1:
+        raise UsageError(f"argument --top-k: must be >= 1, got {args.top_k}")
+    if not 0.0 <= args.threshold <= 1.0:
+        raise UsageError(f"argument --threshold: must be in [0, 1], got {args.threshold}")
+    if args.extractor != "none":
+        _extractor(args.extractor)  # an unknown name is a usage error before any model loads
+    return {
+        "verifier": {"path": args.verifier},
+        "extractor": args.extractor,
+        "evidence": {"strategy": args.evidence, "top_k": args.top_k},
+        "threshold": args.threshold,
+        "verification": args.verification,
+    }
+
+
+def _add_detect_batch(commands) -> None:
+    batch = commands.add_parser(
+        "detect-batch",
+        help="check a JSONL file of answers (resumable, parallel, or on Ray)",
+        description="Check every row of a JSONL file; reports go to a JSONL file in input order.",
+        epilog=DETECT_BATCH_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    batch.add_argument("--input", required=True, metavar="FILE", help="rows, one JSON a line")
+    batch.add_argument("--out", required=True, metavar="FILE", help="reports (appended: resumes)")
+    batch.add_argument("--workers", type=int, default=1, help="processes (or Ray actors)")
+    batch.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Ray cluster (auto, ray://host:10001, or local)",
+    )
+    batch.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_detector_options(batch)
+
+
+def _run_detect_batch(args: argparse.Namespace) -> int:
+    import json
+
+    from enoki_hd.batch import BatchError, run_batch
+
+    config = _detector_config(args)
+    if args.workers < 1:
+        raise UsageError(f"argument --workers: must be >= 1, got {args.workers}")
+    try:
+        summary = run_batch(
+            args.input,
+            args.out,
+            detector=config,
+            workers=args.workers,
+            ray_address=args.ray,
+            progress=not args.no_progress,
+        )
+    except BatchError as err:
+        raise UsageError(str(err)) from err
+    sys.stderr.write(f"enoki detect-batch: {json.dumps(summary.to_dict())}\n")
+    return 3 if summary.errors else 0
+
+
+SERVE_EXAMPLES = """\
+examples:
+  enoki serve                                   # http://127.0.0.1:8000
+  enoki serve --host 0.0.0.0 --port 9000 --extractor encoder --max-pending 64
+  curl -s localhost:8000/detect -H 'content-type: application/json' \\
+       -d '{"answer": "...", "context": "..."}'
+  curl -s localhost:8000/metrics               # Prometheus text format
+
+Endpoints: POST /detect ({"answer", "context", "question"?} or {"examples": [...]}),
+GET /health, GET /metrics. Errors are JSON: {"error": {"type", "message", "field"?}}.
+"""
+
+
+def _add_serve(commands) -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="the HTTP service (FastAPI + uvicorn): /detect, /health, /metrics",
+        description="Serve detection over HTTP with Prometheus metrics.",
+        epilog=SERVE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--max-body-bytes", type=int, default=2_000_000, help="larger requests get 413"
+    )
+    serve.add_argument("--max-batch", type=int, default=32, help="examples per request")
+    serve.add_argument(
+        "--max-pending",
+        type=int,
+        default=32,
+        help="requests waiting for the detector beyond which new ones get 503",
+    )
+    serve.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds before a request gets 504"
+    )
+    _add_detector_options(serve)
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from enoki_hd.serve import ServeSettings, run_server
+
+    settings = ServeSettings(
+        max_body_bytes=args.max_body_bytes,
+        max_batch=args.max_batch,
+        max_pending=args.max_pending,
+        timeout_s=args.timeout,
+    )
+    try:
+        settings.check()
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    run_server(_detector_config(args), settings, host=args.host, port=args.port)
+    return 0
 
 
 def _run_detect(args: argparse.Namespace) -> int:
@@ -391,6 +539,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run_extract(args)
         if args.command == "teach":
             return _run_teach(args)
+        if args.command == "detect-batch":
+            return _run_detect_batch(args)
+        if args.command == "serve":
+            return _run_serve(args)
     except UsageError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except FileNotFoundError as err:

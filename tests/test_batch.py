@@ -1,0 +1,189 @@
+"""enoki detect-batch: streaming, input-ordered, resumable JSONL reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from detector_fakes import DELAY_ENV, lexical_detector
+
+from enoki_hd.batch import BatchError, finished_rows, parse_row, run_batch
+from enoki_hd.cli import main
+from enoki_hd.verify.loading import default_verifier_path
+
+TESTS = Path(__file__).resolve().parent
+CONTEXTS = [
+    "The Eiffel Tower is in Paris. It was completed in 1889. Gustave Eiffel's company built it.",
+    "Marie Curie was born in Warsaw. She won the Nobel Prize in Physics in 1903.",
+    "The Amazon river flows through Brazil. It is the largest river by discharge.",
+]
+ANSWERS = [
+    "The Eiffel Tower is in Paris. It was completed in 1899.",
+    "Marie Curie was born in Warsaw. She won the Nobel Prize in Chemistry in 1903.",
+    "The Amazon river flows through Peru and Brazil.",
+    "Gustave Eiffel's company built the tower in Paris.",
+]
+BAD_ROWS = {
+    5: '{"id": "r5", "answer": "No context here."}',
+    9: '{"id": "r9", "answer": 42, "context": "x"}',
+    13: "{not json",
+    17: '{"id": "r1", "answer": "dup", "context": "dup"}',
+    21: "",
+    25: '{"id": [1], "answer": "a", "context": "b"}',
+}
+
+
+def _rows(n: int) -> list[str]:
+    lines = []
+    for i in range(1, n + 1):
+        if i in BAD_ROWS:
+            lines.append(BAD_ROWS[i])
+            continue
+        row = {"id": f"r{i}", "answer": ANSWERS[i % 4], "context": CONTEXTS[i % 3]}
+        if i % 2:
+            row["question"] = "What does the text say?"
+        if i % 7 == 0:
+            row.pop("id")  # the line number stands in
+        lines.append(json.dumps(row))
+    return lines
+
+
+@pytest.fixture
+def rows_file(tmp_path: Path) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(_rows(30)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def reference(rows_file: Path, tmp_path: Path) -> bytes:
+    """The output of one uninterrupted in-process run."""
+    out = tmp_path / "reference.jsonl"
+    summary = run_batch(rows_file, out, detector=lexical_detector, progress=False)
+    assert summary.done == summary.rows == 30 and summary.skipped == 0
+    return out.read_bytes()
+
+
+def test_every_row_once_in_input_order(reference: bytes) -> None:
+    lines = [json.loads(line) for line in reference.decode().splitlines()]
+    assert [line["line"] for line in lines] == list(range(1, 31))
+    for line in lines:
+        assert ("report" in line) != ("error" in line)
+        expected_id = line["line"] if line["line"] % 7 == 0 else f"r{line['line']}"
+        if line["line"] not in (13, 17, 21, 25):  # unparseable rows: the line number as id
+            assert line["id"] == expected_id
+        assert "timings" not in line.get("report", {})
+    errors = {line["line"]: line["error"] for line in lines if "error" in line}
+    assert set(errors) == set(BAD_ROWS)
+    assert errors[5]["field"] == "context" and "missing" in errors[5]["message"]
+    assert errors[9]["field"] == "answer" and "string" in errors[9]["message"]
+    assert errors[13]["field"] is None and "JSON" in errors[13]["message"]
+    assert errors[17]["field"] == "id" and "first on line 1" in errors[17]["message"]
+    assert errors[25]["field"] == "id"
+    flagged = next(line for line in lines if line["line"] == 1)["report"]
+    assert [s["text"] for s in flagged["spans"]] == ["Chemistry"]
+
+
+def test_killed_and_rerun_is_byte_identical(rows_file: Path, reference: bytes, tmp_path: Path):
+    """kill -9 mid-run (plus a torn last line, as a crash mid-write leaves), rerun: the same
+    bytes as an uninterrupted run, every row exactly once."""
+    out = tmp_path / "killed.jsonl"
+    script = (
+        "import sys; from enoki_hd.batch import run_batch; from detector_fakes import "
+        f"lexical_detector; run_batch({str(rows_file)!r}, {str(out)!r}, "
+        "detector=lexical_detector, progress=False)"
+    )
+    env = {
+        **os.environ,
+        DELAY_ENV: "0.15",
+        "PYTHONPATH": f"{TESTS}{os.pathsep}" + os.environ.get("PYTHONPATH", ""),
+    }
+    process = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if out.exists() and out.read_bytes().count(b"\n") >= 8:
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, process.stderr.read().decode()[-2000:] if process.stderr else ""
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    partial = out.read_bytes()
+    written = partial.count(b"\n")
+    assert 8 <= written < 30
+    assert reference.startswith(partial)
+    with out.open("ab") as handle:  # a torn write of the next row
+        handle.write(b'{"id": "r99", "line": 9')
+
+    summary = run_batch(rows_file, out, detector=lexical_detector, progress=False)
+    assert summary.skipped == written and summary.done == 30 - written
+    assert out.read_bytes() == reference
+    again = run_batch(rows_file, out, detector=lexical_detector, progress=False)
+    assert again.done == 0 and again.skipped == 30
+    assert out.read_bytes() == reference
+
+
+def test_workers_write_the_same_bytes(rows_file: Path, reference: bytes, tmp_path: Path) -> None:
+    out = tmp_path / "workers.jsonl"
+    summary = run_batch(rows_file, out, detector=lexical_detector, workers=2, progress=False)
+    assert summary.done == 30
+    assert out.read_bytes() == reference
+
+
+def test_out_of_another_input_is_refused(rows_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "other.jsonl"
+    out.write_text('{"id": "zz", "line": 1, "report": {}}\n')
+    with pytest.raises(BatchError, match="does not belong to this input"):
+        run_batch(rows_file, out, detector=lexical_detector, progress=False)
+    out.write_text("garbage\n")
+    with pytest.raises(BatchError, match="not a detect-batch output line"):
+        finished_rows(out)
+    with pytest.raises(ValueError, match="workers"):
+        run_batch(rows_file, out, detector=lexical_detector, workers=0)
+
+
+def test_parse_row_names_the_field() -> None:
+    assert parse_row(3, '{"answer": "a", "context": "c"}').id == 3
+    assert parse_row(1, '{"answer": "a", "context": "c", "question": 5}').error == {
+        "field": "question",
+        "message": "must be a string, got int",
+    }
+    assert parse_row(1, "[1, 2]").error["message"] == "expected a JSON object, got list"
+
+
+@pytest.mark.skipif(
+    not (default_verifier_path() / "model.onnx").is_file(), reason="no shipped verifier"
+)
+def test_cli_on_the_shipped_checkpoints(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """End to end on the real models: exit 3 for a bad row, reports for the others, a rerun
+    does nothing."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"id": "ok", "answer": ANSWERS[0], "context": CONTEXTS[0]})
+        + "\n"
+        + json.dumps({"id": "bad", "answer": ANSWERS[0]})
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "reports.jsonl"
+    argv = ["detect-batch", "--input", str(rows), "--out", str(out), "--no-progress"]
+    assert main(argv) == 3
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["id"] for line in lines] == ["ok", "bad"]
+    report = lines[0]["report"]
+    assert report["config"]["verifier"]["backend"] == "onnx"
+    assert any("1899" in span["text"] for span in report["spans"])
+    assert lines[1]["error"]["field"] == "context"
+    summary = json.loads(capsys.readouterr().err.split("enoki detect-batch: ", 1)[1])
+    assert summary["done"] == 2 and summary["errors"] == 1 and summary["flagged_answers"] == 1
+    assert main(argv) == 0  # nothing left to do
+    summary = json.loads(capsys.readouterr().err.split("enoki detect-batch: ", 1)[1])
+    assert summary["skipped"] == 2 and summary["done"] == 0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["detect-batch", "--input", str(rows), "--out", str(out), "--workers", "0"])
+    assert exit_info.value.code == 2
