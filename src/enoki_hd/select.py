@@ -10,7 +10,9 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
 - ``lead_in`` — a sentence that ends with a colon (``The study found that:``);
 - ``question`` — a sentence that ends with a question mark;
 - ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``,
-  ``Note that the sources differ``, ``The context does not mention ...``);
+  ``Note that the sources differ``, ``I cannot browse the web``); a statement of absence
+  (``I couldn't find any reservation in the county``, ``The context does not mention a
+  price``) is a claim about the content and is checked;
 - ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``), an
   evaluation with no number in the sentence (``This is a great choice.``), or a sentence that
   is an evaluation and nothing else (``For most travellers, the Fenwick 14 is the better
@@ -139,11 +141,10 @@ _META_RES = tuple(
         r"^(?:please )?(?:note|keep in mind|be aware)(?: that)?\b.*\b(?:sources?|context|"
         r"documents?|information|reports?|passages?|data)\b.*\b(?:differ|vary|varies|conflict|"
         r"disagree|may be (?:incomplete|outdated|inaccurate))",
-        r"^i (?:do not|don't|cannot|can't|could not|couldn't) (?:have|find|access|browse|"
-        r"provide|verify|confirm)\b",
-        r"\b(?:the|this|these) (?:provided |given |available )?(?:context|passages?|texts?|"
-        r"documents?|sources?|information) (?:does not|doesn't|do not|don't|did not|didn't) "
-        r"(?:mention|say|specify|provide|contain|state|include|cover|address)\b",
+        # what the assistant can do; "I couldn't find any reservation in the county" and "the
+        # context does not mention a price" are claims about the content, checked as such
+        r"^i (?:do not|don't|cannot|can't|could not|couldn't) (?:have access|access|browse|"
+        r"provide (?:medical|legal|financial|personal|professional))\b",
         r"^(?:here|below) (?:is|are) (?:a |an |the |some )?(?:summary|overview|breakdown|list|"
         r"answer|explanation|table)\b",
     )
