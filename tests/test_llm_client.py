@@ -108,3 +108,18 @@ def test_the_key_comes_from_the_environment_else_dotenv(
     assert load_api_key(env) == "sk-from-file"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     assert load_api_key(env) == "sk-from-env"
+
+
+def test_a_401_refuses_this_and_every_later_request() -> None:
+    from enoki_hd.llm import EndpointRefused
+
+    sleeps: list[float] = []
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=401), Step("pong"))
+        chat = client(llm.url, sleeps)
+        with pytest.raises(EndpointRefused, match=r"HTTP 401.*check the key"):
+            chat.complete(MESSAGES)
+        with pytest.raises(EndpointRefused):
+            chat.complete(MESSAGES)
+        assert llm.count("ping") == 1
+    assert sleeps == []

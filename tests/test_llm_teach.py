@@ -138,6 +138,26 @@ def test_the_cost_cap_stops_cleanly_and_a_rerun_finishes(tmp_path: Path) -> None
     assert list(records(out)) == [f"q{i}" for i in range(8)]
 
 
+def test_a_dead_or_refusing_endpoint_stops_the_run(tmp_path: Path) -> None:
+    rows = read_rows(write_input(tmp_path / "in.jsonl"))
+    with ScriptedLLM(Step(status=500)) as llm:
+        chat = extractor(llm.url, workers=1, max_retries=0)
+        down = teach(
+            rows, tmp_path / "down.jsonl", chat, progress=False, max_consecutive_failures=3
+        )
+    # q3 was already in flight (two rows are queued per worker) when q2 made it three
+    assert down.endpoint_down and down.failed == ["q0", "q1", "q2", "q3"]
+    assert down.stopped_rows == 4 and "is the endpoint up?" in down.format()
+    with ScriptedLLM(Step(status=401)) as llm:
+        refused = teach(
+            rows, tmp_path / "refused.jsonl", extractor(llm.url, workers=1), progress=False
+        )
+        assert len(llm.requests) == 1  # not retried, nothing else sent
+    assert refused.failed == ["q0"] and refused.stopped_rows == 7
+    assert "refused the request" in refused.format() and "check the key" in refused.format()
+    assert not (tmp_path / "refused.jsonl").read_text()
+
+
 def test_a_cut_off_last_line_is_removed_and_redone(tmp_path: Path) -> None:
     rows = read_rows(write_input(tmp_path / "in.jsonl"), limit=2)
     out = tmp_path / "teacher.jsonl"

@@ -43,6 +43,15 @@ class CostCapReached(LLMError):
     """The ledger's cost reached ``max_cost``; no further request is sent."""
 
 
+class EndpointRefused(LLMError):
+    """The endpoint refuses the requests themselves (HTTP 401, 403, 404: a wrong key, model
+    name or URL): every other request would fail the same way."""
+
+
+# Statuses that say the request can never succeed as configured.
+_REFUSED = (401, 403, 404)
+
+
 @dataclass(frozen=True)
 class Usage:
     """Tokens and cost of one or more requests."""
@@ -199,6 +208,8 @@ class ChatClient:
         self.max_tokens = max_tokens
         self.seed = seed
         self.ledger = TokenLedger()
+        # once the endpoint refused a request, the others are not sent (they would fail alike)
+        self.refused: EndpointRefused | None = None
         self._sleep = sleep
         self._client = openai.OpenAI(
             api_key=api_key or load_api_key() or NO_KEY,
@@ -232,11 +243,15 @@ class ChatClient:
 
         Raises:
             CostCapReached: the cap was reached before this request.
+            EndpointRefused: HTTP 401 / 403 / 404 (a wrong key, model or URL), now or on an
+                earlier request of this client.
             LLMError: every attempt failed, or the server refused the request (4xx other
                 than 429), or answered without a message.
         """
         retries = 0
         while True:
+            if self.refused is not None:
+                raise EndpointRefused(str(self.refused))
             self.check_budget()
             try:
                 omit = self._openai.omit  # leave an option out of the request body
@@ -251,7 +266,14 @@ class ChatClient:
                 delay = self._retry_delay(err, retries)
                 if delay is None:
                     self.ledger.add(Usage(requests=retries + 1, retries=retries))
-                    raise LLMError(f"{self.base_url or 'the endpoint'}: {_describe(err)}") from err
+                    where = self.base_url or "the endpoint"
+                    if getattr(err, "status_code", None) in _REFUSED:
+                        self.refused = EndpointRefused(
+                            f"{where}: {_describe(err)}; check the key (OPENAI_API_KEY or .env), "
+                            f"the model name ({self.model!r}) and the base URL"
+                        )
+                        raise self.refused from err
+                    raise LLMError(f"{where}: {_describe(err)}") from err
                 logger.info(
                     "attempt %d failed (%s); retrying in %.2f s", retries + 1, _describe(err), delay
                 )

@@ -17,7 +17,9 @@ Never losing or corrupting work:
 - a rerun skips the ids already in the output and retries the rest (a line cut short by a
   kill is cut off the file first);
 - with ``max_cost`` (and prices) no request is sent once the run has spent that much: the rows
-  in flight end (those that could not finish are not written) and the run stops cleanly;
+  in flight end (those that could not finish are not written) and the run stops cleanly; so
+  does a run whose last ``max_consecutive_failures`` rows all failed (the endpoint is down)
+  and one the endpoint refuses outright (HTTP 401 / 403 / 404: a wrong key, model or URL);
 - a token ledger per row (``usage``) and for the run (:class:`TeachResult`).
 """
 
@@ -36,7 +38,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from enoki_hd.extract.llm import Extraction, LLMExtractor
-from enoki_hd.llm.client import CostCapReached, LLMError, Usage
+from enoki_hd.llm.client import CostCapReached, EndpointRefused, LLMError, Usage
 from enoki_hd.text import SegmentBackend, segment_sentences
 
 logger = logging.getLogger(__name__)
@@ -56,7 +58,8 @@ class TeachResult:
 
     ``rows`` in the input (after ``limit``), ``skipped`` already in the output, ``written``
     now, ``failed`` ids (a request failed for good), ``stopped_rows`` (left undone because the
-    cost cap stopped the run: in flight or never sent); ``usage`` is this run's ledger (failed rows included), ``file_usage``
+    run stopped early: in flight at the cost cap, or never sent); ``endpoint_down`` /
+    ``refused`` say why a run stopped besides the cap; ``usage`` is this run's ledger (failed rows included), ``file_usage``
     the sum of the ``usage`` of every record in the output; ``counts`` the extraction counts
     of the rows written now.
     """
@@ -68,6 +71,8 @@ class TeachResult:
     failed: list[str] = field(default_factory=list)
     stopped_rows: int = 0
     cost_cap_reached: bool = False
+    endpoint_down: bool = False
+    refused: str | None = None
     usage: Usage = field(default_factory=Usage)
     file_usage: Usage = field(default_factory=Usage)
     counts: Counter[str] = field(default_factory=Counter)
@@ -93,6 +98,10 @@ class TeachResult:
             lines.append(f"  triples of the rows written: {counts}")
         if self.cost_cap_reached:
             lines.append("  stopped: the cost cap was reached; raise --max-cost and rerun")
+        if self.endpoint_down:
+            lines.append("  stopped: every recent row failed; is the endpoint up? rerun then")
+        if self.refused:
+            lines.append(f"  stopped: the endpoint refused the request: {self.refused}")
         if self.failed:
             shown = ", ".join(self.failed[:10]) + (" ..." if len(self.failed) > 10 else "")
             lines.append(f"  failed rows (retried on rerun): {shown}")
@@ -207,9 +216,11 @@ def teach(
     *,
     segmenter: SegmentBackend = "regex",
     progress: bool = True,
+    max_consecutive_failures: int = 20,
 ) -> TeachResult:
     """Extract the facts of every row not yet in ``out`` and append their records (see the
-    module docstring). Rows are written in input order."""
+    module docstring). Rows are written in input order; ``max_consecutive_failures`` failed
+    rows in a row stop the run."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     result = TeachResult(output=out, rows=len(rows))
@@ -224,6 +235,7 @@ def teach(
     queue: deque[tuple[TeachRow, list[Future[Extraction]]]] = deque()
     pending = iter(todo)
     stopped = False
+    failures = 0  # consecutive failed rows
     bar = tqdm(total=len(todo), desc="teach", unit="row", disable=not progress)
     try:
         with out.open("a", encoding="utf-8") as handle:
@@ -243,9 +255,21 @@ def teach(
                     stopped = result.cost_cap_reached = True
                     result.stopped_rows += 1
                     continue
+                except EndpointRefused as err:
+                    if result.refused is None:
+                        result.failed.append(row.id)
+                        result.refused = str(err)
+                    else:
+                        result.stopped_rows += 1
+                    stopped = True
+                    continue
                 except LLMError as err:
                     logger.warning("row %s failed: %s", row.id, err)
                     result.failed.append(row.id)
+                    failures += 1
+                    if failures >= max_consecutive_failures and not stopped:
+                        logger.error("%d rows in a row failed; stopping", failures)
+                        stopped = result.endpoint_down = True
                     continue
                 finally:
                     bar.update(1)
@@ -254,6 +278,7 @@ def teach(
                 handle.flush()
                 os.fsync(handle.fileno())
                 result.written += 1
+                failures = 0
                 result.counts.update(extraction.counts)
                 result.file_usage = result.file_usage + extraction.usage
                 spent = extractor.client.ledger.total
