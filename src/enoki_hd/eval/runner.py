@@ -6,7 +6,9 @@ with ``benchmark=file``, the user's file ``cfg.benchmark.path`` in the format
 ``cfg.paths.output_dir`` (``outputs/eval/<benchmark>/<run_name>/`` by default):
 
 - ``metrics.json``: metrics per method, the resolved config, the git commit, the manifests of
-  the models used and timings;
+  the models used and timings; with ``detector.verification=llm | adaptive`` also
+  ``escalation``: how many facts went to the judge, why, and what it changed
+  (:func:`enoki_hd.verify.routing.escalation_summary`; ``judge=oracle`` gets the gold spans);
 - ``predictions.jsonl``: one line per example and method (in benchmark order, then method
   order): predicted spans with scores, sentence and fact verdicts; no timings, so two runs of
   the same config give the same bytes;
