@@ -39,9 +39,9 @@ from typing import Any
 from enoki_hd.extract import register
 from enoki_hd.igl.align import Alignment, SentenceAligner
 from enoki_hd.igl.labels import chain_parents
-from enoki_hd.llm.client import MISSING, ChatClient, Usage
+from enoki_hd.llm.client import ChatClient, Usage, client_for
 from enoki_hd.llm.parse import parse_triples
-from enoki_hd.llm.prompt import Prompt, load_prompt
+from enoki_hd.llm.prompt import Prompt, load_checked_prompt
 from enoki_hd.text import STOP_WORDS, merge_spans, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 
@@ -49,8 +49,6 @@ logger = logging.getLogger(__name__)
 
 PROMPT_VARIANTS = {"incremental": "extract_incremental", "flat": "extract_flat"}
 ANCHORED = "anchored"
-# Counters of one extraction, besides the alignment failures of enoki_hd.igl.align.
-COUNT_KEYS = ("triples", ANCHORED, "malformed_lines", "prose_lines", "duplicate")
 
 
 @dataclass
@@ -203,27 +201,11 @@ class LLMExtractor:
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        if client is None:
-            if not model or model == MISSING:
-                raise ValueError(
-                    "the llm extractor needs model=<served model name> and base_url=<endpoint>, "
-                    "e.g. extractor.model=Qwen2.5-7B-Instruct "
-                    "extractor.base_url=http://localhost:8000/v1"
-                )
-            client = ChatClient(model, base_url, **client_options)
-        self.client = client
+        self.client = client_for(client, model, base_url, node="extractor", **client_options)
         self.prompt_name = prompt
-        self.prompt: Prompt = load_prompt(PROMPT_VARIANTS.get(prompt, prompt))
-        if prompt_sha256 is not None and prompt_sha256 != self.prompt.sha256:
-            raise ValueError(
-                f"prompt_sha256: the config was written for another version of the prompt "
-                f"{prompt!r} (sha256 {prompt_sha256}, now {self.prompt.sha256}); drop "
-                "prompt_sha256 to accept the current one"
-            )
-        if "{sentence}" not in self.prompt.user:
-            raise ValueError(
-                f"prompt {prompt!r}: the user section needs a {{sentence}} placeholder"
-            )
+        self.prompt: Prompt = load_checked_prompt(
+            PROMPT_VARIANTS.get(prompt, prompt), sha256=prompt_sha256, placeholders=("sentence",)
+        )
         self.workers = workers
         self.stats: Counter[str] = Counter()
         self.usage = Usage()

@@ -316,3 +316,18 @@ def _describe(err: Exception) -> str:
     status = getattr(err, "status_code", None)
     name = type(err).__name__
     return f"{name} (HTTP {status})" if status is not None else f"{name}: {err}"
+
+
+def client_for(
+    client: ChatClient | None, model: str | None, base_url: str | None, *, node: str, **options: Any
+) -> ChatClient:
+    """``client`` when given, else a new :class:`ChatClient` of ``model`` at ``base_url``;
+    ``node`` names the config node (``extractor``, ``judge``) the error tells the user to set."""
+    if client is not None:
+        return client
+    if not model or model == MISSING:
+        raise ValueError(
+            f"the llm {node} needs model=<served model name> and base_url=<endpoint>, e.g. "
+            f"{node}.model=Qwen2.5-7B-Instruct {node}.base_url=http://localhost:8000/v1"
+        )
+    return ChatClient(model, base_url, **options)

@@ -64,3 +64,22 @@ def load_prompt(name: str | Path) -> Prompt:
             f"{sorted(sections) or 'none'}"
         )
     return Prompt(str(name), sections["system"], sections["user"])
+
+
+def load_checked_prompt(
+    name: str | Path, *, sha256: str | None = None, placeholders: tuple[str, ...] = ()
+) -> Prompt:
+    """:func:`load_prompt`, checking that its user section has every ``{placeholder}`` and,
+    when ``sha256`` is given (as a saved config records it), that the template is that one."""
+    prompt = load_prompt(name)
+    if sha256 is not None and sha256 != prompt.sha256:
+        raise ValueError(
+            f"prompt_sha256: the config was written for another version of the prompt "
+            f"{str(name)!r} (sha256 {sha256}, now {prompt.sha256}); drop prompt_sha256 to accept "
+            "the current one"
+        )
+    missing = [p for p in placeholders if "{" + p + "}" not in prompt.user]
+    if missing:
+        needed = ", ".join("{" + p + "}" for p in missing)
+        raise ValueError(f"prompt {str(name)!r}: the user section needs {needed}")
+    return prompt

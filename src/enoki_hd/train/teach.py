@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 from enoki_hd.extract.llm import Extraction, LLMExtractor
 from enoki_hd.llm.client import CostCapReached, EndpointRefused, LLMError, Usage
 from enoki_hd.text import SegmentBackend, segment_sentences
+from enoki_hd.train.nli_data import read_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -124,35 +125,28 @@ def read_rows(
     path = Path(path)
     rows: list[TeachRow] = []
     ids: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if limit is not None and len(rows) >= limit:
-                break
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
-            text = record.get(text_field)
-            if not isinstance(text, str):
-                raise ValueError(
-                    f"{where}: field {text_field!r} must hold the answer text (a string), got "
-                    f"{type(text).__name__}; name the text field with --text-field "
-                    f"(fields here: {', '.join(sorted(record)[:8])})"
-                )
-            row_id = record.get(id_field)
-            row_id = f"line{lineno}" if row_id is None else str(row_id)
-            if row_id in ids:
-                raise ValueError(
-                    f"{where}: field {id_field!r}: id {row_id!r} repeats line {ids[row_id]}; ids "
-                    "must be unique (or pass --id-field with a field that is)"
-                )
-            ids[row_id] = lineno
-            rows.append(TeachRow(row_id, text))
+    for lineno, record in read_jsonl(path):
+        if limit is not None and len(rows) >= limit:
+            break
+        where = f"{path}:{lineno}"
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        text = record.get(text_field)
+        if not isinstance(text, str):
+            raise ValueError(
+                f"{where}: field {text_field!r} must hold the answer text (a string), got "
+                f"{type(text).__name__}; name the text field with --text-field "
+                f"(fields here: {', '.join(sorted(record)[:8])})"
+            )
+        row_id = record.get(id_field)
+        row_id = f"line{lineno}" if row_id is None else str(row_id)
+        if row_id in ids:
+            raise ValueError(
+                f"{where}: field {id_field!r}: id {row_id!r} repeats line {ids[row_id]}; ids "
+                "must be unique (or pass --id-field with a field that is)"
+            )
+        ids[row_id] = lineno
+        rows.append(TeachRow(row_id, text))
     return rows
 
 

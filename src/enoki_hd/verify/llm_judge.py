@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from enoki_hd.llm.client import MISSING, ChatClient, Usage
+from enoki_hd.llm.client import ChatClient, Usage, client_for
 from enoki_hd.llm.parse import parse_judgement
-from enoki_hd.llm.prompt import Prompt, load_prompt
+from enoki_hd.llm.prompt import Prompt, load_checked_prompt
 from enoki_hd.text import anchor
 from enoki_hd.types import FactLabel, FactVerdict, Span
 
@@ -114,26 +114,11 @@ class LLMJudge:
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        if client is None:
-            if not model or model == MISSING:
-                raise ValueError(
-                    "the llm judge needs model=<served model name> and base_url=<endpoint>, "
-                    "e.g. judge.model=Qwen2.5-7B-Instruct "
-                    "judge.base_url=http://localhost:8000/v1"
-                )
-            client = ChatClient(model, base_url, **client_options)
-        self.client = client
+        self.client = client_for(client, model, base_url, node="judge", **client_options)
         self.prompt_name = prompt
-        self.prompt: Prompt = load_prompt(prompt)
-        if prompt_sha256 is not None and prompt_sha256 != self.prompt.sha256:
-            raise ValueError(
-                f"prompt_sha256: the config was written for another version of the prompt "
-                f"{prompt!r} (sha256 {prompt_sha256}, now {self.prompt.sha256}); drop "
-                "prompt_sha256 to accept the current one"
-            )
-        missing = [p for p in ("{claim}", "{evidence}") if p not in self.prompt.user]
-        if missing:
-            raise ValueError(f"prompt {prompt!r}: the user section needs {', '.join(missing)}")
+        self.prompt: Prompt = load_checked_prompt(
+            prompt, sha256=prompt_sha256, placeholders=("claim", "evidence")
+        )
         self.workers = workers
 
     def config(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
 from enoki_hd.project import blamed_spans
 from enoki_hd.text import tokenize_words
@@ -381,7 +381,7 @@ def escalation_summary(predictions: Sequence[Mapping[str, Any]]) -> dict[str, An
 
 def render_escalation(summary: Mapping[str, Any]) -> str:
     """The ``report.md`` section of :func:`escalation_summary`."""
-    reasons = ", ".join(f"{k} {v}" for k, v in cast(dict, summary["reasons"]).items()) or "none"
+    reasons = ", ".join(f"{k} {v}" for k, v in summary["reasons"].items()) or "none"
     return "\n".join(
         [
             "## Escalation (detector)",
