@@ -140,21 +140,24 @@ def parse_row(line_number: int, text: str) -> BatchRow:
             line_number,
             error=_error("id", f"must be a string or an integer, got {type(row_id).__name__}"),
         )
+    example, error = validate_example(value)
+    return BatchRow(line_number, row_id, example=example, error=error)
+
+
+def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(example, None)`` with the ``answer``, ``context`` and ``question`` of ``value``, or
+    ``(None, {"field", "message"})`` naming the first missing or non-string field
+    (``question`` may be missing or null)."""
     for name in ("answer", "context"):
         if name not in value:
-            return BatchRow(line_number, row_id, error=_error(name, f"missing field {name!r}"))
+            return None, _error(name, f"missing field {name!r}")
     for name in FIELDS:
         item = value.get(name)
         if name == "question" and item is None:
             continue
         if not isinstance(item, str):
-            return BatchRow(
-                line_number,
-                row_id,
-                error=_error(name, f"must be a string, got {type(item).__name__}"),
-            )
-    example = {name: value.get(name) for name in FIELDS}
-    return BatchRow(line_number, row_id, example=example)
+            return None, _error(name, f"must be a string, got {type(item).__name__}")
+    return {name: value.get(name) for name in FIELDS}, None
 
 
 def read_rows(path: Path) -> Iterator[BatchRow]:
