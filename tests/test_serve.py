@@ -226,3 +226,30 @@ def test_shipped_checkpoints_end_to_end() -> None:
         assert report["config"]["verifier"]["backend"] == "onnx"
         assert [s["text"] for s in report["spans"]] == ["Paris"]
         assert client.get("/health").json()["verifier"].endswith("verifier-minilm")
+
+
+def test_alert_rules_use_exported_metrics(client: TestClient) -> None:
+    """docs/prometheus-alerts.yml parses and every metric it reads is one the service exports."""
+    yaml = pytest.importorskip("yaml")
+    from pathlib import Path
+
+    rules = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "docs" / "prometheus-alerts.yml").read_text()
+    )
+    exprs = " ".join(rule["expr"] for group in rules["groups"] for rule in group["rules"])
+    client.post("/detect", json=WRONG)
+    client.post("/detect", content=b"{")
+    exported = set(re.findall(r"^(enoki_[a-z_]+)", client.get("/metrics").text, re.M))
+    used = set(re.findall(r"\b(enoki_[a-z_]+)\b", exprs))
+    assert used and used <= exported
+    assert any(
+        r.get("alert") == "EnokiHallucinationRateRising" for r in rules["groups"][0]["rules"]
+    )
+
+
+def test_cli_serve_options_are_checked() -> None:
+    from enoki_hd.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", "--max-pending", "0"])
+    assert exit_info.value.code == 2
