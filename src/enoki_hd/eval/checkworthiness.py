@@ -23,7 +23,7 @@ def predict_not_a_claim(text: str, *, backend: str = "spacy") -> tuple[bool, lis
     """Whether the selection stage finds no claim in ``text``, and the reasons it gave."""
     spans = segment_sentences(text, backend=backend)  # type: ignore[arg-type]
     selections = select_claims(text, spans)
-    reasons = [s.reason for s in selections if s.reason is not None]
+    reasons: list[str] = [s.reason for s in selections if s.reason is not None]
     return bool(selections) and len(reasons) == len(selections), reasons
 
 
