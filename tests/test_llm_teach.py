@@ -253,7 +253,7 @@ def test_the_teacher_file_trains_the_tiny_distill_config(tmp_path: Path, shared_
                 f"paths.output_dir={tmp_path / 'run'}",
                 f"paths.cache_dir={tmp_path / 'cache'}",
                 "data.sources={}",
-                f"data.teacher_jsonl=[{out}]",
+                f"data.teacher={out}",  # the spelling; data.teacher_jsonl=[...] too
                 "trainer.max_steps=4",
                 "trainer.eval_every=2",
                 "trainer.save_every=4",

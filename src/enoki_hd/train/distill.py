@@ -236,12 +236,14 @@ def build_teacher_data(
     data_cfg: Mapping[str, Any], *, cache_dir: str | Path | None = None
 ) -> TeacherData:
     """Load every source of ``data_cfg["sources"]`` (and each file of
-    ``data_cfg["teacher_jsonl"]`` as a ``teacher_jsonl`` source named by its file name) and
+    ``data_cfg["teacher_jsonl"]``, and ``data_cfg["teacher"]``, as a ``teacher_jsonl`` source
+    named by its file name) and
     hold out ``dev_fraction`` of the sentences (at most ``dev_limit``; the others go back to
     training). A sentence in two sources is used once, from the first. Sentences without rows
     are left out of training unless ``keep_empty``, and always out of dev."""
     sources = dict(data_cfg.get("sources") or {})
-    for path in data_cfg.get("teacher_jsonl") or []:
+    teacher = data_cfg.get("teacher")  # one file: make distill ARGS="data.teacher=FILE"
+    for path in [*(data_cfg.get("teacher_jsonl") or []), *([teacher] if teacher else [])]:
         name = f"teacher_{Path(str(path)).stem}"
         if name in sources:
             raise ValueError(f"data.teacher_jsonl: a source named {name!r} is already given")
