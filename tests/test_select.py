@@ -275,8 +275,10 @@ def test_selection_none_checks_every_sentence_and_round_trips() -> None:
     assert all(s.label != "not_a_claim" for s in report.sentences)
     assert report.config["selection"] == "none"
     assert Detector.from_config(detector.config()).selection == "none"
-    with pytest.raises(ValueError, match="selection must be 'rules' or 'none', got 'llm'"):
-        Detector(LexicalVerifier(), selection="llm")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="selection='llm' needs an endpoint"):
+        Detector(LexicalVerifier(), selection="llm")
+    with pytest.raises(ValueError, match="selection must be 'rules', 'none' or 'llm', got 'x'"):
+        Detector(LexicalVerifier(), selection="x")  # type: ignore[arg-type]
 
 
 def test_an_answer_of_non_claims_only() -> None:
@@ -332,3 +334,47 @@ def test_a_table_row_is_one_unit_and_skips_the_language_check() -> None:
         ("f2.0", "10 ml"),
         ("f2.1", "every 8 hours"),
     ]
+
+
+def test_llm_selection_against_a_local_server() -> None:
+    pytest.importorskip("openai")
+    from llm_server import ScriptedLLM
+
+    from enoki_hd.llm import ChatClient
+    from enoki_hd.select import LLMSelector
+
+    answer = (
+        "## Overview\n\nThe study found that:\n\n- 64% had no attack.\n- It was a fine study.\n\n"
+        "I hope this helps!\n"
+    )
+    # sentences: 0 heading (rules), 1 lead-in, 2 and 3 list items, 4 meta
+    reply = "\n".join(
+        [
+            "<think>numbering the sentences</think>```json",
+            '{"index": 1, "checkworthy": false, "reason": "lead_in"}',
+            '{"index": 2, "checkworthy": true, "reason": null}',
+            '{"index": 3, "checkworthy": false, "reason": "opinion"}',
+            '{"index": 4, "checkworthy": false, "reason": "small talk"}',  # unknown reason
+            "```",
+        ]
+    )
+    with ScriptedLLM() as llm:
+        llm.route("Sentences:", reply)
+        selector = LLMSelector(ChatClient("m", llm.url, max_retries=0))
+        spans = segment_sentences(answer, backend="regex")
+        got = [(s.reason, s.hypothesis) for s in selector.select(answer, spans)]
+        asked = llm.requests[0]["messages"][-1]["content"]
+    assert got == [
+        ("heading", None),  # structure: never asked
+        ("lead_in", None),
+        (None, "The study found that 64% had no attack."),  # the rules' frame kept
+        ("opinion", None),  # the model's call (the rules see a claim)
+        ("meta", None),  # unknown reason: the rules' decision
+    ]
+    assert "1. The study found that:\n2. 64% had no attack.\n3. It was a fine study." in asked
+    assert "0. Overview" not in asked
+    assert selector.stats == {"requests": 1, "answered": 3, "fallback": 1}
+    config = Detector(LexicalVerifier(), selection=selector).config()["selection"]
+    assert (config["name"], config["model"], config["prompt"]) == ("llm", "m", "select")
+    rebuilt = Detector.from_config({"selection": {k: v for k, v in config.items()}})
+    assert rebuilt.selection == "llm" and rebuilt.selector_llm is not None

@@ -46,7 +46,14 @@ from enoki_hd.extract.base import Extractor
 from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.lru import LRUCache
 from enoki_hd.project import blame_sentence_words, project_spans
-from enoki_hd.select import SELECTIONS, Selection, SelectionMode, cell_facts, select_claims
+from enoki_hd.select import (
+    SELECTIONS,
+    LLMSelector,
+    Selection,
+    SelectionMode,
+    cell_facts,
+    select_claims,
+)
 from enoki_hd.text import require_str, segment_sentences
 from enoki_hd.types import Fact, FactVerdict, Report, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
@@ -131,15 +138,14 @@ class Detector:
         index_cache_size: int = 8,
         calibration: FusionCalibration | str | Path | None = None,
         record_features: bool = False,
-        selection: SelectionMode = "rules",
+        selection: SelectionMode | LLMSelector | Mapping[str, Any] = "rules",
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
                 "sentence_aggregation must be 'max', 'mean', 'sentence-nli' or 'hybrid', "
                 f"got {sentence_aggregation!r}"
             )
-        if selection not in SELECTIONS:
-            raise ValueError(f"selection must be 'rules' or 'none', got {selection!r}")
+        self.selector_llm = _llm_selector(selection)
         for option, value in (
             ("sentence_backend", sentence_backend),
             ("context_backend", context_backend),
@@ -169,7 +175,9 @@ class Detector:
         self.context_backend = context_backend
         self.sentence_aggregation = sentence_aggregation
         self.language_check = language_check
-        self.selection: SelectionMode = selection
+        self.selection: SelectionMode = (
+            "llm" if self.selector_llm else cast(SelectionMode, selection)
+        )
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -252,7 +260,7 @@ class Detector:
             if self.judge.calibration is None
             else self.judge.calibration.config(),
             **({"record_features": True} if self.judge.record_features else {}),
-            "selection": self.selection,
+            "selection": self.selector_llm.config() if self.selector_llm else self.selection,
         }
 
     def index(self, context: str) -> EvidenceIndex:
@@ -390,6 +398,8 @@ class Detector:
         )
 
     def _select(self, answer: str, spans: list[Span]) -> list[Selection]:
+        if self.selector_llm is not None:
+            return self.selector_llm.select(answer, spans)
         if self.selection == "none":
             return [Selection(i, True) for i in range(len(spans))]
         return select_claims(answer, spans)
@@ -495,6 +505,31 @@ def _verifier_config(verifier: Verifier) -> dict[str, Any]:
     if callable(config):
         return dict(config())
     return {"name": getattr(verifier, "name", type(verifier).__name__)}
+
+
+def _llm_selector(value: Any) -> LLMSelector | None:
+    """The LLM selector of ``selection`` (an :class:`LLMSelector`, or a ``{"name": "llm",
+    "model", "base_url", ...}`` mapping of :class:`enoki_hd.llm.ChatClient` options); None
+    for ``rules`` / ``none``."""
+    if isinstance(value, LLMSelector):
+        return value
+    if isinstance(value, Mapping):
+        options = dict(value)
+        if options.pop("name", "llm") != "llm":
+            raise ValueError("selection as a mapping is the LLM regime's: {name: llm, model: ...}")
+        prompt = options.pop("prompt", "select")
+        options.pop("prompt_sha256", None)
+        from enoki_hd.llm import ChatClient
+
+        return LLMSelector(ChatClient(**options), prompt=prompt)
+    if value == "llm":
+        raise ValueError(
+            "selection='llm' needs an endpoint: pass selection=LLMSelector(ChatClient(model, "
+            "base_url)) or, in a config, selection={name: llm, model: ..., base_url: ...}"
+        )
+    if value not in SELECTIONS:
+        raise ValueError(f"selection must be 'rules', 'none' or 'llm', got {value!r}")
+    return None
 
 
 def _extractor_from_config(value: Any) -> Extractor | None:

@@ -43,10 +43,11 @@ Everything here is rules on the Markdown and the sentence text; no model is load
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, cast
 
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.extract.verbalize import TABLE_SOURCE, cell_hypothesis
@@ -64,6 +65,7 @@ from enoki_hd.types import Fact, Span
 __all__ = [
     "NOT_A_CLAIM_REASONS",
     "SELECTIONS",
+    "LLMSelector",
     "NotAClaimReason",
     "Selection",
     "SelectionMode",
@@ -85,8 +87,8 @@ NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = (
     "table_header",
     "code",
 )
-SelectionMode = Literal["rules", "none"]
-SELECTIONS: tuple[SelectionMode, ...] = ("rules", "none")
+SelectionMode = Literal["rules", "none", "llm"]
+SELECTIONS: tuple[SelectionMode, ...] = ("rules", "none", "llm")
 
 
 @dataclass(frozen=True)
@@ -498,3 +500,94 @@ def cell_facts(selection: Selection) -> list[Fact]:
         )
         for k, cell in enumerate(selection.cells)
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The LLM regime's selection
+# ---------------------------------------------------------------------------------------------
+
+# reasons an LLM may give; structure (headings, table headers, code) stays with the rules
+_LLM_REASONS = frozenset({"heading", "lead_in", "question", "instruction", "meta", "opinion"})
+
+
+class LLMSelector:
+    """Claim selection by a chat model over an OpenAI-compatible endpoint (``selection="llm"``).
+
+    The Markdown structure is read by the rules (headings, table headers and rows, code); the
+    model decides for the prose sentences and list items, all of an answer in one request
+    (prompt ``select``: one ``{"index", "checkworthy", "reason"}`` JSON line per sentence).
+    A sentence the model leaves out, or answers with an unknown reason, keeps the rules'
+    decision; ``stats`` counts requests, answered sentences and those fallbacks. A failed
+    request is an error (:class:`enoki_hd.llm.LLMError`), never a guess.
+
+    Args:
+        client: a :class:`enoki_hd.llm.ChatClient`.
+        prompt: a built-in prompt name or a template file (``### system`` / ``### user``,
+            with a ``{sentences}`` placeholder).
+    """
+
+    def __init__(self, client: Any, prompt: str = "select") -> None:
+        from enoki_hd.llm import load_prompt
+
+        self.client = client
+        self.prompt = load_prompt(prompt)
+        self.stats: dict[str, int] = {"requests": 0, "answered": 0, "fallback": 0}
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "name": "llm",
+            **self.client.config(),
+            "prompt": self.prompt.name,
+            "prompt_sha256": self.prompt.sha256,
+        }
+
+    def select(self, answer: str, sentences: Sequence[Span]) -> list[Selection]:
+        rules = select_claims(answer, sentences)
+        asked = [s for s in rules if s.kind in ("prose", "list_item")]
+        if not asked:
+            return rules
+        numbered = "\n".join(f"{s.index}. {clean(sentences[s.index].text(answer))}" for s in asked)
+        completion = self.client.complete(self.prompt.messages(sentences=numbered))
+        self.stats["requests"] += 1
+        answers = _parse_selection(completion.text)
+        out = list(rules)
+        for selection in asked:
+            decision = answers.get(selection.index)
+            if decision is None:
+                self.stats["fallback"] += 1
+                continue
+            self.stats["answered"] += 1
+            checkworthy, reason = decision
+            if checkworthy and selection.checkworthy:
+                continue  # keep the rules' frame
+            out[selection.index] = (
+                Selection(selection.index, True, None, selection.kind)
+                if checkworthy
+                else Selection(selection.index, False, reason, selection.kind)
+            )
+        return out
+
+
+def _parse_selection(text: str) -> dict[int, tuple[bool, NotAClaimReason | None]]:
+    """``{index: (checkworthy, reason)}`` from the model's JSON lines; lines that cannot be
+    read, and a not-checkworthy answer without a known reason, are left out."""
+    from enoki_hd.llm.parse import strip_reasoning
+
+    out: dict[int, tuple[bool, NotAClaimReason | None]] = {}
+    for line in strip_reasoning(text).splitlines():
+        line = line.strip().rstrip(",")
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+            index, checkworthy = int(value["index"]), value["checkworthy"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if not isinstance(checkworthy, bool):
+            continue
+        reason = value.get("reason")
+        if checkworthy:
+            out[index] = (True, None)
+        elif reason in _LLM_REASONS:
+            out[index] = (False, cast(NotAClaimReason, reason))
+    return out

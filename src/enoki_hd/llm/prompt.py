@@ -3,7 +3,8 @@
 A template file has a ``### system`` section and a ``### user`` section; ``{name}``
 placeholders in them are filled by :meth:`Prompt.messages` (plain replacement, so the JSON
 braces of the examples need no escaping). Built-in templates: ``extract_incremental``,
-``extract_flat`` (fact extraction) and ``judge`` (the LLM judge). A path to a file of the same
+``extract_flat`` (fact extraction), ``judge`` (the LLM judge) and ``select`` (claim selection,
+:class:`enoki_hd.select.LLMSelector`). A path to a file of the same
 layout can be given instead of a name.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-BUILTIN_PROMPTS = ("extract_incremental", "extract_flat", "judge")
+BUILTIN_PROMPTS = ("extract_incremental", "extract_flat", "judge", "select")
 _SECTION_RE = re.compile(r"^### (system|user)[ \t]*$", re.MULTILINE)
 
 
