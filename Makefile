@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full test-install wheel serve lint format train-verifier distill export bench eval eval-all calibrate carb clean
+.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export bench eval eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -68,6 +68,9 @@ export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARG
 
 bench: install ## speed and memory numbers → bench/results.json
 	$(PY) scripts/bench.py $(ARGS)
+
+loadtest: install ## enoki serve on 127.0.0.1 under 1,000 requests: latency percentiles, errors, server RSS → bench/loadtest.json
+	$(PY) scripts/loadtest.py $(ARGS)
 
 eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50; a file of yours: BENCH=file ARGS="benchmark.path=… benchmark.format=…"
 	$(PY) scripts/eval.py benchmark=$(BENCH) $(ARGS)

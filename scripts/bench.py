@@ -264,6 +264,198 @@ def bench_memory(cfg: DictConfig) -> dict[str, Any]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+# Cold start and peak memory of one detection in a fresh process; argv[1] "torch-free" blocks
+# torch and transformers (what a base install has), "torch" imports them first (the detector
+# before enoki_hd.runtime, which loaded them through AutoConfig/AutoTokenizer).
+STARTUP_PROBE = """
+import importlib.abc, json, resource, sys, time
+started = time.perf_counter()
+if sys.argv[1] == "torch-free":
+    class Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in ("torch", "transformers"):
+                raise ImportError(name)
+    sys.meta_path.insert(0, Block())
+else:
+    import torch, transformers
+from pathlib import Path
+import enoki_hd
+from enoki_hd.detector import Detector
+ex = Path(enoki_hd.__file__).parent / "examples"
+detector = Detector(extractor=sys.argv[2])
+loaded = time.perf_counter() - started
+detector.detect(answer=(ex / "suede_answer.txt").read_text(), context=(ex / "suede_context.txt").read_text())
+print(json.dumps({"load_seconds": loaded, "cold_start_seconds": time.perf_counter() - started,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "torch_imported": "torch" in sys.modules}))
+"""
+
+
+def bench_startup(cfg: DictConfig) -> dict[str, Any]:
+    """Cold start (interpreter start excluded: imports, model loading and the first detection
+    of the bundled example) and peak RSS of a fresh process, torch-free vs with torch and
+    transformers imported, per extractor; medians over ``startup.repeats`` processes."""
+    results: dict[str, Any] = {"repeats": int(cfg.startup.repeats)}
+    for extractor in cfg.startup.extractors:
+        for runtime in cfg.startup.runtimes:
+            runs = []
+            for _ in range(int(cfg.startup.repeats)):
+                result = subprocess.run(
+                    [sys.executable, "-c", STARTUP_PROBE, runtime, extractor],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+            results[f"{extractor}/{runtime}"] = {
+                key: round(statistics.median(r[key] for r in runs), 3)
+                for key in ("load_seconds", "cold_start_seconds", "peak_rss_mb")
+            } | {"torch_imported": runs[0]["torch_imported"]}
+        free, torch = results.get(f"{extractor}/torch-free"), results.get(f"{extractor}/torch")
+        if free and torch:
+            results[f"{extractor}/rss_saving"] = round(
+                1 - free["peak_rss_mb"] / torch["peak_rss_mb"], 3
+            )
+            results[f"{extractor}/cold_start_saving"] = round(
+                1 - free["cold_start_seconds"] / torch["cold_start_seconds"], 3
+            )
+    return results
+
+
+def _long_context_examples(benchmark: Any, chars: int) -> list[Any]:
+    """Each example with its context padded to ``chars`` characters by the other examples'
+    contexts (the answer's own context stays first, so gold spans are unchanged)."""
+    import dataclasses
+
+    others = [e.context for e in benchmark.examples]
+    padded = []
+    for i, example in enumerate(benchmark.examples):
+        parts, size, j = [example.context], len(example.context), i
+        while size < chars:
+            j = (j + 1) % len(others)
+            parts.append(others[j])
+            size += len(others[j]) + 2
+        padded.append(dataclasses.replace(example, context="\n\n".join(parts)[:chars]))
+    return padded
+
+
+def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
+    """For each extractor × evidence strategy on the span sets (and on ``matrix.long_context``
+    -character contexts): median and p95 seconds per example, examples/s at batch 1 and as a
+    ``detect_batch`` of 32, NLI pairs per example and character span F1 of the same run —
+    speed never without quality. ONNX int8 runtime only (the shipped checkpoint has no torch
+    weights); medians over ``matrix.repeats`` passes after a warm-up pass, the verifier's
+    score cache off so that every pass does the work."""
+    from enoki_hd.detector import Detector
+    from enoki_hd.eval.datasets import load_benchmark
+    from enoki_hd.eval.metrics import char_prf
+    from enoki_hd.extract import get_extractor
+    from enoki_hd.verify.evidence import EvidenceSelector
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    limit = cfg.matrix.limit
+    sets = {}
+    for name in cfg.matrix.benchmarks:
+        benchmark = load_benchmark(name, cfg.paths.shared_dir)
+        sets[name] = benchmark.examples[:limit] if limit else benchmark.examples
+        if cfg.matrix.long_context and name == cfg.matrix.long_context_benchmark:
+            long = _long_context_examples(benchmark, int(cfg.matrix.long_context))
+            long_limit = min(x for x in (limit, cfg.matrix.long_context_limit, len(long)) if x)
+            sets[f"{name}@{int(cfg.matrix.long_context)}chars"] = long[:long_limit]
+    verifier = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0)
+    extractors = {name: get_extractor(name) for name in cfg.matrix.extractors}
+    results: dict[str, Any] = {"repeats": int(cfg.matrix.repeats), "runtime": "onnx_int8"}
+    for set_name, examples in sets.items():
+        for extractor_name, extractor in extractors.items():
+            for strategy in cfg.matrix.evidence:
+                detector = Detector(
+                    verifier, extractor=extractor, selector=EvidenceSelector(strategy=strategy)
+                )
+                results[f"{set_name}/{extractor_name}/{strategy}"] = _bench_cell(
+                    cfg, detector, verifier, examples, char_prf
+                )
+    for set_name in sets:
+        for extractor_name in extractors:
+            cell = {
+                s: results.get(f"{set_name}/{extractor_name}/{s}") for s in ("window", "retrieve")
+            }
+            if cell["window"] and cell["retrieve"]:
+                results[f"{set_name}/{extractor_name}/window_over_retrieve_latency"] = round(
+                    cell["window"]["median_seconds"] / cell["retrieve"]["median_seconds"], 2
+                )
+    return results
+
+
+def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
+    def one_pass() -> tuple[list[float], list[Any]]:
+        seconds, reports = [], []
+        for e in examples:
+            started = time.perf_counter()
+            reports.append(detector.detect(answer=e.answer, context=e.context, question=e.question))
+            seconds.append(time.perf_counter() - started)
+        return seconds, reports
+
+    one_pass()  # warm-up: spaCy, the ONNX sessions' memory arenas
+    pairs_before = verifier.stats["pairs"]
+    passes = [one_pass() for _ in range(int(cfg.matrix.repeats))]
+    pairs = (verifier.stats["pairs"] - pairs_before) / (len(passes) * len(examples))
+    per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
+    batch_times = []
+    for _ in range(int(cfg.matrix.repeats)):
+        started = time.perf_counter()
+        for start in range(0, len(examples), 32):
+            detector.detect_batch(
+                [
+                    {"answer": e.answer, "context": e.context, "question": e.question}
+                    for e in examples[start : start + 32]
+                ],
+                progress=False,
+            )
+        batch_times.append(time.perf_counter() - started)
+    reports = passes[-1][1]
+    scored = [(e, r) for e, r in zip(examples, reports, strict=True) if e.gold_spans is not None]
+    f1 = char_prf(
+        [[(s.start, s.end) for s in r.spans] for _, r in scored],
+        [[(s.start, s.end) for s in e.gold_spans] for e, _ in scored],
+        [len(e.answer) for e, _ in scored],
+    )["f1"]
+    return {
+        "examples": len(examples),
+        "median_context_chars": int(statistics.median(len(e.context) for e in examples)),
+        "median_seconds": round(statistics.median(per_example), 4),
+        "p95_seconds": round(sorted(per_example)[int(0.95 * (len(per_example) - 1))], 4),
+        "examples_per_second_batch1": round(len(examples) / sum(per_example), 2),
+        "examples_per_second_batch32": round(len(examples) / statistics.median(batch_times), 2),
+        "nli_pairs_per_example": round(pairs, 1),
+        "char_f1": round(float(f1), 4),
+    }
+
+
+def bench_gpu(cfg: DictConfig, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """NLI pairs/s of the torch fp32 backbone on CUDA, when a GPU is present."""
+    try:
+        import torch
+    except ImportError:
+        return {"skipped": "torch is not installed"}
+    if not torch.cuda.is_available():
+        return {"skipped": "no CUDA device"}
+    from enoki_hd.train.verifier import resolve_backbone
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    verifier = NLICrossEncoder(
+        resolve_backbone("minilm"),
+        backend="torch",
+        device="cuda",
+        cache_size=0,
+        batch_size=int(cfg.nli.batch_size),
+        max_length=int(cfg.nli.max_length),
+    )
+    verifier.predict(pairs[: int(cfg.nli.batch_size)])
+    return {"device": torch.cuda.get_device_name(0)} | _median_rate(
+        lambda: verifier.predict(pairs), len(pairs), int(cfg.repeats)
+    )
+
+
 def sample_pairs(cfg: DictConfig) -> list[tuple[str, str]]:
     from enoki_hd.train.nli_data import load_pairs
 
@@ -303,8 +495,17 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         results["end_to_end_encoder"] = bench_end_to_end(cfg, verifier_dir, extractor="encoder")
     if "memory" in sections:
         results["memory"] = bench_memory(cfg)
+    if "startup" in sections:
+        results["startup"] = bench_startup(cfg)
+    if "matrix" in sections:
+        results["matrix"] = bench_matrix(cfg, verifier_dir)
+    if "gpu" in sections:
+        results["gpu"] = bench_gpu(cfg, sample_pairs(cfg))
     results["config"] = OmegaConf.to_container(cfg, resolve=True)
     out = Path(cfg.output)
+    if cfg.get("keep_other_sections") and out.is_file():
+        # a run of some sections keeps the other sections' numbers from the last full run
+        results = json.loads(out.read_text()) | results
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,62 @@
+"""Smoke test of the deployment sections of `make bench` (startup, matrix, gpu) with tiny
+limits; the numbers themselves are not asserted."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize
+
+from enoki_hd.verify.loading import default_verifier_path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+@pytest.mark.skipif(
+    not (default_verifier_path() / "model.onnx").is_file(), reason="no shipped verifier"
+)
+def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
+    import bench
+
+    out = tmp_path / "results.json"
+    out.write_text(json.dumps({"nli": {"kept": True}}))
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="bench",
+            overrides=[
+                "sections=[startup,matrix,gpu]",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                "startup.repeats=1",
+                "startup.extractors=[rules]",
+                "startup.runtimes=[torch-free]",
+                "matrix.benchmarks=[psiloqa_en50]",
+                "matrix.long_context_benchmark=psiloqa_en50",
+                "matrix.long_context=1200",
+                "matrix.extractors=[rules]",
+                "matrix.limit=1",
+                "matrix.repeats=1",
+                "nli.pairs=8",
+                f"output={out}",
+            ],
+        )
+    bench.run(cfg)
+    saved = json.loads(out.read_text())
+    assert saved["nli"] == {"kept": True}  # keep_other_sections
+    startup = saved["startup"]
+    assert startup["rules/torch-free"]["torch_imported"] is False
+    assert startup["rules/torch-free"]["cold_start_seconds"] > 0
+    matrix = saved["matrix"]
+    for strategy in ("window", "retrieve"):
+        cell = matrix[f"psiloqa_en50/rules/{strategy}"]
+        assert cell["examples"] == 1 and cell["nli_pairs_per_example"] > 0
+        assert 0.0 <= cell["char_f1"] <= 1.0
+    long = matrix["psiloqa_en50@1200chars/rules/retrieve"]
+    assert long["median_context_chars"] == 1200
+    assert "psiloqa_en50@1200chars/rules/window_over_retrieve_latency" in matrix
+    assert "skipped" in saved["gpu"] or saved["gpu"]["items_per_second"] > 0
