@@ -128,6 +128,8 @@ def test_table_without_a_header_and_single_column() -> None:
     [
         ("The study found that:", "lead_in"),
         ("Here are the key points:", "lead_in"),
+        ("Here is a summary of the news in 77 words:", None),  # it states a count
+        ("Overall, the deli is a great place for lunch and is highly recommended.", None),
         ("What does the study say?", "question"),
         ("I hope this helps!", "meta"),
         ("Hope this helps.", "meta"),
@@ -173,10 +175,13 @@ def test_headings_code_and_frames() -> None:
         "Results\n"
         "=======\n"
         "**Key findings**\n"
-        "The trial showed:\n"
+        "The trial showed that:\n"
         "1. Fewer attacks overall. It also cut costs.\n"
-        "2. Shorter stays:\n"
+        "2. Hospital stays were:\n"
         "   - two days on average\n"
+        "\n"
+        "To enrol, follow these steps:\n"
+        "- Call the clinic.\n"
         "```\n"
         "print(x)\n"
         "```\n"
@@ -186,11 +191,18 @@ def test_headings_code_and_frames() -> None:
     assert got == [
         ("Results", "heading", "heading", None),
         ("**Key findings**", "heading", "heading", None),
-        ("The trial showed:", "lead_in", "prose", None),
-        ("Fewer attacks overall.", None, "list_item", "The trial showed: Fewer attacks overall."),
+        ("The trial showed that:", "lead_in", "prose", None),
+        (
+            "Fewer attacks overall.",
+            None,
+            "list_item",
+            "The trial showed that Fewer attacks overall.",
+        ),
         ("It also cut costs.", None, "list_item", None),
-        ("Shorter stays:", "lead_in", "list_item", None),
-        ("two days on average", None, "list_item", "Shorter stays: two days on average"),
+        ("Hospital stays were:", "lead_in", "list_item", None),
+        ("two days on average", None, "list_item", "Hospital stays were two days on average"),
+        ("To enrol, follow these steps:", "lead_in", "prose", None),
+        ("Call the clinic.", None, "list_item", None),  # the lead-in frames nothing
         ("print(x)", "code", "code", None),
         ("Plain prose here.", None, "prose", None),
     ]

@@ -7,16 +7,17 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
   else (``**Key findings**``);
 - ``table_header`` — the row above a table's ``|---|`` separator;
 - ``code`` — a line inside a fenced code block;
-- ``lead_in`` — a sentence that ends with a colon (``The study found that:``);
+- ``lead_in`` — a sentence that ends with a colon (``The study found that:``) and holds no
+  number (``Here is a summary in 77 words:`` states a count);
 - ``question`` — a sentence that ends with a question mark;
 - ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``,
   ``Note that the sources differ``, ``I cannot browse the web``); a statement of absence
   (``I couldn't find any reservation in the county``, ``The context does not mention a
   price``) is a claim about the content and is checked;
-- ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``), an
-  evaluation with no number in the sentence (``This is a great choice.``), or a sentence that
-  is an evaluation and nothing else (``For most travellers, the Fenwick 14 is the better
-  pick.``, ``The results look impressive.``);
+- ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``) or a sentence
+  that is an evaluation and nothing else, with no number (``This is a great choice.``, ``For
+  most travellers, the Fenwick 14 is the better pick.``, ``The results look impressive.``);
+  "X is a great place for breakfast and is highly recommended" states more and is a claim;
 - ``instruction`` — a pointer to someone else (``Consult your doctor ...``, ``For more
   details, see ...``) or generic advice led by always / never / please with no number and no
   name in it (``Always read the label before giving a dose.``). Instructions that carry
@@ -30,10 +31,11 @@ their characters.
 
 Structure is kept for the claims:
 
-- a list item under a lead-in (``The study found that:`` / ``- 64% of ...``) is judged whole
-  in the lead-in's frame (:attr:`Selection.hypothesis`: ``The study found that 64% of ...``);
-  offsets stay in the item. A nested item's frame is its parent item when that ends with a
-  colon;
+- a list item under a lead-in that it completes (``The study found that:`` / ``- 64% of
+  ...``) is judged whole in the lead-in's frame (:attr:`Selection.hypothesis`: ``The study
+  found that 64% of ...``); offsets stay in the item. A nested item's frame is its parent item
+  when that ends with a colon. A lead-in the item does not complete (``follow these steps:``)
+  frames nothing;
 - a table body row is one claim per cell, built from its row label (first cell) and the cell's
   column header (:class:`TableCell`: ``standard — no severe attack: 38%``), blamed on the
   cell's own characters.
@@ -156,13 +158,6 @@ _OPINION_START_RE = re.compile(
     r"say)|i (?:recommend|suggest)|in my (?:opinion|view|experience)|personally\b)",
     _FLAGS,
 )
-_OPINION_EVALUATION_RE = re.compile(
-    r"\b(?:is|are|was|were|would be|makes?|seems?|sounds?) (?:a |an )?(?:really |very |truly |"
-    r"quite |an? )?(?:great|excellent|good|wonderful|fantastic|perfect|ideal|nice|amazing|"
-    r"solid|smart|wise|fine|terrific|superb) (?:choice|option|idea|pick|fit|decision|way|"
-    r"start|place|read|resource)\b",
-    _FLAGS,
-)
 _INSTRUCTION_RE = re.compile(
     r"^(?:please |always |be sure to |make sure to )?(?:consult|contact|ask|talk to|speak "
     r"(?:to|with)|check with|reach out to|refer to|see|visit) (?:with )?(?:your|a|an|the) "
@@ -183,6 +178,9 @@ _EVALUATIVE_ADJECTIVE = (
     r"terrific|superb|impressive|promising|outstanding|remarkable|attractive|appealing|"
     r"sensible|awesome|better|best|worse|worst)"
 )
+# "for most people", "to carry up the stairs" — not a second statement ("... and is highly
+# recommended by customers")
+_SHORT_TAIL = r"(?:(?!\b(?:and|but|while|which|because|with)\b)[^,]){1,50}"
 _PICK_NOUN = (
     r"(?:choice|option|idea|pick|fit|decision|way|start|place|read|resource|bet|value|deal)"
 )
@@ -194,9 +192,11 @@ _EVALUATION_SENTENCE_RE = re.compile(
     + _EVALUATIVE_ADJECTIVE
     + r"(?:\s+"
     + _PICK_NOUN
-    + r"(?:\s+(?:for|to)\s+[^,]{1,60})?)?"
+    + r"(?:\s+(?:for|to)\s+"
+    + _SHORT_TAIL
+    + r")?)?"
     # "That is a lot to carry"
-    r"|(?:a lot|too much|plenty)(?:\s+(?:for|to)\s+[^,]{1,60})?"
+    r"|(?:a lot|too much|plenty)(?:\s+(?:for|to)\s+" + _SHORT_TAIL + r")?"
     r")[.!]?$",
     _FLAGS,
 )
@@ -234,20 +234,19 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
     stripped = text.strip().rstrip("\"'”’)*_ ")
     if not stripped:
         return None
-    if stripped.endswith(":"):
-        return "lead_in"
     if stripped.endswith("?"):
         return "question"
+    # a number makes it a claim ("Here is a summary in 77 words:", "see a doctor if it lasts 3
+    # days"); a model number in a name ("the Fenwick 14 is the better pick") is no quantity
+    if _DIGIT_RE.search(_NAMED_NUMBER_RE.sub("", stripped)):
+        return None
+    if stripped.endswith(":"):
+        return "lead_in"
     if any(p.search(stripped) for p in _META_RES):
         return "meta"
     if _OPINION_START_RE.search(stripped):
         return "opinion"
-    if _OPINION_EVALUATION_RE.search(stripped) and not _DIGIT_RE.search(stripped):
-        return "opinion"
-    # a model number in a name ("Fenwick 14") is no quantity; "$9 a month" is
-    if _EVALUATION_SENTENCE_RE.match(stripped) and not _DIGIT_RE.search(
-        _NAMED_NUMBER_RE.sub("", stripped)
-    ):
+    if _EVALUATION_SENTENCE_RE.match(stripped):
         return "opinion"
     if _INSTRUCTION_RE.search(stripped):
         return "instruction"
@@ -407,13 +406,15 @@ _JOINING_ENDS = frozenset(
 )  # fmt: skip
 
 
-def _framed(frame: str, item: str) -> str:
-    """The item read in its lead-in's frame: ``The study found that 64% ...``; the colon is
-    dropped when the lead-in ends in a word that runs on into the item, kept otherwise."""
+def _framed(frame: str, item: str) -> str | None:
+    """The item read in its lead-in's frame, when the two make one sentence: the lead-in ends
+    in a word that runs on into the item (``The study found that:`` + ``64% of ...`` → ``The
+    study found that 64% of ...``). None otherwise: ``follow these steps:`` or ``Here are the
+    measurements:`` frame nothing an entailment model can use."""
     body = frame.rstrip().rstrip(":").rstrip()
     last = body.split()[-1].lower() if body.split() else ""
     if last not in _JOINING_ENDS:
-        return f"{body}: {item}"
+        return None
     first = item.split(maxsplit=1)[0] if item.split() else ""
     if first.lower() in STOP_WORDS and first[1:].islower():
         item = item[0].lower() + item[1:]  # "found that The group" → "found that the group"
@@ -475,8 +476,9 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             frame = _frame(answer, lines, row) if kind == "list_item" else None
             # the frame applies to the item's first sentence, the one the lead-in introduces
             first = index == 0 or sentences[index - 1].start < line.start
-            if frame is not None and first:
-                out.append(Selection(index, True, None, kind, frame, _framed(frame, text)))
+            framed = _framed(frame, text) if frame is not None and first else None
+            if framed is not None:
+                out.append(Selection(index, True, None, kind, frame, framed))
             else:
                 out.append(Selection(index, True, None, kind))
     return out
