@@ -129,6 +129,7 @@ def test_table_without_a_header_and_single_column() -> None:
         ("The study found that:", "lead_in"),
         ("Here are the key points:", "lead_in"),
         ("Here is a summary of the news in 77 words:", None),  # it states a count
+        ("What's new in Quillmark 3.4:", "lead_in"),  # a version is part of a name
         ("Overall, the deli is a great place for lunch and is highly recommended.", None),
         ("What does the study say?", "question"),
         ("I hope this helps!", "meta"),

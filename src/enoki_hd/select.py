@@ -210,7 +210,7 @@ _NUMBER_WORD_RE = re.compile(
     _FLAGS,
 )
 _DIGIT_RE = re.compile(r"\d")
-_NAMED_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d+\b")
+_NAMED_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d+(?:\.\d+)*\b")  # "Fenwick 14", "Quillmark 3.4"
 
 
 def _is_specific(text: str) -> bool:
