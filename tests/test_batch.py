@@ -187,3 +187,19 @@ def test_cli_on_the_shipped_checkpoints(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(SystemExit) as exit_info:
         main(["detect-batch", "--input", str(rows), "--out", str(out), "--workers", "0"])
     assert exit_info.value.code == 2
+
+
+def test_detect_stream_is_lazy_and_in_order() -> None:
+    detector = lexical_detector()
+    consumed: list[int] = []
+
+    def rows():
+        for i, answer in enumerate(ANSWERS):
+            consumed.append(i)
+            yield {"answer": answer, "context": CONTEXTS[0]}
+
+    stream = detector.detect_stream(rows())
+    first = next(stream)
+    assert consumed == [0]
+    assert [r.answer for r in [first, *stream]] == ANSWERS
+    assert [r.answer for r in detector.detect_batch(rows(), progress=False)] == ANSWERS

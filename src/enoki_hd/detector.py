@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -433,8 +433,21 @@ class Detector:
     ) -> list[Report]:
         """``detect`` over many ``{"answer", "context", "question"?}`` mappings, in order."""
         examples = list(examples)
-        reports = []
-        for i, example in enumerate(tqdm(examples, desc="detect", disable=not progress)):
+        return list(self.detect_stream(examples, progress=progress, total=len(examples)))
+
+    def detect_stream(
+        self,
+        examples: Iterable[Mapping[str, Any]],
+        *,
+        progress: bool = False,
+        total: int | None = None,
+    ) -> Iterator[Report]:
+        """:meth:`detect_batch` lazily: one report at a time, in input order, reading
+        ``examples`` as it goes (memory stays flat over any number of rows; for a resumable
+        job over a file see :mod:`enoki_hd.batch`)."""
+        for i, example in enumerate(
+            tqdm(examples, desc="detect", total=total, disable=not progress)
+        ):
             if not isinstance(example, Mapping):
                 raise TypeError(
                     f"examples[{i}] must be a mapping with 'answer' and 'context', "
@@ -443,14 +456,11 @@ class Detector:
             missing = [k for k in ("answer", "context") if k not in example]
             if missing:
                 raise KeyError(f"examples[{i}] lacks {', '.join(missing)}")
-            reports.append(
-                self.detect(
-                    answer=example["answer"],
-                    context=example["context"],
-                    question=example.get("question"),
-                )
+            yield self.detect(
+                answer=example["answer"],
+                context=example["context"],
+                question=example.get("question"),
             )
-        return reports
 
 
 _CONFIG_KEYS = frozenset(
