@@ -391,3 +391,25 @@ def test_llm_selection_against_a_local_server() -> None:
     assert (config["name"], config["model"], config["prompt"]) == ("llm", "m", "select")
     rebuilt = Detector.from_config({"selection": {k: v for k, v in config.items()}})
     assert rebuilt.selection == "llm" and rebuilt.selector_llm is not None
+
+
+@pytest.mark.skipif(
+    not (default_verifier_path() / "model.onnx").is_file(),
+    reason="the shipped verifier is missing; run `make train-verifier`",
+)
+def test_cli_selection_switch(tmp_path, capsys) -> None:
+    import json
+
+    from enoki_hd.cli import main
+
+    (tmp_path / "c.txt").write_text(ASTRA_CONTEXT)
+    (tmp_path / "a.md").write_text(ASTRA_ANSWER)
+    labels = {}
+    for selection in ("rules", "none"):
+        argv = ["detect", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.md")]
+        assert main([*argv, "--selection", selection, "--stable"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["config"]["selection"] == selection
+        labels[selection] = [s["label"] for s in report["sentences"]]
+    assert labels["rules"].count("not_a_claim") == 3
+    assert "not_a_claim" not in labels["none"]

@@ -140,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="how a fact is judged (default hybrid: NLI + lexical grounding of its new words)",
     )
     detect.add_argument(
+        "--selection",
+        choices=("rules", "none"),
+        default="rules",
+        help="claim selection (default rules: headings, lead-ins, questions, remarks and "
+        "opinions are reported not_a_claim and not checked; tables are checked cell by cell); "
+        "none checks every sentence as written",
+    )
+    detect.add_argument(
         "--fail-under",
         type=float,
         default=None,
@@ -267,6 +275,7 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--verification", choices=("nli", "grounding", "hybrid"), default="hybrid")
+    parser.add_argument("--selection", choices=("rules", "none"), default="rules")
 
 
 def _detector_config(args: argparse.Namespace) -> dict:
@@ -283,6 +292,7 @@ def _detector_config(args: argparse.Namespace) -> dict:
         "evidence": {"strategy": args.evidence, "top_k": args.top_k},
         "threshold": args.threshold,
         "verification": args.verification,
+        "selection": args.selection,
     }
 
 
@@ -407,6 +417,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         selector=EvidenceSelector(strategy=args.evidence, top_k=args.top_k),
         threshold=args.threshold,
         verification=args.verification,
+        selection=args.selection,
     )
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}
