@@ -134,6 +134,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "requests_per_second": round(args.requests / elapsed, 2),
         "server_rss_mb": rss,
         "rss_growth_mb": round(rss["end"] - rss["after_warmup"], 1),
+        # ONNX Runtime's arena grows until the largest batch shapes have been seen once;
+        # growth after the first quarter is what a leak would show
+        "rss_growth_after_first_quarter_mb": round(rss["end"] - rss[f"after_{quarter}"], 1),
         "cpus": os.cpu_count(),
     }
 

@@ -147,6 +147,17 @@ def test_out_of_another_input_is_refused(rows_file: Path, tmp_path: Path) -> Non
         run_batch(rows_file, out, detector=lexical_detector, workers=0)
 
 
+def test_a_second_job_on_the_same_output_is_refused(rows_file: Path, tmp_path: Path) -> None:
+    import fcntl
+
+    out = tmp_path / "busy.jsonl"
+    with out.open("ab") as other_job:
+        fcntl.flock(other_job.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(BatchError, match="another detect-batch job"):
+            run_batch(rows_file, out, detector=lexical_detector, progress=False)
+    assert run_batch(rows_file, out, detector=lexical_detector, progress=False).done == 30
+
+
 def test_parse_row_names_the_field() -> None:
     assert parse_row(3, '{"answer": "a", "context": "c"}').id == 3
     assert parse_row(1, '{"answer": "a", "context": "c", "question": 5}').error == {

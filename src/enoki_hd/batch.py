@@ -32,6 +32,7 @@ set to share the cores); ``ray_address`` runs the rows on a Ray cluster through
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import multiprocessing
@@ -269,11 +270,25 @@ def finished_rows(out: Path) -> list[tuple[int, Any]]:
 
 class _Appender:
     """Appends whole lines to the output: one ``write`` + ``flush`` + ``fsync`` per call, so a
-    crash leaves at most one torn line, which :func:`finished_rows` cuts off."""
+    crash leaves at most one torn line, which :func:`finished_rows` cuts off. Holds an
+    exclusive lock on the file (released when the process ends, however it ends), so two jobs
+    never append to one output.
+
+    Raises:
+        BatchError: another job holds the output.
+    """
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.handle = path.open("ab")
+        try:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            self.handle.close()
+            raise BatchError(
+                f"{path} is being written by another detect-batch job; wait for it to end "
+                "(a rerun then resumes where it stopped) or pass another --out"
+            ) from err
 
     def write(self, lines: list[str]) -> None:
         if not lines:
@@ -340,7 +355,12 @@ def run_batch(
         raise FileNotFoundError(f"--input {input_path} does not exist")
     spec: DetectorSpec = detector if detector is not None else {}
     started = time.perf_counter()
-    done = finished_rows(out_path)
+    appender = _Appender(out_path)  # locked before anything is read
+    try:
+        done = finished_rows(out_path)
+    except BaseException:
+        appender.close()
+        raise
     summary = BatchSummary(rows=_count_lines(input_path), skipped=len(done))
     pending = _pending(read_rows(input_path), done, out_path)
     bar = tqdm(
@@ -350,7 +370,6 @@ def run_batch(
         unit="row",
         disable=not progress,
     )
-    appender = _Appender(out_path)
     try:
         if ray_address is not None:
             from enoki_hd.integrations.ray import detect_rows_on_ray
