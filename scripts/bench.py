@@ -504,8 +504,13 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     results["config"] = OmegaConf.to_container(cfg, resolve=True)
     out = Path(cfg.output)
     if cfg.get("keep_other_sections") and out.is_file():
-        # a run of some sections keeps the other sections' numbers from the last full run
-        results = json.loads(out.read_text()) | results
+        # a run of some sections keeps the other sections' numbers (and the config they were
+        # measured with); the config of this run is recorded under each section it measured
+        previous = json.loads(out.read_text())
+        configs = previous.get("section_configs", {})
+        configs.update({section: results["config"] for section in sections})
+        results = previous | results | {"section_configs": configs}
+        results["config"] = previous.get("config", results["config"])
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
