@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -291,7 +291,7 @@ def create_app(detector: Any, settings: ServeSettings | None = None) -> Any:
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
     settings = settings or ServeSettings()
-    if isinstance(detector, dict) or (callable(detector) and not hasattr(detector, "detect")):
+    if isinstance(detector, Mapping) or (callable(detector) and not hasattr(detector, "detect")):
         detector = build_detector(detector)
     service = DetectorService(detector, settings)
 
