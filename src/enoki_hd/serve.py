@@ -385,9 +385,17 @@ def run_server(
     host: str = "127.0.0.1",
     port: int = 8000,
 ) -> None:
-    """Build the detector and serve until interrupted."""
+    """Build the detector, warm it up and serve until interrupted.
+
+    The warm-up detection loads what the first request would otherwise wait for (spaCy
+    pipelines, the ONNX sessions' first runs), so ``/health`` answers only when requests are
+    served at full speed.
+    """
     import uvicorn
 
     app = create_app(detector, settings)
+    app.state.service.detector.detect(
+        answer="The service is warming up.", context="The service is warming up for requests."
+    )
     logger.info("enoki serve on http://%s:%d", host, port)
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=5)
