@@ -253,3 +253,20 @@ def test_cli_serve_options_are_checked() -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["serve", "--max-pending", "0"])
     assert exit_info.value.code == 2
+
+
+def test_missing_serve_extra_is_a_clear_usage_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import importlib.util
+
+    from enoki_hd.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a)
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve"])
+    assert exit_info.value.code == 2
+    assert 'pip install "enoki-hd[serve]"' in capsys.readouterr().err

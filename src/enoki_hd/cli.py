@@ -336,6 +336,8 @@ def _run_detect_batch(args: argparse.Namespace) -> int:
         )
     except BatchError as err:
         raise UsageError(str(err)) from err
+    except ImportError as err:  # --ray without the ray extra
+        raise UsageError(str(err)) from err
     sys.stderr.write(f"enoki detect-batch: {json.dumps(summary.to_dict())}\n")
     return 3 if summary.errors else 0
 
@@ -380,8 +382,12 @@ def _add_serve(commands) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from enoki_hd.serve import ServeSettings, run_server
+    from enoki_hd.serve import ServeSettings, require_serve_extra, run_server
 
+    try:
+        require_serve_extra()
+    except ImportError as err:
+        raise UsageError(str(err)) from err
     settings = ServeSettings(
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,

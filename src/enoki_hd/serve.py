@@ -66,6 +66,23 @@ class ServeSettings:
             raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
 
 
+SERVE_EXTRA_HINT = 'enoki serve needs the serve extra: pip install "enoki-hd[serve]"'
+
+
+def require_serve_extra() -> None:
+    """Raises ImportError naming the extra when fastapi, uvicorn or prometheus-client is
+    missing (the base install has none of them)."""
+    import importlib.util
+
+    missing = [
+        name
+        for name in ("fastapi", "uvicorn", "prometheus_client")
+        if importlib.util.find_spec(name) is None
+    ]
+    if missing:
+        raise ImportError(f"{SERVE_EXTRA_HINT} (missing: {', '.join(missing)})")
+
+
 class ServiceError(Exception):
     """An error answered as JSON with ``status``."""
 
@@ -285,7 +302,12 @@ def parse_request(body: bytes, max_batch: int) -> tuple[list[dict[str, Any]], bo
 
 def create_app(detector: Any, settings: ServeSettings | None = None) -> Any:
     """The FastAPI app over ``detector`` (a built detector, or a :data:`DetectorSpec` —
-    a ``Detector.from_config`` mapping or a factory — built now)."""
+    a ``Detector.from_config`` mapping or a factory — built now).
+
+    Raises:
+        ImportError: the serve extra is not installed (the message says how to install it).
+    """
+    require_serve_extra()
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse, Response
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
