@@ -39,8 +39,8 @@ test: install ## the fast test suite (well under 20 min on 2 cores)
 test-full: install ## every test, slow ones included
 	$(VENV)/bin/pytest -q -m "slow or not slow"
 
-test-install: install ## the torch-free install check: a fresh venv, pip install of the wheel (base dependencies only), enoki detect, torch never imported (a CI step, ~1-2 min)
-	$(VENV)/bin/pytest -q -m slow tests/test_torch_free.py
+test-install: install ## the torch-free install check alone (part of make test): a fresh venv, pip install of the wheel (base dependencies only), enoki detect, torch never imported (~1 min)
+	$(VENV)/bin/pytest -q tests/test_torch_free.py
 
 wheel: install ## build dist/enoki_hd-*.whl: the package with the shipped checkpoints as package data (pip install it anywhere, no torch)
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .

@@ -2,8 +2,9 @@
 transformers.
 
 - ``test_detect_with_torch_blocked``: this venv, in a subprocess where importing torch or
-  transformers raises (fast; ``make test``);
-- ``test_fresh_venv_install`` (slow; ``make test-install``, a CI step): a new venv, ``pip
+  transformers raises;
+- ``test_fresh_venv_install`` (about 1 min; in ``make test``, so CI runs it; alone:
+  ``make test-install``): a new venv, ``pip
   install`` of the wheel (non-editable, base dependencies only, so no torch at all), ``enoki
   detect`` on the bundled example, and ``sys.modules`` after a detection.
 """
@@ -75,7 +76,6 @@ def test_detect_with_torch_blocked() -> None:
     assert out["rules"]["spans"] > 0 and out["encoder"]["spans"] > 0
 
 
-@pytest.mark.slow
 def test_fresh_venv_install(tmp_path: Path) -> None:
     """``pip install`` of the wheel into a new venv (base dependencies only) carries the
     shipped checkpoints, and ``enoki detect`` runs without torch ever imported."""
