@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from enoki_hd import text as text_module
@@ -276,14 +278,27 @@ def test_regex_backend_needs_no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_spacy_pipeline_is_cached_and_trimmed(spacy_segmenter) -> None:
+def test_spacy_pipeline_is_loaded_once_and_shared(spacy_segmenter) -> None:
+    # Segmentation, the rules parse and the language check share one loaded pipeline; the
+    # components segmentation does not need are disabled per call, never unloaded.
+    from enoki_hd.extract.rules import RulesExtractor
+
     assert text_module._sentence_pipeline(DEFAULT_SPACY_MODEL) is spacy_segmenter
-    assert (
-        load_spacy_pipeline(DEFAULT_SPACY_MODEL, text_module._SEGMENTER_EXCLUDE) is spacy_segmenter
-    )
-    assert "parser" in spacy_segmenter.pipe_names
-    for unneeded in ("ner", "lemmatizer", "tagger"):
-        assert unneeded not in spacy_segmenter.pipe_names
+    assert load_spacy_pipeline(DEFAULT_SPACY_MODEL) is spacy_segmenter
+    assert RulesExtractor().nlp is spacy_segmenter
+    for needed in ("parser", "ner", "tagger", "lemmatizer"):
+        assert needed in spacy_segmenter.pipe_names
+    assert not set(text_module.SEGMENTER_DISABLE) & set(spacy_segmenter.disabled)
+
+
+def test_combining_marks_scan_matches_the_full_code_space() -> None:
+    import sys
+    import unicodedata
+
+    full = {cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("M")}
+    pattern = re.compile(f"[{text_module._combining_marks()}]")
+    everything = "".join(chr(cp) for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp < 0xE000)
+    assert {ord(m.group()) for m in pattern.finditer(everything)} == full
 
 
 def test_missing_spacy_model_error_says_how_to_fix() -> None:

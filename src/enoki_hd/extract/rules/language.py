@@ -37,8 +37,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_MIN_ENGLISH_SHARE = 0.55
 _MIN_LEXICON_WORD = 3
 _LEXICON_TABLES = ("lemma_index", "lemma_exc")
-# The share test reads stop flags and lemmas only: no parse, no entities.
-_LANGUAGE_EXCLUDE = ("parser", "ner")
+# The share test reads stop flags and lemmas only: no parse, no entities (disabled per call on
+# the one shared pipeline).
+_LANGUAGE_DISABLE = ("parser", "ner")
 
 
 @functools.lru_cache(maxsize=4)
@@ -110,11 +111,12 @@ def unparseable_sentences(
     """Indices of ``sentences`` (half-open offsets into ``answer``) with no parseable English,
     by the rule in the module docstring, without parsing: the detector's language check when
     no rules extractor runs (sentence level, pre-extracted facts)."""
-    nlp = load_spacy_pipeline(model, _LANGUAGE_EXCLUDE)
+    nlp = load_spacy_pipeline(model)
     lexicon = english_lexicon(nlp)
     if not lexicon:
         return set()
-    docs = nlp.pipe(s.text(answer) for s in sentences)
+    disable = [name for name in _LANGUAGE_DISABLE if name in nlp.pipe_names]
+    docs = nlp.pipe((s.text(answer) for s in sentences), disable=disable)
     return {
         i
         for i, doc in enumerate(docs)
