@@ -33,15 +33,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from enoki_hd.extract import register
 from enoki_hd.igl.align import Alignment, SentenceAligner
 from enoki_hd.igl.labels import chain_parents
-from enoki_hd.llm.client import ChatClient, Usage, client_for
+from enoki_hd.llm.client import Usage
+from enoki_hd.llm.component import PromptedLLM
 from enoki_hd.llm.parse import parse_triples
-from enoki_hd.llm.prompt import Prompt, load_checked_prompt
 from enoki_hd.text import STOP_WORDS, merge_spans, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 
@@ -167,7 +166,7 @@ def anchor_triples(
 
 
 @register("llm")
-class LLMExtractor:
+class LLMExtractor(PromptedLLM):
     """Facts from a chat model, anchored to the answer (see the module docstring).
 
     Args:
@@ -186,42 +185,18 @@ class LLMExtractor:
     reason, malformed and prose lines, and ``usage`` the tokens spent.
     """
 
-    name = "llm"
+    node = "extractor"
+    placeholders = ("sentence",)
 
-    def __init__(
-        self,
-        model: str | None = None,
-        base_url: str | None = None,
-        *,
-        prompt: str = "incremental",
-        workers: int = 8,
-        client: ChatClient | None = None,
-        prompt_sha256: str | None = None,
-        **client_options: Any,
-    ) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
-        self.client = client_for(client, model, base_url, node="extractor", **client_options)
-        self.prompt_name = prompt
-        self.prompt: Prompt = load_checked_prompt(
-            PROMPT_VARIANTS.get(prompt, prompt), sha256=prompt_sha256, placeholders=("sentence",)
-        )
-        self.workers = workers
+    def __init__(self, *args: Any, prompt: str = "incremental", **kwargs: Any) -> None:
+        super().__init__(*args, prompt=prompt, **kwargs)
         self.stats: Counter[str] = Counter()
         self.usage = Usage()
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
 
-    def config(self) -> dict[str, Any]:
-        """The name and every option that changes the facts (the model, endpoint, sampling
-        and the prompt with its digest)."""
-        prompt = self.prompt_name
-        return {
-            "name": self.name,
-            **self.client.config(),
-            "prompt": str(Path(prompt).resolve()) if Path(prompt).is_file() else prompt,
-            "prompt_sha256": self.prompt.sha256,
-        }
+    def template(self, prompt: str) -> str:
+        return PROMPT_VARIANTS.get(prompt, prompt)
 
     def unparseable_sentences(self, answer: str, sentences: list[Span] | None = None) -> set[int]:
         """Sentences with no parseable English (:mod:`enoki_hd.extract.rules.language`)."""

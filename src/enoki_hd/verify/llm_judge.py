@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from enoki_hd.llm.client import ChatClient, Usage, client_for
+from enoki_hd.llm.client import Usage
+from enoki_hd.llm.component import PromptedLLM
 from enoki_hd.llm.parse import parse_judgement
-from enoki_hd.llm.prompt import Prompt, load_checked_prompt
 from enoki_hd.text import anchor
 from enoki_hd.types import FactLabel, FactVerdict, Span
 
@@ -86,7 +86,7 @@ def locate_quote(context: str, quote: str) -> tuple[bool, Span | None]:
     return _normalised(quote) in _normalised(context), None
 
 
-class LLMJudge:
+class LLMJudge(PromptedLLM):
     """A chat model as the fact judge (see the module docstring).
 
     Args:
@@ -99,35 +99,11 @@ class LLMJudge:
         client_options: more :class:`~enoki_hd.llm.client.ChatClient` options.
     """
 
-    name = "llm"
+    node = "judge"
+    placeholders = ("claim", "evidence")
 
-    def __init__(
-        self,
-        model: str | None = None,
-        base_url: str | None = None,
-        *,
-        prompt: str = "judge",
-        workers: int = 8,
-        client: ChatClient | None = None,
-        prompt_sha256: str | None = None,
-        **client_options: Any,
-    ) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
-        self.client = client_for(client, model, base_url, node="judge", **client_options)
-        self.prompt_name = prompt
-        self.prompt: Prompt = load_checked_prompt(
-            prompt, sha256=prompt_sha256, placeholders=("claim", "evidence")
-        )
-        self.workers = workers
-
-    def config(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            **self.client.config(),
-            "prompt": self.prompt_name,
-            "prompt_sha256": self.prompt.sha256,
-        }
+    def __init__(self, *args: Any, prompt: str = "judge", **kwargs: Any) -> None:
+        super().__init__(*args, prompt=prompt, **kwargs)
 
     def judge(self, claim: str, evidence: str, context: str) -> JudgeAnswer:
         """The judge's answer for ``claim`` against the passage ``evidence``; its quote is
