@@ -78,6 +78,35 @@ def test_a_value_conflict_worded_differently_is_contradicted(detector: Detector)
     ]
 
 
+@pytest.mark.parametrize(
+    ("context", "answer", "decided_by", "span"),
+    [
+        (
+            "In 2019, Crestline Credit bought the regional lender Harbor Bank for $2.1 billion.",
+            "Harbor Bank bought Crestline Credit in 2019.",
+            "role_conflict",
+            (19, 35, "Crestline Credit"),
+        ),
+        (
+            "The museum is open every day except Mondays, when it is closed for maintenance.",
+            "The museum is open on Mondays.",
+            "exception_conflict",
+            (22, 29, "Mondays"),
+        ),
+    ],
+)
+def test_the_verification_issue_rows_are_contradicted(
+    detector: Detector, context: str, answer: str, decided_by: str, span: tuple[int, int, str]
+) -> None:
+    # The verifier entails both (0.99, 0.93); the structural conflict check decides.
+    report = detector.detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [v.decided_by for v in report.facts if v.label == "contradicted"] == [decided_by]
+    assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [(*span, "contradicted")]
+    off = Detector(detector.verifier, conflicts=False).detect(answer=answer, context=context)
+    assert [s.label for s in off.sentences] == ["supported"] and off.spans == []
+
+
 def test_the_verifier_is_the_shipped_onnx_model(report) -> None:
     verifier = report.config["verifier"]
     assert str(verifier["path"]).endswith("verifier-minilm") and verifier["backend"] == "onnx"

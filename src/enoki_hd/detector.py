@@ -102,6 +102,9 @@ class Detector:
         record_features: keep every fact's fusion features on its verdict (and judge each
             fact's sentence whole): what ``make calibrate`` fits on.
         hybrid_weight: weight of the NLI score in ``hybrid``.
+        conflicts: label a fact ``contradicted`` when its evidence states it with the roles
+            swapped, as an exception or negated (:mod:`enoki_hd.verify.conflicts`;
+            ``hybrid`` and ``grounding`` modes).
         judge: the escalation judge of ``verification="llm"`` (every fact) and ``"adaptive"``
             (the facts ``routing`` selects): ``{"name": "llm", "model", "base_url", ...}``,
             ``{"name": "nli", "path": <larger NLI model>}``, ``{"name": "oracle"}`` (gold
@@ -131,6 +134,7 @@ class Detector:
         threshold: float | None = None,
         verification: DetectorVerification = "hybrid",
         hybrid_weight: float = 0.5,
+        conflicts: bool = True,
         judge: EscalationJudge | Mapping[str, Any] | str | None = None,
         routing: RoutingPolicy | Mapping[str, Any] | None = None,
         sentence_aggregation: SentenceAggregation = "max",
@@ -164,7 +168,9 @@ class Detector:
         fusion = _load_calibration(calibration, verifier) if base == "calibrated" else None
         if threshold is None:
             threshold = fusion.threshold if fusion is not None else 0.5
-        self.judge = FactJudge(base, hybrid_weight, threshold, fusion, record_features)
+        self.judge = FactJudge(
+            base, hybrid_weight, threshold, fusion, record_features, conflicts=conflicts
+        )
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
 
@@ -230,6 +236,7 @@ class Detector:
             threshold=None if cfg.get("threshold") is None else float(cfg["threshold"]),
             verification=cfg.get("verification", "hybrid"),
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
+            conflicts=bool(cfg.get("conflicts", True)),
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
@@ -253,6 +260,7 @@ class Detector:
             "threshold": self.threshold,
             "verification": self.verification,
             "hybrid_weight": self.hybrid_weight,
+            "conflicts": self.judge.conflicts,
             **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
             "language_check": self.language_check,
@@ -474,6 +482,7 @@ _CONFIG_KEYS = frozenset(
         "threshold",
         "verification",
         "hybrid_weight",
+        "conflicts",
         "sentence_aggregation",
         "language_check",
         "calibration",

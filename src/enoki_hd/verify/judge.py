@@ -6,7 +6,9 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 1. ``nli`` mode, or nothing lexical to check (grounding ``empty``): the NLI decision alone.
 2. A **value conflict** — a number or date of the fact differs from one of the same kind in the
    deciding evidence (grounding ``mismatch``) — is ``contradicted``, score at least
-   :data:`~enoki_hd.verify.grounding.CONTRADICTED_HALL_FLOOR`, whatever NLI says.
+   :data:`~enoki_hd.verify.grounding.CONTRADICTED_HALL_FLOOR`, whatever NLI says. So is a
+   **structural conflict** (:mod:`enoki_hd.verify.conflicts`: swapped roles, a stated
+   exception, a negation) when ``conflicts`` is on.
 3. ``grounding`` mode: the grounding status alone (``absent`` → unverifiable, ``grounded`` /
    ``partial`` → supported), score = share of unfound words.
 4. ``hybrid`` mode, **decisive NLI**: when the verifier gives at least
@@ -18,7 +20,8 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    supported below the threshold, else labelled by the NLI decision (``contradicted`` when the
    evidence contradicts, else ``unverifiable``).
 
-``decided_by`` names the signal that decided: ``value_conflict`` for 2, ``grounding`` for 3
+``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
+``exception_conflict``, ``negation_conflict``) for 2, ``grounding`` for 3
 and when the weighted grounding term outweighs the NLI term in 5, else ``nli``.
 
 ``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
@@ -36,6 +39,7 @@ from typing import Literal
 
 from enoki_hd.types import Fact, FactLabel, FactVerdict, NLIScores, Span
 from enoki_hd.verify.calibration import FusionCalibration, fusion_features
+from enoki_hd.verify.conflicts import Conflict, find_conflict
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import (
     CONTRADICTED_HALL_FLOOR,
@@ -72,6 +76,7 @@ def fuse(
     *,
     mode: VerificationMode,
     weight: float = 0.5,
+    conflict: Conflict | None = None,
 ) -> Fusion:
     """Fuse an NLI decision with a grounding result by the rule in the module docstring.
 
@@ -93,9 +98,10 @@ def fuse(
         raise ValueError(f"weight must be in [0, 1], got {weight!r}")
     if mode == "nli" or grounding is None or grounding.status == "empty":
         return Fusion(hall, None, "nli")
-    if grounding.status == "mismatch":
+    if grounding.status == "mismatch" or conflict is not None:
         floor = grounding.score if mode == "grounding" else hall
-        return Fusion(max(CONTRADICTED_HALL_FLOOR, floor), "contradicted", "value_conflict")
+        decided_by = "value_conflict" if conflict is None else conflict.decided_by
+        return Fusion(max(CONTRADICTED_HALL_FLOOR, floor), "contradicted", decided_by)
     if mode == "grounding":
         label: FactLabel = "unverifiable" if grounding.status == "absent" else "supported"
         return Fusion(grounding.score, label, "grounding")
@@ -119,6 +125,8 @@ class FactJudge:
         calibration: the fitted fusion, required by ``calibrated``.
         record_features: keep each fact's fusion features on its verdict (``features``);
             always on in ``calibrated`` mode. ``make calibrate`` fits on them.
+        conflicts: look for structural conflicts (:mod:`enoki_hd.verify.conflicts`) in the
+            ``hybrid`` and ``grounding`` modes.
     """
 
     verification: VerificationMode = "hybrid"
@@ -126,6 +134,7 @@ class FactJudge:
     threshold: float = 0.5
     calibration: FusionCalibration | None = None
     record_features: bool = False
+    conflicts: bool = True
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -215,7 +224,16 @@ class FactJudge:
             assert self.calibration is not None and features is not None
             fusion = self._calibrated(decision, features)
         else:
-            fusion = fuse(decision.probs, result, mode=self.verification, weight=self.hybrid_weight)
+            conflict = None
+            if self.conflicts and self.uses_grounding and decision.evidence is not None:
+                conflict = find_conflict(fact, decision.evidence.text)
+            fusion = fuse(
+                decision.probs,
+                result,
+                mode=self.verification,
+                weight=self.hybrid_weight,
+                conflict=conflict,
+            )
         if fusion.label is not None:
             label = fusion.label
         elif fusion.score < self.threshold:

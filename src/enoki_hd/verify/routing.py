@@ -129,7 +129,7 @@ class RoutingPolicy:
     def reasons(self, answer: str, verdict: FactVerdict) -> list[str]:
         """Why the fact is escalated (``uncertain`` and / or its risky kinds); empty: it is
         not."""
-        if verdict.decided_by == "value_conflict":
+        if verdict.decided_by.endswith("_conflict"):  # a value or structural conflict is sure
             return []
         margin = self.margin(verdict)
         reasons = ["uncertain"] if margin < self.max_margin else []

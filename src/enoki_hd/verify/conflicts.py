@@ -1,0 +1,261 @@
+"""Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
+evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
+
+Three checks, each on one evidence sentence at a time, on surface word order (no parse), each
+firing only when it is sure; silence means "no conflict found", never "supported":
+
+- **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
+  evidence sentence says *O R S* in the active voice ("Crestline Credit bought the regional
+  lender Harbor Bank") and no evidence sentence says *S R O*. Only for a direct object (a
+  relation that does not end in a preposition), arguments that are names or noun phrases
+  (no digits, no pronouns), a relation that is not symmetric ("married", "met"), and no
+  preposition, passive ("was bought by") or clause boundary between the relation and *S*.
+- **exception**: the evidence states the relation for all but *X* ("open every day except
+  Mondays") and the fact states it for *X* ("open on Mondays"): the fact's subject and
+  relation words occur before ``except`` / ``other than`` / ``apart from`` / ``excluding``,
+  and a content word of the fact's object follows it.
+- **negation**: the fact's subject, relation and object words occur in one evidence sentence
+  in that order with a negation between subject and relation ("the drug is not approved for
+  children"), and the fact is not negated — or the fact is negated and an evidence sentence
+  states it without any negation.
+
+Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
+relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
+``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
+(``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from enoki_hd.text import segment_sentences, tokenize_words
+from enoki_hd.types import Fact
+
+ConflictKind = Literal["role", "exception", "negation"]
+
+_DETERMINERS = frozenset(
+    "the a an its their his her our your my this that these those some any".split()
+)
+_PRONOUNS = frozenset(
+    "it he she they we i you him them us me this that these those which who whom what "
+    "there here one".split()
+)
+_AUXILIARIES = frozenset(
+    "is are was were be been being am 's 're has have had do does did will would shall should "
+    "can could may might must also then still already just only first later".split()
+)
+_BE_FORMS = frozenset("is are was were be been being am get got gets".split())
+_NEGATORS = frozenset("not n't never no cannot neither nor".split())
+# "not only", "not just": a negation that adds instead of denying.
+_NEGATION_SOFTENERS = frozenset("only just merely simply".split())
+_PREPOSITIONS = frozenset(
+    "in on at for by with from to of into onto over under about after before during since "
+    "until through across against between among toward towards via per than as like upon "
+    "within without behind beyond near".split()
+)
+# Words that end a clause (or start another) between a relation and its object.
+_CLAUSE_WORDS = frozenset(
+    "which that who whom whose where when while after before because although though since "
+    "and or but if unless whereas".split()
+)
+_EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
+_MAX_GAP = 6  # words between an argument and the relation at most
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A structural conflict between a fact and one sentence of its evidence."""
+
+    kind: ConflictKind
+    sentence: str
+
+    @property
+    def decided_by(self) -> str:
+        return f"{self.kind}_conflict"
+
+
+def _stem(word: str) -> str:
+    """Lower-cased, without an -ing/-ed/-es/-s ending and a final e ("approved", "approves",
+    "approve" → "approv"); irregular forms stay apart ("bought" ≠ "buy")."""
+    word = word.lower().replace("’", "'")
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+# Relations whose arguments can be swapped without changing the meaning.
+_SYMMETRIC = frozenset(
+    _stem(w)
+    for w in "marry married met meet face faced fight fought play played battle battled "
+    "resemble resembled equal equalled equaled date dated befriend befriended rival rivalled "
+    "border bordered tie tied draw drew match matched neighbour neighboured neighbor "
+    "neighbored wed divorce divorced".split()
+)
+
+
+def _words(text: str) -> list[str]:
+    return [s.text(text).lower().replace("’", "'") for s in tokenize_words(text)]
+
+
+def _phrase(text: str) -> list[str] | None:
+    """The stems of a noun phrase without leading determiners; None when it is not a clear
+    noun phrase (empty, a pronoun, digits, too long)."""
+    words = [w for w in _words(text) if any(c.isalnum() for c in w)]
+    while words and words[0] in _DETERMINERS:
+        words = words[1:]
+    if not words or len(words) > 6 or any(any(c.isdigit() for c in w) for w in words):
+        return None
+    if len(words) == 1 and words[0] in _PRONOUNS:
+        return None
+    return [_stem(w) for w in words]
+
+
+def _occurrences(stems: list[str], phrase: list[str]) -> list[tuple[int, int]]:
+    n = len(phrase)
+    return [(i, i + n) for i in range(len(stems) - n + 1) if stems[i : i + n] == phrase]
+
+
+def _relation_head(relation: str) -> tuple[str | None, bool, bool]:
+    """(stem of the relation's last content word, relation ends in a preposition, relation
+    holds a negation)."""
+    words = [w for w in _words(relation) if any(c.isalnum() for c in w)]
+    negated = any(w in _NEGATORS for w in words)
+    ends_in_preposition = bool(words) and words[-1] in _PREPOSITIONS
+    content = [w for w in words if w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS]
+    return (_stem(content[-1]) if content else None), ends_in_preposition, negated
+
+
+def _evidence_sentences(evidence: str) -> list[tuple[str, list[str], list[str]]]:
+    """(text, words, stems) per evidence sentence."""
+    out = []
+    for span in segment_sentences(evidence, backend="regex"):
+        text = span.text(evidence)
+        words = _words(text)
+        out.append((text, words, [_stem(w) for w in words]))
+    return out
+
+
+def _ordered(
+    words: list[str],
+    stems: list[str],
+    first: list[str],
+    relation: str,
+    second: list[str],
+) -> bool:
+    """Whether ``first R second`` occurs in the active voice: ``first`` at most _MAX_GAP words
+    before the relation word (no clause word between), the relation not after a form of
+    "be", and ``second`` at most _MAX_GAP words after it with no preposition, clause word or
+    punctuation between."""
+    for f_start, f_end in _occurrences(stems, first):
+        for r in range(f_end, min(len(stems), f_end + _MAX_GAP + 1)):
+            if stems[r] != relation:
+                continue
+            if any(w in _CLAUSE_WORDS for w in words[f_end:r]):
+                break
+            if r > 0 and words[r - 1] in _BE_FORMS:
+                continue
+            for s_start, _ in _occurrences(stems, second):
+                if not r < s_start <= r + _MAX_GAP + 1:
+                    continue
+                between = words[r + 1 : s_start]
+                if any(
+                    w in _PREPOSITIONS or w in _CLAUSE_WORDS or not any(c.isalnum() for c in w)
+                    for w in between
+                ):
+                    continue
+                return True
+    return False
+
+
+def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The role-reversal check of the module docstring."""
+    subject, obj = _phrase(fact.subject), _phrase(fact.object)
+    head, oblique, negated = _relation_head(fact.relation)
+    if subject is None or obj is None or head is None or oblique or negated or fact.negated:
+        return None
+    if head in _SYMMETRIC or set(subject) & set(obj):
+        return None
+    sentences = _evidence_sentences(evidence)
+    if any(_ordered(w, s, subject, head, obj) for _, w, s in sentences):
+        return None
+    for text, words, stems in sentences:
+        if _ordered(words, stems, obj, head, subject):
+            return Conflict("role", text)
+    return None
+
+
+def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The exception check of the module docstring."""
+    head, _, negated = _relation_head(fact.relation)
+    subject = _phrase(fact.subject)
+    if head is None or subject is None or negated or fact.negated:
+        return None
+    object_words = {
+        _stem(w)
+        for w in _words(fact.object)
+        if any(c.isalpha() for c in w) and w not in _DETERMINERS | _PREPOSITIONS
+    }
+    if not object_words:
+        return None
+    for text, _, _ in _evidence_sentences(evidence):
+        for match in _EXCEPTION_RE.finditer(text.lower()):
+            before = [_stem(w) for w in _words(text[: match.start()])]
+            after = _words(text[match.end() :])
+            excepted = []
+            for word in after:
+                if not any(c.isalnum() for c in word) or word in _CLAUSE_WORDS:
+                    break
+                excepted.append(_stem(word))
+            if (
+                head in before
+                and _occurrences(before, subject)
+                and object_words & set(excepted[:4])
+            ):
+                return Conflict("exception", text)
+    return None
+
+
+def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The negation check of the module docstring."""
+    head, _, relation_negated = _relation_head(fact.relation)
+    subject, obj = _phrase(fact.subject), _phrase(fact.object)
+    if head is None or subject is None or obj is None:
+        return None
+    fact_negated = relation_negated or fact.negated
+    for text, words, stems in _evidence_sentences(evidence):
+        for s_start, s_end in _occurrences(stems, subject):
+            for r in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
+                if stems[r] != head:
+                    continue
+                if not any(o_start > r for o_start, _ in _occurrences(stems, obj)):
+                    continue
+                between = words[s_end:r]
+                denied = any(
+                    w in _NEGATORS and (i + 1 >= len(between) or between[i + 1] not in
+                                        _NEGATION_SOFTENERS)
+                    for i, w in enumerate(between)
+                )
+                if any(w in _CLAUSE_WORDS for w in between):
+                    continue
+                if denied != fact_negated and (
+                    not fact_negated or not any(w in _NEGATORS for w in words)
+                ):
+                    return Conflict("negation", text)
+    return None
+
+
+def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The first structural conflict between ``fact`` and ``evidence`` (role reversal, then
+    exception, then negation), or None."""
+    if not evidence.strip():
+        return None
+    return (
+        role_conflict(fact, evidence)
+        or exception_conflict(fact, evidence)
+        or negation_conflict(fact, evidence)
+    )

@@ -1,0 +1,159 @@
+"""Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.types import Fact, NLIScores
+from enoki_hd.verify.conflicts import (
+    exception_conflict,
+    find_conflict,
+    negation_conflict,
+    role_conflict,
+)
+from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR, GroundingResult
+from enoki_hd.verify.judge import fuse
+
+HARBOR = "In 2019, Crestline Credit bought the regional lender Harbor Bank for $2.1 billion."
+MUSEUM = "The museum is open every day except Mondays, when it is closed for maintenance."
+
+
+def fact(subject: str, relation: str, obj: str, *, negated: bool = False) -> Fact:
+    return Fact("f0", 0, subject, relation, obj, negated=negated)
+
+
+# ---------------------------------------------------------------------------------------------
+# role reversal
+# ---------------------------------------------------------------------------------------------
+
+
+def test_swapped_roles_are_a_role_conflict_naming_the_sentence() -> None:
+    conflict = role_conflict(fact("Harbor Bank", "bought", "Crestline Credit"), HARBOR)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.decided_by) == (
+        "role",
+        HARBOR,
+        "role_conflict",
+    )
+
+
+def test_the_roles_as_stated_are_no_conflict() -> None:
+    assert role_conflict(fact("Crestline Credit", "bought", "Harbor Bank"), HARBOR) is None
+    assert role_conflict(fact("Crestline Credit", "bought", "the lender"), HARBOR) is None
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        # passive: the evidence says what the fact says
+        "Crestline Credit was bought by Harbor Bank in 2019.",
+        "Crestline Credit, bought by Harbor Bank in 2019, kept its name.",
+        # both orders stated somewhere
+        "Crestline Credit bought Harbor Bank. Years later Harbor Bank bought Crestline Credit.",
+        # the second argument is not the relation's object
+        "Crestline Credit bought a building from Harbor Bank.",
+        # a clause boundary between the first argument and the relation
+        "Crestline Credit said that it bought Harbor Bank.",
+    ],
+)
+def test_role_check_stays_silent_where_the_order_proves_nothing(evidence: str) -> None:
+    assert role_conflict(fact("Harbor Bank", "bought", "Crestline Credit"), evidence) is None
+
+
+def test_role_check_skips_symmetric_relations_obliques_numbers_and_pronouns() -> None:
+    assert role_conflict(fact("Anna", "married", "Tom"), "Tom married Anna in 1990.") is None
+    assert role_conflict(fact("Anna", "lives with", "Tom"), "Tom lives with Anna.") is None
+    assert role_conflict(fact("It", "bought", "Acme"), "Acme bought it.") is None
+    assert role_conflict(fact("Acme", "sold", "300 units"), "300 units sold Acme.") is None
+
+
+def test_role_check_matches_word_forms_and_skips_determiners() -> None:
+    conflict = role_conflict(
+        fact("the Rovers", "defeated", "the Lions"), "The Lions defeated the Rovers 3-1."
+    )
+    assert conflict is not None and conflict.kind == "role"
+
+
+# ---------------------------------------------------------------------------------------------
+# exception
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_stated_exception_contradicts_the_fact_about_it() -> None:
+    conflict = exception_conflict(fact("museum", "is open on", "Mondays"), MUSEUM)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("exception", MUSEUM)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj"),
+    [
+        ("museum", "is open on", "Tuesdays"),  # not the exception
+        ("museum", "is closed on", "Mondays"),  # what the evidence says
+        ("museum", "is not open on", "Mondays"),  # negated: agrees
+        ("library", "is open on", "Mondays"),  # another subject
+    ],
+)
+def test_exception_check_is_silent_otherwise(subject: str, relation: str, obj: str) -> None:
+    assert exception_conflict(fact(subject, relation, obj), MUSEUM) is None
+
+
+def test_exception_phrasings() -> None:
+    conflict = exception_conflict(
+        fact("The clinic", "accepts", "walk-in patients"),
+        "The clinic accepts all patients apart from walk-in patients.",
+    )
+    assert conflict is not None and conflict.kind == "exception"
+
+
+# ---------------------------------------------------------------------------------------------
+# negation
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_denied_statement_contradicts_the_fact() -> None:
+    evidence = "The drug is not approved for children under twelve."
+    conflict = negation_conflict(fact("The drug", "is approved for", "children"), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
+
+
+def test_a_negated_fact_against_a_plain_statement_conflicts() -> None:
+    evidence = "The council approved the new bridge in March."
+    negated = fact("The council", "did not approve", "the new bridge")
+    assert negation_conflict(negated, evidence) is not None
+    flagged = fact("The council", "approved", "the new bridge", negated=True)
+    assert negation_conflict(flagged, evidence) is not None
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "The drug is approved for children under twelve.",
+        "The drug is not only approved for children but also for adults.",
+        "The drug, which is not cheap, is approved for children.",
+    ],
+)
+def test_negation_check_is_silent_when_nothing_is_denied(evidence: str) -> None:
+    assert negation_conflict(fact("The drug", "is approved for", "children"), evidence) is None
+
+
+def test_find_conflict_tries_each_check_and_ignores_empty_evidence() -> None:
+    assert find_conflict(fact("Harbor Bank", "bought", "Crestline Credit"), HARBOR) is not None
+    assert find_conflict(fact("museum", "is open on", "Mondays"), MUSEUM) is not None
+    assert find_conflict(fact("museum", "is open on", "Mondays"), "   ") is None
+    assert find_conflict(fact("Crestline Credit", "bought", "Harbor Bank"), HARBOR) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# fusion
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_conflict_makes_the_fusion_contradicted_whatever_nli_says() -> None:
+    confident = NLIScores(0.98, 0.01, 0.01)
+    grounded = GroundingResult(status="grounded", score=0.0)
+    conflict = role_conflict(fact("Harbor Bank", "bought", "Crestline Credit"), HARBOR)
+    fused = fuse(confident, grounded, mode="hybrid", conflict=conflict)
+    assert (fused.label, fused.decided_by) == ("contradicted", "role_conflict")
+    assert fused.score == pytest.approx(CONTRADICTED_HALL_FLOOR)
+    assert fuse(confident, grounded, mode="hybrid").label is None
+    assert fuse(confident, grounded, mode="nli", conflict=conflict).decided_by == "nli"
