@@ -6,6 +6,7 @@ import pytest
 
 from enoki_hd.types import Fact, NLIScores
 from enoki_hd.verify.conflicts import (
+    direction_conflict,
     exception_conflict,
     find_conflict,
     negation_conflict,
@@ -157,3 +158,54 @@ def test_a_conflict_makes_the_fusion_contradicted_whatever_nli_says() -> None:
     assert fused.score == pytest.approx(CONTRADICTED_HALL_FLOOR)
     assert fuse(confident, grounded, mode="hybrid").label is None
     assert fuse(confident, grounded, mode="nli", conflict=conflict).decided_by == "nli"
+
+
+# ---------------------------------------------------------------------------------------------
+# direction
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Imports", "rose by", "6%", "Imports of seaweed fell by 6% last year."),
+        (
+            "Blood cultures",
+            "had been taken after",
+            "the first dose",
+            "Blood cultures were taken before the first dose was given.",
+        ),
+        ("The board", "approved", "the merger", "The board rejected the merger in May."),
+        ("Sales", "dropped in", "March", "Sales climbed in March."),
+    ],
+)
+def test_a_word_of_the_opposite_direction_is_a_direction_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = direction_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("direction", evidence)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        "Imports rose by 6% after falling in 2019.",  # the fact's own direction is there
+        "Imports did not fall last year.",  # negated: no direction stated
+        "Exports fell by 6% last year.",  # another subject
+        "Imports, which analysts had expected to grow, fell sharply.",  # the clause is skipped
+    ],
+)
+def test_direction_check_is_silent_otherwise(evidence: str) -> None:
+    if "analysts" in evidence:
+        # "fell" is within reach of the subject after the clause: still a conflict
+        assert direction_conflict(fact("Imports", "grew", "sharply"), evidence) is None
+        return
+    assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
+
+
+def test_stems_join_regular_forms_only() -> None:
+    from enoki_hd.verify.conflicts import _stem
+
+    assert {_stem(w) for w in ("approved", "approves", "approve", "approving")} == {"approv"}
+    assert _stem("dropped") == _stem("drop") == "drop"
+    assert _stem("bought") != _stem("buy")

@@ -18,11 +18,16 @@ firing only when it is sure; silence means "no conflict found", never "supported
   in that order with a negation between subject and relation ("the drug is not approved for
   children"), and the fact is not negated — or the fact is negated and an evidence sentence
   states it without any negation.
+- **direction**: the fact's relation holds a word of one direction ("rose", "before", "won",
+  "approved") and an evidence sentence, without negation and without any word of that
+  direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
+  words after the fact's subject.
 
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
-(``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"``).
+(``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
+``"direction_conflict"``).
 """
 
 from __future__ import annotations
@@ -34,32 +39,35 @@ from typing import Literal
 from enoki_hd.text import segment_sentences, tokenize_words
 from enoki_hd.types import Fact
 
-ConflictKind = Literal["role", "exception", "negation"]
 
-_DETERMINERS = frozenset(
-    "the a an its their his her our your my this that these those some any".split()
-)
-_PRONOUNS = frozenset(
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+ConflictKind = Literal["role", "exception", "negation", "direction"]
+
+_DETERMINERS = _set("the a an its their his her our your my this that these those some any")
+_PRONOUNS = _set(
     "it he she they we i you him them us me this that these those which who whom what "
-    "there here one".split()
+    "there here one"
 )
-_AUXILIARIES = frozenset(
+_AUXILIARIES = _set(
     "is are was were be been being am 's 're has have had do does did will would shall should "
-    "can could may might must also then still already just only first later".split()
+    "can could may might must also then still already just only first later"
 )
-_BE_FORMS = frozenset("is are was were be been being am get got gets".split())
-_NEGATORS = frozenset("not n't never no cannot neither nor".split())
+_BE_FORMS = _set("is are was were be been being am get got gets")
+_NEGATORS = _set("not n't never no cannot neither nor")
 # "not only", "not just": a negation that adds instead of denying.
-_NEGATION_SOFTENERS = frozenset("only just merely simply".split())
-_PREPOSITIONS = frozenset(
+_NEGATION_SOFTENERS = _set("only just merely simply")
+_PREPOSITIONS = _set(
     "in on at for by with from to of into onto over under about after before during since "
     "until through across against between among toward towards via per than as like upon "
-    "within without behind beyond near".split()
+    "within without behind beyond near"
 )
 # Words that end a clause (or start another) between a relation and its object.
-_CLAUSE_WORDS = frozenset(
+_CLAUSE_WORDS = _set(
     "which that who whom whose where when while after before because although though since "
-    "and or but if unless whereas".split()
+    "and or but if unless whereas"
 )
 _EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
 _MAX_GAP = 6  # words between an argument and the relation at most
@@ -78,37 +86,77 @@ class Conflict:
 
 
 def _stem(word: str) -> str:
-    """Lower-cased, without an -ing/-ed/-es/-s ending and a final e ("approved", "approves",
-    "approve" → "approv"); irregular forms stay apart ("bought" ≠ "buy")."""
+    """Lower-cased, without an -ing/-ed/-es/-s ending, a final e and a doubled final consonant
+    ("approved", "approves", "approve" → "approv"; "dropped", "drop" → "drop"); irregular
+    forms stay apart ("bought" ≠ "buy")."""
     word = word.lower().replace("’", "'")
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
             break
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word
 
 
 # Relations whose arguments can be swapped without changing the meaning.
 _SYMMETRIC = frozenset(
     _stem(w)
-    for w in "marry married met meet face faced fight fought play played battle battled "
-    "resemble resembled equal equalled equaled date dated befriend befriended rival rivalled "
-    "border bordered tie tied draw drew match matched neighbour neighboured neighbor "
-    "neighbored wed divorce divorced".split()
+    for w in _set(
+        "marry married met meet face faced fight fought play played battle battled "
+        "resemble resembled equal equalled equaled date dated befriend befriended rival rivalled "
+        "border bordered tie tied draw drew match matched neighbour neighboured neighbor "
+        "neighbored wed divorce divorced"
+    )
 )
+
+
+# Words of opposite direction: a fact stating one where its evidence states the other about the
+# same subject, and nothing of the fact's own group, is contradicted.
+_DIRECTIONS = (
+    (
+        "rise rose risen increase grow grew grown gain climb jump surge soar expand raise "
+        "higher more greater larger above up",
+        "fall fell fallen decrease shrink shrank shrunk lose lost drop decline sink sank slump "
+        "plunge contract reduce lower less fewer smaller below down",
+    ),
+    ("before earlier prior preceded", "after later following followed"),
+    ("win won beat defeat", "lose lost"),
+    ("accept approve allow permit", "reject refuse deny ban forbid prohibit"),
+    ("open opened", "close closed shut"),
+)
+
+
+def _direction_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """``(group, opposites)``: per stem, the stems of its own direction and of the opposite."""
+    groups: dict[str, frozenset[str]] = {}
+    opposites: dict[str, frozenset[str]] = {}
+    for one, other in _DIRECTIONS:
+        for words, opposite in ((one, other), (other, one)):
+            group = frozenset(_stem(w) for w in words.split())
+            against = frozenset(_stem(w) for w in opposite.split())
+            for word in group:
+                groups[word] = groups.get(word, frozenset()) | group
+                opposites[word] = opposites.get(word, frozenset()) | against
+    return groups, opposites
+
+
+_GROUPS, _OPPOSITES = _direction_tables()
 
 
 def _words(text: str) -> list[str]:
     return [s.text(text).lower().replace("’", "'") for s in tokenize_words(text)]
 
 
-def _phrase(text: str) -> list[str] | None:
+def _phrase(text: str, *, max_words: int = 6) -> list[str] | None:
     """The stems of a noun phrase without leading determiners; None when it is not a clear
-    noun phrase (empty, a pronoun, digits, too long)."""
+    noun phrase (empty, a pronoun, digits, more than ``max_words`` words)."""
     words = [w for w in _words(text) if any(c.isalnum() for c in w)]
     while words and words[0] in _DETERMINERS:
         words = words[1:]
-    if not words or len(words) > 6 or any(any(c.isdigit() for c in w) for w in words):
+    if not words or len(words) > max_words or any(any(c.isdigit() for c in w) for w in words):
         return None
     if len(words) == 1 and words[0] in _PRONOUNS:
         return None
@@ -151,7 +199,7 @@ def _ordered(
     before the relation word (no clause word between), the relation not after a form of
     "be", and ``second`` at most _MAX_GAP words after it with no preposition, clause word or
     punctuation between."""
-    for f_start, f_end in _occurrences(stems, first):
+    for _, f_end in _occurrences(stems, first):
         for r in range(f_end, min(len(stems), f_end + _MAX_GAP + 1)):
             if stems[r] != relation:
                 continue
@@ -228,7 +276,7 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     fact_negated = relation_negated or fact.negated
     for text, words, stems in _evidence_sentences(evidence):
-        for s_start, s_end in _occurrences(stems, subject):
+        for _, s_end in _occurrences(stems, subject):
             for r in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
                 if stems[r] != head:
                     continue
@@ -236,8 +284,8 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
                     continue
                 between = words[s_end:r]
                 denied = any(
-                    w in _NEGATORS and (i + 1 >= len(between) or between[i + 1] not in
-                                        _NEGATION_SOFTENERS)
+                    w in _NEGATORS
+                    and (i + 1 >= len(between) or between[i + 1] not in _NEGATION_SOFTENERS)
                     for i, w in enumerate(between)
                 )
                 if any(w in _CLAUSE_WORDS for w in between):
@@ -249,13 +297,34 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The direction check of the module docstring."""
+    words = [w for w in _words(fact.relation) if any(c.isalpha() for c in w)]
+    heads = [_stem(w) for w in words if _stem(w) in _OPPOSITES]
+    subject = _phrase(fact.subject, max_words=10)
+    if not heads or subject is None or fact.negated or any(w in _NEGATORS for w in words):
+        return None
+    head = heads[-1]
+    for text, words_, stems in _evidence_sentences(evidence):
+        if _GROUPS[head] & set(stems) or any(w in _NEGATORS for w in words_):
+            continue
+        for _, s_end in _occurrences(stems, subject):
+            for k in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
+                if words_[k] in _CLAUSE_WORDS and stems[k] not in _OPPOSITES:
+                    break
+                if stems[k] in _OPPOSITES[head]:
+                    return Conflict("direction", text)
+    return None
+
+
 def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
-    """The first structural conflict between ``fact`` and ``evidence`` (role reversal, then
-    exception, then negation), or None."""
+    """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
+    exception, negation, direction), or None."""
     if not evidence.strip():
         return None
     return (
         role_conflict(fact, evidence)
         or exception_conflict(fact, evidence)
         or negation_conflict(fact, evidence)
+        or direction_conflict(fact, evidence)
     )
