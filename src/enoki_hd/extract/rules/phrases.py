@@ -90,6 +90,14 @@ def _is_modifier(token: Token) -> bool:
     return token.dep_ != "appos" or composite.is_composite(token)
 
 
+def _symbol_quantity(head: Token) -> set[int]:
+    """The number tokens of a unit symbol that heads them (``%`` in ``6%``, ``°`` in
+    ``40 °``); empty for any other head."""
+    if is_content(head) or head.is_space:
+        return set()
+    return {c.i for c in head.children if c.dep_ == "nummod" and is_content(c)}
+
+
 def phrase_steps(
     head: Token, *, max_tokens: int, exclude: frozenset[int] = frozenset()
 ) -> list[Step]:
@@ -97,13 +105,19 @@ def phrase_steps(
 
     Modifiers whose token index is in ``exclude`` are left out (prepositions another rule
     attaches to the verb). Steps stop before the phrase exceeds ``max_tokens`` tokens; a core
-    already longer, or a head with no letter or digit (an emoji), gives ``[]``.
+    already longer, or a head with no letter or digit (an emoji), gives ``[]`` — except a unit
+    symbol heading its number (``6%``), whose core is both.
     """
-    if not is_content(head):
+    quantity = _symbol_quantity(head)
+    if not is_content(head) and not quantity:
         return []
     steps: list[Step] = []
     parts = dates.date_parts(head)
-    if parts:
+    if quantity:  # "6%": the symbol heads its number, and the two are one core
+        cumulative = core_tokens(head) | quantity
+        used = set(cumulative)
+        steps.append(Step(frozenset(cumulative)))
+    elif parts:
         used = {p.i for p in parts}
         extra = core_tokens(head) - {head.i}
         cumulative: set[int] = set()

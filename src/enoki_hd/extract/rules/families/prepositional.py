@@ -54,6 +54,7 @@ EXAMPLES = (
         ),
     ),
     Example("He lived in the city.", (("He", "lived in", "city"),)),
+    Example("Imports rose by 6% last year.", (("Imports", "rose by", "6%"),)),
 )
 
 LIGHT_VERBS = frozenset(
