@@ -211,9 +211,15 @@ def test_retrieved_windows_merge_and_fall_back() -> None:
         (s[4].start, s[7].end),
         (s[29].start, s[31].end),
     ]
-    # No term in common: the whole context (in budget-sized chunks) is the evidence.
+    # No term in common: the whole context (in budget-sized chunks) is the evidence ...
     windows = selector.windows(index, "zebra", verifier=WordVerifier())
     assert windows[0].start == s[0].start and windows[-1].end == s[-1].end
+    # ... up to fallback_sentences sentences of it; None: all of it.
+    capped = EvidenceSelector(top_k=3, neighbours=1, max_premise_tokens=100, fallback_sentences=9)
+    windows = capped.windows(index, "zebra", verifier=WordVerifier())
+    assert windows[0].start == s[0].start and windows[-1].end == s[8].end
+    uncapped = EvidenceSelector(top_k=3, max_premise_tokens=100, fallback_sentences=None)
+    assert uncapped.windows(index, "zebra", verifier=WordVerifier())[-1].end == s[-1].end
     # A short context is covered whole by the window strategy.
     short = EvidenceIndex("A b. C d. E f.", sentence_backend="regex")
     assert window_texts(
@@ -319,6 +325,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "max_premise_tokens": None,
         "embedder": None,
         "premises": ["window"],
+        "fallback_sentences": 64,
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())
@@ -382,6 +389,8 @@ def test_selector_rejects_bad_options() -> None:
         EvidenceSelector(top_k=0)
     with pytest.raises(ValueError, match="dense_weight"):
         EvidenceSelector(dense_weight=1.5)
+    with pytest.raises(ValueError, match="fallback_sentences must be >= 1 or null, got 0"):
+        EvidenceSelector(fallback_sentences=0)
 
 
 def test_index_keeps_offsets_into_the_context() -> None:

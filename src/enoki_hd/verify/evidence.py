@@ -313,6 +313,11 @@ class EvidenceSelector:
             hypothesis are scored in the same batch and decided by :func:`aggregate`
             (supported if any premise entails, else contradicted if any contradicts); the
             evidence is the premise that decided.
+        fallback_sentences: a hypothesis that shares no term with any context sentence is
+            judged against the whole context when it has at most this many sentences, else
+            against its first this many (None: always the whole context). Such a hypothesis
+            has no lexical evidence, so the grounding check already finds it unsupported; the
+            cap keeps a 50,000-character context from costing a hundred NLI pairs for it.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -326,6 +331,7 @@ class EvidenceSelector:
     max_premise_tokens: int | None = None
     embedder: Embedder | None = field(default=None, repr=False, compare=False)
     premises: tuple[PremiseKind, ...] = ("window",)
+    fallback_sentences: int | None = 64
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -346,6 +352,10 @@ class EvidenceSelector:
             raise ValueError(f"dense_weight must be in [0, 1], got {self.dense_weight}")
         if self.max_premise_tokens is not None and self.max_premise_tokens < 1:
             raise ValueError(f"max_premise_tokens must be >= 1, got {self.max_premise_tokens}")
+        if self.fallback_sentences is not None and self.fallback_sentences < 1:
+            raise ValueError(
+                f"fallback_sentences must be >= 1 or null, got {self.fallback_sentences}"
+            )
         if isinstance(self.premises, str):
             self.premises = (self.premises,)
         self.premises = tuple(self.premises)
@@ -388,6 +398,7 @@ class EvidenceSelector:
             "max_premise_tokens": self.max_premise_tokens,
             "embedder": embedder,
             "premises": list(self.premises),
+            "fallback_sentences": self.fallback_sentences,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -495,7 +506,12 @@ class EvidenceSelector:
         top = top[scores[top] > 0]
         last_sentence = len(scores) - 1
         if len(top) == 0:
-            logger.debug("no sentence matches the hypothesis; judging it against the whole context")
+            if self.fallback_sentences is not None:
+                last_sentence = min(last_sentence, self.fallback_sentences - 1)
+            logger.debug(
+                "no sentence matches the hypothesis; judging it against sentences 0-%d",
+                last_sentence,
+            )
             return [(0, last_sentence)]
         ranges = sorted(
             (max(0, int(i) - self.neighbours), min(last_sentence, int(i) + self.neighbours))
