@@ -112,20 +112,16 @@ def phrase_steps(
     if not is_content(head) and not quantity:
         return []
     steps: list[Step] = []
-    parts = dates.date_parts(head)
-    if quantity:  # "6%": the symbol heads its number, and the two are one core
-        cumulative = core_tokens(head) | quantity
-        used = set(cumulative)
-        steps.append(Step(frozenset(cumulative)))
-    elif parts:
+    cumulative: set[int] = set()
+    parts = [] if quantity else dates.date_parts(head)
+    if parts:
         used = {p.i for p in parts}
         extra = core_tokens(head) - {head.i}
-        cumulative: set[int] = set()
         for k, part in enumerate(parts):
             cumulative |= {part.i} | (extra if k == 0 else set())
             steps.append(Step(frozenset(cumulative), None if k == 0 else dates.FAMILY))
-    else:
-        cumulative = core_tokens(head)
+    else:  # "6%": a unit symbol heads its number, and the two are one core
+        cumulative = core_tokens(head) | quantity
         used = set(cumulative)
         steps.append(Step(frozenset(cumulative)))
     if len(steps[0].tokens) > max_tokens:
