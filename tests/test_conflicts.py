@@ -209,3 +209,8 @@ def test_stems_join_regular_forms_only() -> None:
     assert {_stem(w) for w in ("approved", "approves", "approve", "approving")} == {"approv"}
     assert _stem("dropped") == _stem("drop") == "drop"
     assert _stem("bought") != _stem("buy")
+
+
+def test_particles_are_no_direction() -> None:
+    evidence = "The company shut down its Leeds factory in 2004."
+    assert direction_conflict(fact("The company", "set up", "a factory"), evidence) is None

@@ -114,13 +114,14 @@ _SYMMETRIC = frozenset(
 
 
 # Words of opposite direction: a fact stating one where its evidence states the other about the
-# same subject, and nothing of the fact's own group, is contradicted.
+# same subject, and nothing of the fact's own group, is contradicted. (Not "up", "down",
+# "above", "below": mostly particles and places, "set up", "shut down".)
 _DIRECTIONS = (
     (
         "rise rose risen increase grow grew grown gain climb jump surge soar expand raise "
-        "higher more greater larger above up",
+        "higher more greater larger",
         "fall fell fallen decrease shrink shrank shrunk lose lost drop decline sink sank slump "
-        "plunge contract reduce lower less fewer smaller below down",
+        "plunge contract reduce lower less fewer smaller",
     ),
     ("before earlier prior preceded", "after later following followed"),
     ("win won beat defeat", "lose lost"),
