@@ -33,6 +33,7 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -269,6 +270,30 @@ def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+def _denies(words: list[str]) -> bool:
+    """Whether ``words`` hold a negation that denies ("not", "never"), not one that adds
+    ("not only", "not just")."""
+    following = [*words[1:], ""]
+    return any(
+        w in _NEGATORS and after not in _NEGATION_SOFTENERS
+        for w, after in zip(words, following, strict=True)
+    )
+
+
+def _subject_to_relation(
+    words: list[str], stems: list[str], subject: list[str], head: str, obj: list[str]
+) -> Iterator[list[str]]:
+    """The words between each occurrence of ``subject`` and the relation word ``head`` that
+    follows it within _MAX_GAP words with ``obj`` after it, no clause word between."""
+    for _, s_end in _occurrences(stems, subject):
+        for r in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
+            if stems[r] != head or not any(o > r for o, _ in _occurrences(stems, obj)):
+                continue
+            between = words[s_end:r]
+            if not any(w in _CLAUSE_WORDS for w in between):
+                yield between
+
+
 def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The negation check of the module docstring."""
     head, _, relation_negated = _relation_head(fact.relation)
@@ -277,24 +302,12 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     fact_negated = relation_negated or fact.negated
     for text, words, stems in _evidence_sentences(evidence):
-        for _, s_end in _occurrences(stems, subject):
-            for r in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
-                if stems[r] != head:
-                    continue
-                if not any(o_start > r for o_start, _ in _occurrences(stems, obj)):
-                    continue
-                between = words[s_end:r]
-                denied = any(
-                    w in _NEGATORS
-                    and (i + 1 >= len(between) or between[i + 1] not in _NEGATION_SOFTENERS)
-                    for i, w in enumerate(between)
-                )
-                if any(w in _CLAUSE_WORDS for w in between):
-                    continue
-                if denied != fact_negated and (
-                    not fact_negated or not any(w in _NEGATORS for w in words)
-                ):
-                    return Conflict("negation", text)
+        # A negated fact conflicts only with a sentence that has no negation at all.
+        if fact_negated and any(w in _NEGATORS for w in words):
+            continue
+        for between in _subject_to_relation(words, stems, subject, head, obj):
+            if _denies(between) != fact_negated:
+                return Conflict("negation", text)
     return None
 
 
