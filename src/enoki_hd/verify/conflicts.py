@@ -273,6 +273,8 @@ def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
 def _denies(words: list[str]) -> bool:
     """Whether ``words`` hold a negation that denies ("not", "never"), not one that adds
     ("not only", "not just")."""
+    if not words:
+        return False
     following = [*words[1:], ""]
     return any(
         w in _NEGATORS and after not in _NEGATION_SOFTENERS
