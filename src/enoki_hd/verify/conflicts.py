@@ -32,6 +32,7 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -180,14 +181,16 @@ def _relation_head(relation: str) -> tuple[str | None, bool, bool]:
     return (_stem(content[-1]) if content else None), ends_in_preposition, negated
 
 
-def _evidence_sentences(evidence: str) -> list[tuple[str, list[str], list[str]]]:
-    """(text, words, stems) per evidence sentence."""
+@functools.lru_cache(maxsize=256)
+def _evidence_sentences(evidence: str) -> tuple[tuple[str, list[str], list[str]], ...]:
+    """(text, words, stems) per evidence sentence; cached, since all four checks of every fact
+    judged against the same evidence read it."""
     out = []
     for span in segment_sentences(evidence, backend="regex"):
         text = span.text(evidence)
         words = _words(text)
         out.append((text, words, [_stem(w) for w in words]))
-    return out
+    return tuple(out)
 
 
 def _ordered(
