@@ -40,6 +40,7 @@ from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.igl.data import EncodedWindow, encode_example
 from enoki_hd.igl.decode import decode_rows
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
+from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
 from enoki_hd.runtime.onnx import create_session
 from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
@@ -513,11 +514,11 @@ class EncoderExtractor:
 
     def _tag(self, windows: list[EncodedWindow]) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(labels, probs)`` per window, each (depth, window words + 3), in input order;
-        windows are batched by length so that little padding is computed."""
+        windows of similar length are batched together (:func:`length_batches`), so that little
+        padding is computed."""
         results: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * len(windows)
-        order = sorted(range(len(windows)), key=lambda k: len(windows[k].input_ids))
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
+        lengths = [len(w.input_ids) for w in windows]
+        for rows in length_batches(lengths, self.batch_size):
             labels, probs = self.session.run(pad_windows([windows[k] for k in rows]))
             self.stats["model_calls"] += 1
             for b, k in enumerate(rows):
