@@ -4,6 +4,12 @@ Sorting by length and cutting every ``batch_size`` rows still pads a batch to it
 when one call mixes 10-token and 80-token sentences, half the batch's tokens can be padding.
 :func:`length_batches` also cuts a batch where its padded size would exceed its real tokens by
 more than ``max_padding``.
+
+The IGL tagger batches its sentence windows this way (its graph computes in float, so a
+window's labels do not depend on its batch). The NLI verifier keeps plain ``batch_size``
+chunks of its length-sorted pairs: measured on RAGTruth-48 the bucketing did not speed it up
+(2.40 → 2.38 s median per example), and its int8 graph's per-batch activation scales would
+move some probabilities, and so the reported evaluation numbers.
 """
 
 from __future__ import annotations

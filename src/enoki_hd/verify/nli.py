@@ -33,7 +33,6 @@ from tokenizers import Encoding, Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.lru import LRUCache
-from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
 from enoki_hd.runtime.onnx import create_session
 from enoki_hd.types import NLIScores
@@ -362,9 +361,8 @@ class NLICrossEncoder:
     """NLI cross-encoder over a sequence-classification checkpoint, on torch or ONNX.
 
     Pairs are tokenized with ``truncation="only_first"`` (the premise may be cut, the
-    hypothesis never) to ``max_length`` tokens, sorted by length, scored in micro-batches of at
-    most ``batch_size`` pairs of similar length (:func:`~enoki_hd.runtime.batching.length_batches`)
-    padded to their longest pair, and returned in input order. Scores are kept
+    hypothesis never) to ``max_length`` tokens, sorted by length, scored in micro-batches of
+    ``batch_size`` padded to their longest pair, and returned in input order. Scores are kept
     in a bounded LRU cache keyed by ``(premise, hypothesis)``.
 
     A checkpoint directory with a ``manifest.json`` runs as its ``inference`` block says
@@ -671,9 +669,10 @@ class NLICrossEncoder:
 
     def _score(self, pairs: list[tuple[str, str]]) -> list[NLIScores]:
         encodings = self._encode(pairs)
-        lengths = [len(encoding.ids) for encoding in encodings]
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
         probs = np.empty((len(pairs), self.label_map.num_labels), dtype=np.float64)
-        for rows in length_batches(lengths, self.batch_size):
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
             inputs = self._pad([encodings[i] for i in rows])
             try:
                 logits = self._session.run(inputs)
