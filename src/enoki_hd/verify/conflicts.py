@@ -33,6 +33,7 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -276,12 +277,9 @@ def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
 def _denies(words: list[str]) -> bool:
     """Whether ``words`` hold a negation that denies ("not", "never"), not one that adds
     ("not only", "not just")."""
-    if not words:
-        return False
-    following = [*words[1:], ""]
     return any(
         w in _NEGATORS and after not in _NEGATION_SOFTENERS
-        for w, after in zip(words, following, strict=True)
+        for w, after in itertools.zip_longest(words, words[1:], fillvalue="")
     )
 
 
