@@ -7,6 +7,7 @@ import pytest
 
 from enoki_hd.aggregate import (
     count_labels,
+    flag_uncovered_names,
     label_from_score,
     sentence_verdicts,
     sentences_to_judge,
@@ -14,6 +15,7 @@ from enoki_hd.aggregate import (
 )
 from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores, SentenceVerdict, Span
 from enoki_hd.verify.evidence import EvidenceDecision
+from enoki_hd.verify.grounding import GroundingIndex
 
 ANSWER = "Suede formed in London. It split in 1998. Der Hund läuft."
 SPANS = [Span(0, 23), Span(24, 41), Span(42, 57)]
@@ -136,3 +138,47 @@ def test_summary_counts_facts_not_suppressed_and_the_unread_sentences() -> None:
 
 def test_count_labels_always_has_the_three_labels() -> None:
     assert count_labels([]) == {"supported": 0, "contradicted": 0, "unverifiable": 0}
+
+
+def test_uncovered_absent_names_flag_a_supported_sentence() -> None:
+    answer = "Naum led a revolt. He founded an Islamic state in Java. He died in Leiden."
+    s0, s1, s2 = Span(0, 18), Span(19, 55), Span(56, 74)
+    context = "Naum led a revolt against the Dutch. He founded a state. He died in Leiden."
+    founded = Fact(
+        "f1.0",
+        1,
+        "He",
+        "founded",
+        "state",
+        subject_spans=[Span(19, 21)],
+        relation_spans=[Span(22, 29)],
+        object_spans=[Span(43, 48)],
+    )
+    sentences = [
+        SentenceVerdict(i, span, span.text(answer), 0.2, "supported", method="max")
+        for i, span in enumerate((s0, s1, s2))
+    ]
+    verdicts = [FactVerdict(founded, "He founded state.", NLIScores(0.9, 0.1, 0.0), "supported")]
+    out = flag_uncovered_names(sentences, verdicts, GroundingIndex(context))
+    # sentence 1: "Islamic" (a name, mid-sentence) and "Java" lie outside the fact and occur
+    # nowhere in the context; the words of the fact are not looked at
+    assert (out[1].label, out[1].method) == ("unverifiable", "uncovered_name")
+    # units outside the fact: islamic (2), java (2): all missing, (1 + 1) / 2
+    assert out[1].score == pytest.approx(1.0)
+    # sentence 0 has no fact but every word is in the context; sentence 2's "Leiden" is too
+    assert out[0] is sentences[0] and out[2] is sentences[2]
+    # the question counts as found
+    asked = flag_uncovered_names(
+        sentences,
+        verdicts,
+        GroundingIndex(context),
+        question="Did Naum rule Java as an Islamic state?",
+    )
+    assert asked[1] is sentences[1]
+    # a flagged sentence is left as it is
+    flagged = [
+        sentences[0],
+        SentenceVerdict(1, s1, s1.text(answer), 0.7, "contradicted"),
+        sentences[2],
+    ]
+    assert flag_uncovered_names(flagged, verdicts, GroundingIndex(context))[1] is flagged[1]

@@ -149,7 +149,9 @@ def test_normalize_term(word: str, term: str) -> None:
 
 def test_different_count_with_same_unit_is_a_mismatch() -> None:
     result = ground("The band released 12 albums", "The band released 7 albums")
-    assert result == GroundingResult("mismatch", pytest.approx(2 / 5), ["12"], [("12", "7")], 4)
+    assert result == GroundingResult(
+        "mismatch", pytest.approx(2 / 5), ["12"], [("12", "7")], 4, missing_names=["12"]
+    )
 
 
 def test_count_with_another_unit_is_no_mismatch() -> None:
@@ -180,6 +182,7 @@ def test_a_verb_missing_from_the_evidence_is_missing() -> None:
     # Only plurals and possessives are stripped: "formed" does not match "founded".
     result = ground("formed in 1992", "It was founded in nineteen ninety-two")
     assert result == GroundingResult("partial", pytest.approx(1 / 3), ["formed"], [], 2)
+    assert result.missing_names == []  # a common word names nothing
 
 
 def test_hedged_number_matches_within_two_percent() -> None:
@@ -192,7 +195,9 @@ def test_unhedged_number_must_be_exact() -> None:
     evidence = "Its population was 1,893,000 inhabitants."
     result = ground("a population of 1.9 million", evidence)
     # No content word follows "1.9 million", so the evidence number is no rival: absent.
-    assert result == GroundingResult("absent", pytest.approx(2 / 3), ["1.9 million"], [], 2)
+    assert result == GroundingResult(
+        "absent", pytest.approx(2 / 3), ["1.9 million"], [], 2, missing_names=["1.9 million"]
+    )
 
 
 def test_hedge_does_not_cover_large_differences() -> None:
@@ -216,7 +221,14 @@ def test_percent_mismatch() -> None:
 def test_missing_names() -> None:
     result = ground("founded by Noel Gallagher", "The band was founded in Bath by Brett Anderson.")
     # founded (1) found; Noel and Gallagher (capitalised mid-sentence, 2 each) missing: 4 / 5.
-    assert result == GroundingResult("absent", pytest.approx(0.8), ["noel", "gallagher"], [], 3)
+    assert result == GroundingResult(
+        "absent",
+        pytest.approx(0.8),
+        ["noel", "gallagher"],
+        [],
+        3,
+        missing_names=["noel", "gallagher"],
+    )
 
 
 def test_question_words_count_as_found() -> None:
@@ -229,7 +241,9 @@ def test_question_words_count_as_found() -> None:
 
 def test_question_is_never_evidence_of_a_mismatch() -> None:
     result = ground("formed in 1992", "The band was formed in Bath.", question="Formed in 1989?")
-    assert result == GroundingResult("absent", pytest.approx(2 / 3), ["1992"], [], 2)
+    assert result == GroundingResult(
+        "absent", pytest.approx(2 / 3), ["1992"], [], 2, missing_names=["1992"]
+    )
 
 
 def test_scope_finds_units_elsewhere_in_the_context() -> None:
@@ -256,7 +270,9 @@ def test_dates() -> None:
     assert ground("released in 2021", evidence).status == "grounded"
     assert ground("released in the 2020s", evidence).status == "grounded"
     vaguer = ground("released on 15 March 2021", "It was released in March 2021.")
-    assert vaguer == GroundingResult("absent", pytest.approx(2 / 3), ["15 March 2021"], [], 2)
+    assert vaguer == GroundingResult(
+        "absent", pytest.approx(2 / 3), ["15 March 2021"], [], 2, missing_names=["15 March 2021"]
+    )
     wrong = ground("released on 16 March 2021", evidence)
     assert wrong.mismatches == [("16 March 2021", "15 March 2021")]
     assert ground("in the 1980s", "in the 1990s").mismatches == [("1980s", "1990s")]
@@ -291,6 +307,7 @@ def test_result_to_dict() -> None:
         "missing": ["1992"],
         "mismatches": [["1992", "1989"]],
         "checked": 2,
+        "missing_names": ["1992"],
         "missing_spans": [{"start": 10, "end": 14}],
     }
 

@@ -9,8 +9,12 @@ from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
 from enoki_hd.verify.judge import NLI_DECISIVE, FactJudge, Fusion, fuse, join_spans, to_answer_span
 
-MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4)
+MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4, missing_names=["12"])
 ABSENT = GroundingResult("absent", 0.8, ["noel", "gallagher"], [], 3)
+ABSENT_NAMES = GroundingResult(
+    "absent", 0.8, ["noel", "gallagher"], [], 3, missing_names=["noel", "gallagher"]
+)
+PARTIAL_NAME = GroundingResult("partial", 0.25, ["52"], [], 4, missing_names=["52"])
 PARTIAL = GroundingResult("partial", 0.2, ["formed"], [], 3)
 GROUNDED = GroundingResult("grounded", 0.0, [], [], 2)
 EMPTY = GroundingResult("empty", 0.0, [], [], 0)
@@ -62,6 +66,33 @@ def test_below_the_decisive_bar_hybrid_weighs_both_signals() -> None:
     assert fuse(nli(0.4), ABSENT, mode="hybrid", weight=1.0) == Fusion(
         pytest.approx(0.4), None, "nli"
     )
+
+
+def test_an_absent_name_is_unverifiable_unless_nli_is_decisive() -> None:
+    # NLI all but entails it, but "52" occurs nowhere in the context: the mean (0.5 * 0.1 +
+    # 0.5 * 0.25 = 0.175) would call it supported
+    fusion = fuse(nli(0.1), PARTIAL_NAME, mode="hybrid")
+    assert fusion == Fusion(pytest.approx(0.625), "unverifiable", "absent_name")
+    # the score is the larger of the mean and (1 + grounding score) / 2
+    assert fuse(nli(0.2), ABSENT_NAMES, mode="hybrid") == Fusion(
+        pytest.approx(0.9), "unverifiable", "absent_name"
+    )
+    assert fuse(nli(0.85), PARTIAL_NAME, mode="hybrid", weight=1.0) == Fusion(
+        pytest.approx(0.85), "unverifiable", "absent_name"
+    )
+    # contradiction as the verifier's most likely label makes it contradicted
+    leaning = fuse(NLIScores(0.3, 0.2, 0.5), PARTIAL_NAME, mode="hybrid")
+    assert leaning == Fusion(pytest.approx(0.625), "contradicted", "absent_name")
+    assert fuse(NLIScores(0.6, 0.1, 0.3), PARTIAL_NAME, mode="hybrid").label == "unverifiable"
+    # decisive NLI and value conflicts keep their labels
+    decisive = fuse(nli(0.95, contradiction_share=0.9), PARTIAL_NAME, mode="hybrid")
+    assert decisive == Fusion(pytest.approx(0.95), "contradicted", "nli")
+    assert fuse(nli(0.1), MISMATCH, mode="hybrid").label == "contradicted"
+    # switched off, the mean decides as before
+    off = fuse(nli(0.1), PARTIAL_NAME, mode="hybrid", absent_names=False)
+    assert off == Fusion(pytest.approx(0.175), None, "grounding")
+    # grounding mode follows the status alone
+    assert fuse(nli(0.1), PARTIAL_NAME, mode="grounding").label == "supported"
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from enoki_hd.project import blamed_spans, mark_suppressed, project_spans, trim_span
-from enoki_hd.types import Fact, FactVerdict, NLIScores, Span
+from enoki_hd.project import (
+    blamed_spans,
+    finish_spans,
+    join_punctuation_gaps,
+    mark_suppressed,
+    project_spans,
+    trim_span,
+)
+from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, NLIScores, Span
 
 ANSWER = (
     "Suede, an influential English rock band formed in Bath, Somerset, in 1992, played a "
@@ -247,3 +254,72 @@ def test_a_parent_the_verifier_rejects_decisively_is_not_explained_away() -> Non
     assert (parent.suppressed, child.suppressed_by) == (False, "f0.0")
     # the parent's context-absent words and the child's (suppressed, but with no trace) value
     assert [s.text for s in spans] == ["concert", "drew", "crowd", "18,250"]
+
+
+def _hspan(answer: str, start: int, end: int, score: float, facts: list[str], label: str):
+    return HallucinatedSpan(start, end, answer[start:end], score, facts, label)  # type: ignore[arg-type]
+
+
+def test_join_punctuation_gaps_joins_neighbours_of_one_sentence() -> None:
+    answer = "He was born in Riga, Latvia. Then Oslo, (2) Bergen and Paris."
+    riga = answer.index("Riga")
+    latvia = answer.index("Latvia")
+    oslo = answer.index("Oslo")
+    two = answer.index("2")
+    bergen = answer.index("Bergen")
+    paris = answer.index("Paris")
+    sentences = [Span(0, 28), Span(29, len(answer))]
+    spans = [
+        _hspan(answer, riga, riga + 4, 0.6, ["f0.1"], "unverifiable"),
+        _hspan(answer, latvia, latvia + 6, 0.9, ["f0.0"], "contradicted"),
+        _hspan(answer, oslo, oslo + 4, 0.7, ["f1.0"], "unverifiable"),  # "." and " Then": words
+        _hspan(answer, two, two + 1, 0.5, [], "unverifiable"),
+        _hspan(answer, bergen, bergen + 6, 0.8, ["f1.2"], "unverifiable"),
+        _hspan(answer, paris, paris + 5, 0.8, ["f1.3"], "unverifiable"),  # "and" separates
+    ]
+    joined = join_punctuation_gaps(answer, spans, sentences)
+    assert [(s.text, s.score, s.facts, s.label) for s in joined] == [
+        ("Riga, Latvia", 0.9, ["f0.0", "f0.1"], "contradicted"),
+        ("Oslo, (2) Bergen", 0.8, ["f1.0", "f1.2"], "unverifiable"),
+        ("Paris", 0.8, ["f1.3"], "unverifiable"),
+    ]
+    for span in joined:
+        assert answer[span.start : span.end] == span.text
+
+
+def test_join_punctuation_gaps_never_crosses_a_sentence() -> None:
+    answer = "It was Riga. Latvia too."
+    spans = [
+        _hspan(answer, 7, 11, 0.6, [], "unverifiable"),
+        _hspan(answer, 13, 19, 0.6, [], "unverifiable"),
+    ]
+    assert join_punctuation_gaps(answer, spans, [Span(0, 12), Span(13, 24)]) == spans
+    # without sentences nothing is joined
+    assert join_punctuation_gaps("Riga, Latvia", spans[:0], []) == []
+    one = [
+        _hspan("Riga, Latvia", 0, 4, 0.5, [], "unverifiable"),
+        _hspan("Riga, Latvia", 6, 12, 0.5, [], "unverifiable"),
+    ]
+    assert join_punctuation_gaps("Riga, Latvia", one, []) == one
+
+
+def test_finish_spans_widens_a_blamed_part_of_a_date_to_the_whole_date() -> None:
+    # a date chain blames the refinements' deltas "17" and "2015" ("March" explained)
+    answer = "The elections were held on 17 March 2015 in Åland, Finland."
+    day, year = answer.index("17"), answer.index("2015")
+    aland, finland = answer.index("Åland"), answer.index("Finland")
+    spans = [
+        _hspan(answer, day, day + 2, 0.9, ["f0.2"], "contradicted"),
+        _hspan(answer, year, year + 4, 0.9, ["f0.0"], "contradicted"),
+        _hspan(answer, aland, aland + 5, 0.7, ["f1.0"], "unverifiable"),
+        _hspan(answer, finland, finland + 7, 0.6, ["f1.1"], "unverifiable"),
+    ]
+    finished = finish_spans(answer, spans, [Span(0, len(answer))])
+    assert [(s.text, s.score, s.facts, s.label) for s in finished] == [
+        ("17 March 2015", 0.9, ["f0.0", "f0.2"], "contradicted"),
+        ("Åland, Finland", 0.7, ["f1.0", "f1.1"], "unverifiable"),
+    ]
+    # no date, nothing to widen; no span, nothing to do
+    plain = [_hspan(answer, aland, aland + 5, 0.7, [], "unverifiable")]
+    assert finish_spans(answer, plain, [Span(0, len(answer))]) == plain
+    assert finish_spans(answer, [], [Span(0, len(answer))]) == []

@@ -12,7 +12,11 @@ Sentence verdicts (:func:`sentence_verdicts`):
   a value conflict (a suppressed refinement's "18,250" against the context's "16,250" is still
   a contradiction of the sentence), else ``unverifiable``;
 - a sentence without facts (or every sentence, at sentence level) takes the whole-sentence NLI
-  decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level).
+  decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level);
+- then (:func:`flag_uncovered_names`, ``hybrid`` fact level) a ``supported`` sentence whose
+  words outside every fact hold a number, date or name found nowhere in the context becomes
+  ``unverifiable`` (method ``uncovered_name``): no verdict vouches for words the extractor
+  left out.
 
 The summary (:func:`summarize`) says whether anything was checked. ``status``:
 ``empty_answer``; ``unsupported_language`` (no sentence could be read); ``no_claims`` (every
@@ -25,7 +29,8 @@ readable sentence is ``not_a_claim``); ``unchecked`` (nothing else verified); ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Literal
 
 from enoki_hd.types import (
     FactLabel,
@@ -37,6 +42,9 @@ from enoki_hd.types import (
 )
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.judge import rounded
+
+if TYPE_CHECKING:
+    from enoki_hd.verify.grounding import GroundingIndex
 
 SentenceAggregation = Literal["max", "mean", "sentence-nli", "hybrid"]
 SENTENCE_AGGREGATIONS: tuple[SentenceAggregation, ...] = ("max", "mean", "sentence-nli", "hybrid")
@@ -178,6 +186,44 @@ def _from_facts(
         [v.fact.id for v in own],
         split=split,
     )
+
+
+def flag_uncovered_names(
+    sentences: list[SentenceVerdict],
+    verdicts: list[FactVerdict],
+    grounding: GroundingIndex,
+    *,
+    question: str | None = None,
+) -> list[SentenceVerdict]:
+    """``sentences`` with each ``supported`` one whose words outside every fact's spans hold a
+    number, date or named-entity-like word found nowhere in the context nor the question made
+    ``unverifiable``: method ``uncovered_name``, score ``max(score, (1 + g) / 2)`` with ``g``
+    the grounding score of those words (the rule :func:`~enoki_hd.verify.judge.fuse` applies
+    to a fact's own words). A sentence without facts is outside every fact as a whole."""
+    from enoki_hd.verify.grounding import ground
+
+    covered: dict[int, list[Span]] = {}
+    for verdict in verdicts:
+        fact = verdict.fact
+        parts = fact.subject_spans + fact.relation_spans + fact.object_spans
+        covered.setdefault(fact.sentence, []).extend(parts)
+    out = []
+    for sentence in sentences:
+        if sentence.label != "supported":
+            out.append(sentence)
+            continue
+        start = sentence.span.start
+        chars = list(sentence.text)
+        for part in covered.get(sentence.index, []):
+            for k in range(max(part.start, start), min(part.end, sentence.span.end)):
+                chars[k - start] = " "
+        result = ground("".join(chars), "", question=question, scope=grounding)
+        if not result.missing_names:
+            out.append(sentence)
+            continue
+        score = round(max(sentence.score, (1 + result.score) / 2), 6)
+        out.append(replace(sentence, score=score, label="unverifiable", method="uncovered_name"))
+    return out
 
 
 def count_labels(labels: Iterable[str]) -> dict[str, int]:

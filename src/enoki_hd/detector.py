@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 from enoki_hd.aggregate import (
     SENTENCE_AGGREGATIONS,
     SentenceAggregation,
+    flag_uncovered_names,
     sentence_verdicts,
     sentences_to_judge,
     summarize,
@@ -45,7 +46,7 @@ from enoki_hd.aggregate import (
 from enoki_hd.extract.base import Extractor
 from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.lru import LRUCache
-from enoki_hd.project import blame_sentence_words, project_spans
+from enoki_hd.project import blame_sentence_words, finish_spans, project_spans
 from enoki_hd.select import (
     SELECTIONS,
     LLMSelector,
@@ -105,6 +106,9 @@ class Detector:
         conflicts: label a fact ``contradicted`` when its evidence states it with the roles
             swapped, as an exception or negated (:mod:`enoki_hd.verify.conflicts`;
             ``hybrid`` and ``grounding`` modes).
+        absent_names: in ``hybrid`` mode, a fact whose number, date or name occurs nowhere in
+            the context (nor the question) is ``unverifiable`` unless the verifier is decisive
+            (:func:`~enoki_hd.verify.judge.fuse`, rule 5).
         judge: the escalation judge of ``verification="llm"`` (every fact) and ``"adaptive"``
             (the facts ``routing`` selects): ``{"name": "llm", "model", "base_url", ...}``,
             ``{"name": "nli", "path": <larger NLI model>}``, ``{"name": "oracle"}`` (gold
@@ -135,6 +139,7 @@ class Detector:
         verification: DetectorVerification = "hybrid",
         hybrid_weight: float = 0.5,
         conflicts: bool = True,
+        absent_names: bool = True,
         judge: EscalationJudge | Mapping[str, Any] | str | None = None,
         routing: RoutingPolicy | Mapping[str, Any] | None = None,
         sentence_aggregation: SentenceAggregation = "max",
@@ -169,7 +174,13 @@ class Detector:
         if threshold is None:
             threshold = fusion.threshold if fusion is not None else 0.5
         self.judge = FactJudge(
-            base, hybrid_weight, threshold, fusion, record_features, conflicts=conflicts
+            base,
+            hybrid_weight,
+            threshold,
+            fusion,
+            record_features,
+            conflicts=conflicts,
+            absent_names=absent_names,
         )
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
@@ -237,6 +248,7 @@ class Detector:
             verification=cfg.get("verification", "hybrid"),
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
             conflicts=bool(cfg.get("conflicts", True)),
+            absent_names=bool(cfg.get("absent_names", True)),
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
@@ -261,6 +273,7 @@ class Detector:
             "verification": self.verification,
             "hybrid_weight": self.hybrid_weight,
             "conflicts": self.judge.conflicts,
+            "absent_names": self.judge.absent_names,
             **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
             "language_check": self.language_check,
@@ -389,6 +402,10 @@ class Detector:
                     i: j.split for i, j in zip(whole, sentence_judged, strict=True) if i in expected
                 },
             )
+            if verdicts is not None and self.judge.names_rule:
+                sentences = flag_uncovered_names(
+                    sentences, verdicts, self.grounding_index(context, question), question=question
+                )
             summary = summarize(sentences, verdicts, no_context=index.is_empty)
         if verdicts is not None and self.judge.uses_grounding:
             # a flagged sentence's context-absent words: projection that needs the sentence labels
@@ -401,6 +418,7 @@ class Detector:
                     self.grounding_index(context, question),
                     question=question,
                 )
+        hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         return self._report(
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
@@ -483,6 +501,7 @@ _CONFIG_KEYS = frozenset(
         "verification",
         "hybrid_weight",
         "conflicts",
+        "absent_names",
         "sentence_aggregation",
         "language_check",
         "calibration",

@@ -19,7 +19,8 @@ Rules (Enoki's projection, with incremental chains):
   verifier): those were checked against the very evidence that states the rival value, so
   their missing words are more likely paraphrase ("concert" for "tour") than invention. Such an ancestor is
   *explained*: suppressed by the conflict (``suppressed_by``) instead of suppressing it, and
-  not blamed at all — the conflict is;
+  not blamed at all — the conflict is. An ancestor that failed on a name found nowhere in the
+  context (``decided_by="absent_name"``) is never explained: a name is not a paraphrase;
 - an unsupported fact with a parent blames its ``delta`` only — the spans it adds;
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
@@ -29,7 +30,13 @@ Rules (Enoki's projection, with incremental chains):
   stays when its partner is inside the span), then spans of
   all facts are merged when they overlap or only whitespace separates them. A merged span
   carries the highest ``score`` of its facts, their ids, and the label ``contradicted``
-  when any of them is contradicted, else ``unverifiable``.
+  when any of them is contradicted, else ``unverifiable``;
+- finally (:func:`finish_spans`, given the answer's sentences) a span that touches a date
+  of the answer grows to the whole date ("17" of "17 March 2015" blamed by a refinement of a
+  date chain blames "17 March 2015": a date is right or wrong as a whole), and two spans of
+  one sentence that only punctuation and whitespace separate become one, by the same rule:
+  "in Riga, Latvia" with both names blamed gives the one span "Riga, Latvia", as the
+  lexical-absent baseline merges its words.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ _EDGE_PUNCTUATION = ",;:!?.…"
 _CLOSERS = {")": "(", "]": "[", "}": "{", "”": "“", "’": "‘", "»": "«"}
 _SYMMETRIC_QUOTES = "\"'"
 _ID_NUMBERS_RE = re.compile(r"(\d+)")
+_WORD_CHAR_RE = re.compile(r"\w")
 
 
 def _check_threshold(threshold: float) -> None:
@@ -83,7 +91,8 @@ def _nli_decisive(verdict: FactVerdict) -> bool:
 def explained_failures(verdicts: list[FactVerdict], threshold: float = 0.5) -> dict[str, str]:
     """``{ancestor id: conflict id}``: the unsupported ``unverifiable`` ancestors that the
     verifier did not reject decisively (not-entailed below
-    :data:`~enoki_hd.verify.judge.NLI_DECISIVE`) of each unsupported value conflict
+    :data:`~enoki_hd.verify.judge.NLI_DECISIVE`) and that hold no absent name
+    (``decided_by != "absent_name"``) of each unsupported value conflict
     (:func:`is_value_conflict`) — the nearest conflict below wins."""
     by_id = {v.fact.id: v for v in verdicts}
     facts = {v.fact.id: v.fact for v in verdicts}
@@ -94,7 +103,12 @@ def explained_failures(verdicts: list[FactVerdict], threshold: float = 0.5) -> d
             continue
         for ancestor in _ancestors(verdict.fact, facts):
             other = by_id[ancestor]
-            if ancestor in failed and other.label == "unverifiable" and not _nli_decisive(other):
+            if (
+                ancestor in failed
+                and other.label == "unverifiable"
+                and other.decided_by != "absent_name"
+                and not _nli_decisive(other)
+            ):
                 explained.setdefault(ancestor, verdict.fact.id)
     return explained
 
@@ -236,6 +250,66 @@ def _merge_parts(answer: str, parts: list[_Part]) -> list[HallucinatedSpan]:
         )
         for m, group in zip(merged, groups, strict=True)
     ]
+
+
+def finish_spans(
+    answer: str, spans: list[HallucinatedSpan], sentences: list[Span]
+) -> list[HallucinatedSpan]:
+    """``spans`` (offsets into ``answer``) with each one that overlaps a date of the answer
+    (:func:`~enoki_hd.verify.grounding.parse_dates`) widened to the whole date, spans that
+    then overlap merged by the rule of :func:`project_spans`, and neighbours across
+    punctuation joined (:func:`join_punctuation_gaps`)."""
+    from enoki_hd.verify.grounding import parse_dates
+
+    dates = [d.span for d in parse_dates(answer)] if spans else []
+    parts: list[_Part] = []
+    for s in spans:
+        span = Span(s.start, s.end)
+        for date in dates:
+            if date.start < span.end and span.start < date.end:
+                span = Span(min(span.start, date.start), max(span.end, date.end))
+        parts.append((span, s.score, s.label, list(s.facts)))
+    merged = _merge_parts(answer, parts) if dates else spans
+    return join_punctuation_gaps(answer, merged, sentences)
+
+
+def join_punctuation_gaps(
+    answer: str, spans: list[HallucinatedSpan], sentences: list[Span]
+) -> list[HallucinatedSpan]:
+    """``spans`` (sorted, disjoint, offsets into ``answer``) with every two neighbours that lie
+    in the same one of ``sentences`` and are separated only by punctuation, symbols and
+    whitespace (no word character) joined into one span: max score, union of fact ids,
+    ``contradicted`` when either is. Spans outside every sentence are never joined."""
+
+    starts = [s.start for s in sentences]
+
+    def sentence_of(offset: int) -> int | None:
+        i = bisect.bisect_right(starts, offset) - 1
+        return i if i >= 0 and offset < sentences[i].end else None
+
+    joined: list[HallucinatedSpan] = []
+    for span in spans:
+        last = joined[-1] if joined else None
+        if (
+            last is not None
+            and last.end <= span.start
+            and not _WORD_CHAR_RE.search(answer[last.end : span.start])
+            and sentence_of(last.start) is not None
+            and sentence_of(last.start) == sentence_of(span.start)
+        ):
+            joined[-1] = HallucinatedSpan(
+                start=last.start,
+                end=span.end,
+                text=answer[last.start : span.end],
+                score=max(last.score, span.score),
+                facts=sorted({*last.facts, *span.facts}, key=_id_key),
+                label="contradicted"
+                if "contradicted" in (last.label, span.label)
+                else "unverifiable",
+            )
+        else:
+            joined.append(span)
+    return joined
 
 
 def blame_sentence_words(

@@ -804,6 +804,8 @@ class GroundingResult:
             text of numbers and dates ("1.9 million").
         mismatches: (answer value, evidence value) surface texts, e.g. ``("12", "7")``.
         checked: number of distinct units checked.
+        missing_names: the ``missing`` units that name something — numbers, dates and
+            named-entity-like words (the units that weigh 2) — in text order.
     """
 
     status: GroundingStatus
@@ -812,6 +814,7 @@ class GroundingResult:
     mismatches: list[tuple[str, str]] = field(default_factory=list)
     checked: int = 0
     missing_spans: list[Span] = field(default_factory=list, compare=False)
+    missing_names: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -820,6 +823,7 @@ class GroundingResult:
             "missing": list(self.missing),
             "mismatches": [list(pair) for pair in self.mismatches],
             "checked": self.checked,
+            "missing_names": list(self.missing_names),
             "missing_spans": [span.to_dict() for span in self.missing_spans],
         }
 
@@ -932,6 +936,7 @@ def ground(
     if not units:
         return GroundingResult("empty", 0.0)
     missing: list[str] = []
+    missing_names: list[str] = []
     missing_spans: list[Span] = []
     mismatches: list[tuple[str, str]] = []
     missing_weight = 0
@@ -949,6 +954,8 @@ def ground(
         elif scope is not None and _is_found(unit, scope):
             continue
         missing.append(unit.label)
+        if unit.weight > 1:
+            missing_names.append(unit.label)
         missing_spans.extend(unit.spans)
         missing_weight += unit.weight
     score = missing_weight / sum(u.weight for u in units)
@@ -960,4 +967,6 @@ def ground(
         status = "absent"
     else:
         status = "partial"
-    return GroundingResult(status, score, missing, mismatches, len(units), sorted(missing_spans))
+    return GroundingResult(
+        status, score, missing, mismatches, len(units), sorted(missing_spans), missing_names
+    )

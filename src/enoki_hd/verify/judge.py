@@ -16,13 +16,22 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    even if every word occurs in the context — word overlap cannot see a swapped role or a
    negation. Label ``contradicted`` when contradiction outweighs neutral, else
    ``unverifiable``; score = the NLI hallucination probability.
-5. ``hybrid`` mode otherwise: score = ``weight * nli + (1 - weight) * grounding``; the fact is
+5. ``hybrid`` mode, **an absent name** (``absent_names``): when a number, date or
+   named-entity-like word of the fact occurs nowhere in the context nor the question
+   (grounding ``missing_names``), the fact is not supported even if NLI leans to entailment —
+   ``contradicted`` when contradiction is the verifier's most likely label, else
+   ``unverifiable`` (decisive NLI, 4, comes first):
+   an entailment from a small verifier cannot vouch for a name the context never states
+   ("Myricaceae" for "Myrtaceae", "52 episodes"). Score = the larger of the weighted mean (6)
+   and ``(1 + grounding score) / 2``, so at least 0.5 and higher the more is missing.
+6. ``hybrid`` mode otherwise: score = ``weight * nli + (1 - weight) * grounding``; the fact is
    supported below the threshold, else labelled by the NLI decision (``contradicted`` when the
    evidence contradicts, else ``unverifiable``).
 
 ``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
-``exception_conflict``, ``negation_conflict``) for 2, ``grounding`` for 3
-and when the weighted grounding term outweighs the NLI term in 5, else ``nli``.
+``exception_conflict``, ``negation_conflict``) for 2, ``grounding`` for 3,
+``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
+6, else ``nli``.
 
 ``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
 (:mod:`enoki_hd.verify.calibration`): score = its probability, ``decided_by="calibrated"``; a
@@ -77,6 +86,7 @@ def fuse(
     mode: VerificationMode,
     weight: float = 0.5,
     conflict: Conflict | None = None,
+    absent_names: bool = True,
 ) -> Fusion:
     """Fuse an NLI decision with a grounding result by the rule in the module docstring.
 
@@ -109,6 +119,10 @@ def fuse(
         label = "contradicted" if nli.contradiction > nli.neutral else "unverifiable"
         return Fusion(hall, label, "nli")
     nli_part, grounding_part = weight * hall, (1 - weight) * grounding.score
+    if absent_names and grounding.missing_names:
+        score = max(nli_part + grounding_part, (1 + grounding.score) / 2)
+        contradicts = nli.contradiction > max(nli.neutral, nli.entailment)
+        return Fusion(score, "contradicted" if contradicts else "unverifiable", "absent_name")
     decided_by = "grounding" if grounding_part > nli_part else "nli"
     return Fusion(nli_part + grounding_part, None, decided_by)
 
@@ -127,6 +141,8 @@ class FactJudge:
             always on in ``calibrated`` mode. ``make calibrate`` fits on them.
         conflicts: look for structural conflicts (:mod:`enoki_hd.verify.conflicts`) in the
             ``hybrid`` and ``grounding`` modes.
+        absent_names: in ``hybrid`` mode, a fact with a number, date or name found nowhere in
+            the context is ``unverifiable`` unless NLI is decisive (rule 5 of :func:`fuse`).
     """
 
     verification: VerificationMode = "hybrid"
@@ -135,6 +151,7 @@ class FactJudge:
     calibration: FusionCalibration | None = None
     record_features: bool = False
     conflicts: bool = True
+    absent_names: bool = True
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -153,6 +170,12 @@ class FactJudge:
     @property
     def uses_grounding(self) -> bool:
         return self.verification != "nli"
+
+    @property
+    def names_rule(self) -> bool:
+        """Whether absent names decide (rule 5 of :func:`fuse`): ``hybrid`` with
+        ``absent_names``."""
+        return self.verification == "hybrid" and self.absent_names
 
     @property
     def needs_sentence_nli(self) -> bool:
@@ -233,6 +256,7 @@ class FactJudge:
                 mode=self.verification,
                 weight=self.hybrid_weight,
                 conflict=conflict,
+                absent_names=self.absent_names,
             )
         if fusion.label is not None:
             label = fusion.label
