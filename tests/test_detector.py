@@ -233,8 +233,29 @@ def test_flagged_sentence_blames_context_absent_words_no_fact_covers() -> None:
     assert report.sentences[0].method == "sentence-nli-fallback"
     assert report.sentences[0].label == "unverifiable"
     spans = [(s.start, s.end, s.text, s.facts) for s in report.spans]
-    assert (5, 23, "definitely Zorblax", []) in spans
+    # "Yes" and "definitely Zorblax" are context-absent; only a comma separates them in one
+    # sentence, so they are one span
+    assert spans == [(0, 23, "Yes, definitely Zorblax", [])]
     assert all(s.end <= 24 for s in report.spans)  # the supported sentence blames nothing
+
+
+def test_an_entailment_does_not_vouch_for_a_name_the_context_never_states() -> None:
+    # a verifier that entails everything: only the grounding rules can flag anything
+    entails = NLIScores(0.9, 0.08, 0.02)
+    context = "The amber fern is a plant in the family Polypodiaceae. It grows in Chile."
+    answer = "The amber fern is a plant in the family Pteridaceae. It grows in Chile."
+    report = Detector(ConstantVerifier(entails), extractor="rules").detect(
+        answer=answer, context=context
+    )
+    assert [(s.text, s.label) for s in report.spans] == [("Pteridaceae", "unverifiable")]
+    flagged = [v for v in report.facts if v.label != "supported"]
+    assert flagged and {v.decided_by for v in flagged} == {"absent_name"}
+    assert [s.label for s in report.sentences] == ["unverifiable", "supported"]
+    # with the rule off the mean of NLI and grounding lets it pass
+    off = Detector(ConstantVerifier(entails), extractor="rules", absent_names=False)
+    assert off.detect(answer=answer, context=context).spans == []
+    assert off.config()["absent_names"] is False
+    assert Detector.from_config({"absent_names": False}).judge.absent_names is False
 
 
 # --- regressions of the hardening issue -----------------------------------------------------

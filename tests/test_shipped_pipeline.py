@@ -111,3 +111,18 @@ def test_the_verifier_is_the_shipped_onnx_model(report) -> None:
     verifier = report.config["verifier"]
     assert str(verifier["path"]).endswith("verifier-minilm") and verifier["backend"] == "onnx"
     assert report.config["extractor"]["name"] == "rules"
+
+
+def test_a_family_the_context_never_states_is_the_only_span(detector: Detector) -> None:
+    # "Pteridaceae" occurs nowhere in the context; every other word does
+    context = (
+        "The amber fern is a species of plant in the family Polypodiaceae. It grows in Chile "
+        "and Argentina."
+    )
+    answer = "The amber fern is a plant in the family Pteridaceae. It grows in Chile."
+    report = detector.detect(answer=answer, context=context)
+    assert [s.text for s in report.spans] == ["Pteridaceae"]
+    assert report.sentences[0].label != "supported"
+    assert report.sentences[1].label == "supported"
+    flagged = [v for v in report.facts if v.label != "supported"]
+    assert flagged and all("Pteridaceae" in v.hypothesis for v in flagged)
