@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enoki_hd.types import Evidence, Fact, NLIScores, Span
+from enoki_hd.types import Evidence, Fact, NLIScores, SentenceVerdict, Span
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
 from enoki_hd.verify.judge import NLI_DECISIVE, FactJudge, Fusion, fuse, join_spans, to_answer_span
@@ -182,3 +182,35 @@ def test_join_spans_maps_back_to_answer_offsets() -> None:
     assert text == "Suede 12 albums"
     assert to_answer_span(Span(6, 8), offsets) == Span(11, 13)
     assert to_answer_span(Span(0, 5), offsets) == Span(0, 5)
+
+
+def _fallback(text: str) -> SentenceVerdict:
+    return SentenceVerdict(
+        0, Span(0, len(text)), text, 0.086, "supported", method="sentence-nli-fallback"
+    )
+
+
+def test_a_sentence_without_facts_is_fused_with_its_grounding_in_hybrid_mode() -> None:
+    context = GroundingIndex("The film was released in 2012 and directed by Sam Mendes.")
+    entailed = EvidenceDecision("supported", NLIScores(0.914, 0.06, 0.026), None, 0)
+    # one unit, missing from the whole context: 0.5 * 0.086 + 0.5 * 1.0 = 0.543
+    skyfall = FactJudge("hybrid").judge_fallback(_fallback("Skyfall"), entailed, context)
+    assert (skyfall.label, skyfall.score) == ("unverifiable", pytest.approx(0.543))
+    assert skyfall.method == "sentence-nli-fallback"
+    # the absent-name rule applies as to a fact ("Mendez" is a name mid-sentence)
+    named = FactJudge("hybrid").judge_fallback(
+        _fallback("Directed by Sam Mendez"), entailed, context
+    )
+    assert named.label == "unverifiable"
+    assert named.score == pytest.approx((1 + 2 / 5) / 2)  # directed 1, sam 2, mendez 2 missing
+    # words found in the context leave the NLI decision as it was
+    found = FactJudge("hybrid").judge_fallback(
+        _fallback("Directed by Sam Mendes"), entailed, context
+    )
+    assert (found.label, found.score) == ("supported", pytest.approx(0.043))
+    # other modes and other methods are left alone
+    assert FactJudge("nli").judge_fallback(_fallback("Skyfall"), entailed, context).label == (
+        "supported"
+    )
+    fact_based = SentenceVerdict(0, Span(0, 7), "Skyfall", 0.1, "supported", method="max")
+    assert FactJudge("hybrid").judge_fallback(fact_based, entailed, context) is fact_based

@@ -12,7 +12,9 @@ Sentence verdicts (:func:`sentence_verdicts`):
   a value conflict (a suppressed refinement's "18,250" against the context's "16,250" is still
   a contradiction of the sentence), else ``unverifiable``;
 - a sentence without facts (or every sentence, at sentence level) takes the whole-sentence NLI
-  decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level);
+  decision (method ``sentence-nli``, or ``sentence-nli-fallback`` at fact level; in
+  ``hybrid`` mode the detector then fuses a fallback sentence's decision with the grounding of
+  its words like a fact's, :meth:`~enoki_hd.verify.judge.FactJudge.judge_fallback`);
 - then (:func:`flag_uncovered_names`, ``hybrid`` fact level) a ``supported`` sentence whose
   words outside every fact hold a number, date or name found nowhere in the context becomes
   ``unverifiable`` (method ``uncovered_name``): no verdict vouches for words the extractor

@@ -402,6 +402,19 @@ class Detector:
                     i: j.split for i, j in zip(whole, sentence_judged, strict=True) if i in expected
                 },
             )
+            if verdicts is not None and self.judge.verification == "hybrid":
+                decided = dict(zip(whole, sentence_judged, strict=True))
+                sentences = [
+                    self.judge.judge_fallback(
+                        s,
+                        decided[s.index].decision,
+                        self.grounding_index(context, question),
+                        question,
+                    )
+                    if s.method == "sentence-nli-fallback"
+                    else s
+                    for s in sentences
+                ]
             if verdicts is not None and self.judge.names_rule:
                 sentences = flag_uncovered_names(
                     sentences, verdicts, self.grounding_index(context, question), question=question

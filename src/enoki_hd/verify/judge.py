@@ -43,10 +43,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from enoki_hd.types import Fact, FactLabel, FactVerdict, NLIScores, Span
+from enoki_hd.types import (
+    Fact,
+    FactLabel,
+    FactVerdict,
+    NLIScores,
+    SentenceLabel,
+    SentenceVerdict,
+    Span,
+)
 from enoki_hd.verify.calibration import FusionCalibration, fusion_features
 from enoki_hd.verify.conflicts import Conflict, find_conflict
 from enoki_hd.verify.evidence import EvidenceDecision
@@ -279,6 +287,37 @@ class FactJudge:
             blamed=blamed,
             features=features,
         )
+
+    def judge_fallback(
+        self,
+        sentence: SentenceVerdict,
+        decision: EvidenceDecision,
+        grounding: GroundingIndex,
+        question: str | None = None,
+    ) -> SentenceVerdict:
+        """A sentence without facts (``sentence-nli-fallback``) judged like a fact in
+        ``hybrid`` mode: its whole-sentence NLI decision fused (:func:`fuse`) with the grounding
+        of its words, so that a bare "Skyfall" the context never mentions is not vouched for by
+        an NLI model that never saw a fact in it. Other modes, and sentences judged otherwise,
+        are returned as they are."""
+        if self.verification != "hybrid" or sentence.method != "sentence-nli-fallback":
+            return sentence
+        evidence_text = decision.evidence.text if decision.evidence else ""
+        result = ground(sentence.text, evidence_text, question=question, scope=grounding)
+        fusion = fuse(
+            decision.probs,
+            result,
+            mode="hybrid",
+            weight=self.hybrid_weight,
+            absent_names=self.absent_names,
+        )
+        if fusion.label is not None:
+            label: SentenceLabel = fusion.label
+        elif fusion.score < self.threshold:
+            label = "supported"
+        else:
+            label = decision.label if decision.label != "supported" else "unverifiable"
+        return replace(sentence, score=round(fusion.score, 6), label=label)
 
     def _calibrated(self, decision: EvidenceDecision, features: Mapping[str, float]) -> Fusion:
         assert self.calibration is not None
