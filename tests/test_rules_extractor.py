@@ -332,3 +332,17 @@ def test_2000_word_answer(extractor: RulesExtractor) -> None:
             offset + paragraph.index("Simon Gilbert") + 13,
         )
     ]
+
+
+def test_a_refinement_adds_the_percent_sign_of_its_number(extractor: RulesExtractor) -> None:
+    answer = 'Workers accepted a 6% pay rise for "Project Nine".'
+    deltas = {
+        f.object: [answer[s.start : s.end] for s in f.delta] for f in extractor.extract(answer)
+    }
+    assert deltas["6% pay rise"] == ["6%"]  # was "6": a plain number "6%" does not ground
+    assert deltas['6% pay rise for "Project Nine"'] == ["Project Nine"]  # quotes stay out
+    tagger = "They built an LSTM-based tagger."
+    deltas = {
+        f.object: [tagger[s.start : s.end] for s in f.delta] for f in extractor.extract(tagger)
+    }
+    assert deltas["LSTM-based tagger"] == ["LSTM-based"]

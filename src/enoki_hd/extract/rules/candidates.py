@@ -264,6 +264,26 @@ def blamed_tokens(doc: Doc, candidate: Candidate, parent: Candidate | None) -> s
     return set()
 
 
+def glued_punctuation(doc: Doc, tokens: set[int], phrase: set[int]) -> set[int]:
+    """``tokens`` plus the punctuation of ``phrase`` (not quotes or brackets) written against
+    one of them with no space between: the ``%`` of ``6%`` belongs to the number a refinement
+    adds (else the delta reads "6", a plain number the context's "6%" does not ground)."""
+
+    def glued(j: int) -> bool:
+        if j not in phrase:  # phrase indices lie inside the doc
+            return False
+        token = doc[j]
+        return token.is_punct and token.text not in _QUOTES and not token.is_bracket
+
+    out = set(tokens)
+    for i in tokens:
+        if glued(i + 1) and not doc[i].whitespace_:
+            out.add(i + 1)
+        if glued(i - 1) and not doc[i - 1].whitespace_:
+            out.add(i - 1)
+    return out
+
+
 def shape_facts(
     doc: Doc,
     candidates: list[Candidate],
@@ -286,7 +306,14 @@ def shape_facts(
             for tokens in (candidate.subject, candidate.relation, candidate.object)
         ]
         parent = None if candidate.parent is None else candidates[candidate.parent]
-        delta = token_spans(doc, blamed_tokens(doc, candidate, parent), answer, base)
+        phrase = set().union(
+            *(
+                with_punctuation(doc, t)
+                for t in (candidate.subject, candidate.relation, candidate.object)
+            )
+        )
+        added = glued_punctuation(doc, blamed_tokens(doc, candidate, parent), phrase)
+        delta = token_spans(doc, added, answer, base)
         relation = candidate.relation_text
         if relation is None:
             relation = _relation_text(doc, candidate, answer, base) or _text(answer, parts[1])
