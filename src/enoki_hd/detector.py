@@ -56,9 +56,9 @@ from enoki_hd.select import (
     select_claims,
 )
 from enoki_hd.text import require_str, segment_sentences
-from enoki_hd.types import Fact, FactVerdict, Report, Span, Summary
+from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
-from enoki_hd.verify.evidence import EvidenceIndex, EvidenceSelector
+from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hypothesis import verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
@@ -107,7 +107,7 @@ class Detector:
             swapped, as an exception or negated (:mod:`enoki_hd.verify.conflicts`;
             ``hybrid`` and ``grounding`` modes).
         absent_names: in ``hybrid`` mode, a fact whose number, date or name occurs nowhere in
-            the context (nor the question) is ``unverifiable`` unless the verifier is decisive
+            the context (nor the question) is not supported unless the verifier is decisive
             (:func:`~enoki_hd.verify.judge.fuse`, rule 5).
         judge: the escalation judge of ``verification="llm"`` (every fact) and ``"adaptive"``
             (the facts ``routing`` selects): ``{"name": "llm", "model", "base_url", ...}``,
@@ -403,22 +403,8 @@ class Detector:
                 },
             )
             if verdicts is not None and self.judge.verification == "hybrid":
-                decided = dict(zip(whole, sentence_judged, strict=True))
-                sentences = [
-                    self.judge.judge_fallback(
-                        s,
-                        decided[s.index].decision,
-                        self.grounding_index(context, question),
-                        question,
-                    )
-                    if s.method == "sentence-nli-fallback"
-                    else s
-                    for s in sentences
-                ]
-            if verdicts is not None and self.judge.names_rule:
-                sentences = flag_uncovered_names(
-                    sentences, verdicts, self.grounding_index(context, question), question=question
-                )
+                decided = {i: j.decision for i, j in zip(whole, sentence_judged, strict=True)}
+                sentences = self._ground_sentences(sentences, verdicts, decided, context, question)
             summary = summarize(sentences, verdicts, no_context=index.is_empty)
         if verdicts is not None and self.judge.uses_grounding:
             # a flagged sentence's context-absent words: projection that needs the sentence labels
@@ -435,6 +421,28 @@ class Detector:
         return self._report(
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
+
+    def _ground_sentences(
+        self,
+        sentences: list[SentenceVerdict],
+        verdicts: list[FactVerdict],
+        decided: Mapping[int, EvidenceDecision],
+        context: str,
+        question: str | None,
+    ) -> list[SentenceVerdict]:
+        """``hybrid`` fact level: each sentence without facts judged by the fact rule
+        (:meth:`FactJudge.judge_fallback`), then the supported sentences whose words outside
+        every fact hold an absent name flagged (:func:`flag_uncovered_names`)."""
+        grounding = self.grounding_index(context, question)
+        sentences = [
+            self.judge.judge_fallback(s, decided[s.index], grounding, question)
+            if s.method == "sentence-nli-fallback"
+            else s
+            for s in sentences
+        ]
+        if self.judge.names_rule:
+            sentences = flag_uncovered_names(sentences, verdicts, grounding, question=question)
+        return sentences
 
     def _select(self, answer: str, spans: list[Span]) -> list[Selection]:
         if self.selector_llm is not None:

@@ -150,7 +150,7 @@ class FactJudge:
         conflicts: look for structural conflicts (:mod:`enoki_hd.verify.conflicts`) in the
             ``hybrid`` and ``grounding`` modes.
         absent_names: in ``hybrid`` mode, a fact with a number, date or name found nowhere in
-            the context is ``unverifiable`` unless NLI is decisive (rule 5 of :func:`fuse`).
+            the context is not supported unless NLI is decisive (rule 5 of :func:`fuse`).
     """
 
     verification: VerificationMode = "hybrid"
