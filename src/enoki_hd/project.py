@@ -287,16 +287,18 @@ def join_punctuation_gaps(
         i = bisect.bisect_right(starts, offset) - 1
         return i if i >= 0 and offset < sentences[i].end else None
 
+    def joinable(last: HallucinatedSpan, span: HallucinatedSpan) -> bool:
+        sentence = sentence_of(last.start)
+        return (
+            last.end <= span.start
+            and not _WORD_CHAR_RE.search(answer[last.end : span.start])
+            and sentence is not None
+            and sentence == sentence_of(span.start)
+        )
+
     joined: list[HallucinatedSpan] = []
     for span in spans:
-        last = joined[-1] if joined else None
-        if (
-            last is not None
-            and last.end <= span.start
-            and not _WORD_CHAR_RE.search(answer[last.end : span.start])
-            and sentence_of(last.start) is not None
-            and sentence_of(last.start) == sentence_of(span.start)
-        ):
+        if joined and joinable(last := joined[-1], span):
             joined[-1] = HallucinatedSpan(
                 start=last.start,
                 end=span.end,
