@@ -214,12 +214,15 @@ def bench_end_to_end(
         backend="onnx",
         max_length=None if detect_length is None else int(detect_length),
     )
+    inherit = cfg.end_to_end.get("inherit_entailment")
+    options = {"inherit_entailment": None if inherit is None else float(inherit)}
     if extractor == "encoder":
         from enoki_hd.extract import get_extractor
 
-        detector = Detector(verifier, extractor=get_extractor("encoder", path=cfg.tagger.path))
+        encoder = get_extractor("encoder", path=cfg.tagger.path)
+        detector = Detector(verifier, extractor=encoder, **options)
     else:
-        detector = Detector(verifier, extractor=extractor)
+        detector = Detector(verifier, extractor=extractor, **options)
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
     totals, stages = [], {}
     for example in examples:
@@ -233,6 +236,7 @@ def bench_end_to_end(
     return {
         "benchmark": benchmark.name,
         "examples": len(examples),
+        "inherit_entailment": options["inherit_entailment"],
         "median_seconds_per_example": round(statistics.median(totals), 4),
         "p90_seconds_per_example": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 4),
         "median_stage_seconds": {k: round(statistics.median(v), 4) for k, v in stages.items()},

@@ -8,7 +8,7 @@ import pytest
 from fakes import ConstantVerifier, FailingVerifier, LexicalVerifier, content_words
 
 from enoki_hd.detector import Detector
-from enoki_hd.types import NLIScores, Report
+from enoki_hd.types import FactVerdict, NLIScores, Report
 from enoki_hd.verify.evidence import EvidenceSelector
 from enoki_hd.verify.loading import load_default_verifier
 from enoki_hd.verify.nli import VerifierError
@@ -256,6 +256,44 @@ def test_an_entailment_does_not_vouch_for_a_name_the_context_never_states() -> N
     assert off.detect(answer=answer, context=context).spans == []
     assert off.config()["absent_names"] is False
     assert Detector.from_config({"absent_names": False}).judge.absent_names is False
+
+
+def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
+    context = "Harwick Town Council voted to close the Linden Street footbridge for repairs."
+    answer = "The Harwick Town Council voted to close the old Linden Street footbridge."
+    verifier = LexicalVerifier()
+    chained = Detector(verifier, extractor="rules", inherit_entailment=0.5)
+    report = chained.detect(answer=answer, context=context)
+    facts = [(v.fact.id, v.fact.parent, v.label, v.inherited_from) for v in report.facts]
+    assert facts == [
+        ("f0.0", None, "supported", "f0.1"),
+        ("f0.1", "f0.0", "supported", None),
+        ("f0.2", "f0.1", "unverifiable", None),
+    ]
+    # round one: the finest fact; round two: its parent; the root is never sent
+    assert [{h for _, h in call} for call in verifier.calls] == [
+        {"Harwick Town Council voted to close old Linden Street footbridge."},
+        {"Harwick Town Council voted to close Linden Street footbridge."},
+    ]
+    assert [s.text for s in report.spans] == ["old"]
+    root = report.facts[0]
+    assert root.probs == report.facts[1].probs and root.evidence == report.facts[1].evidence
+    assert root.to_dict()["inherited_from"] == "f0.1"
+    assert "inherited_from" not in report.facts[1].to_dict()
+    assert FactVerdict.from_dict(root.to_dict()) == root
+    # off (the default): every fact judged, in one call, and the same spans here
+    off = Detector(LexicalVerifier(), extractor="rules")
+    again = off.detect(answer=answer, context=context)
+    assert len(off.verifier.calls) == 1 and len({h for _, h in off.verifier.calls[0]}) == 3
+    assert [v.inherited_from for v in again.facts] == [None, None, None]
+    assert [s.text for s in again.spans] == ["old"]
+    assert off.config()["inherit_entailment"] is None
+    assert Detector.from_config({"inherit_entailment": None}).inherit_entailment is None
+    assert chained.config()["inherit_entailment"] == 0.5
+    assert Detector.from_config({"inherit_entailment": 0.5}).inherit_entailment == 0.5
+    assert Detector.from_config({}).inherit_entailment is None
+    with pytest.raises(ValueError, match=r"inherit_entailment must be in \[0, 1\] or None"):
+        Detector(LexicalVerifier(), inherit_entailment=2.0)
 
 
 # --- regressions of the hardening issue -----------------------------------------------------

@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 from fakes import LexicalVerifier
 
-from enoki_hd.types import Evidence, NLIScores, Span
+from enoki_hd.types import Evidence, Fact, NLIScores, Span
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.hypothesis import (
     aggregate_pieces,
     hypothesis_budget,
+    is_downward,
     split_hypothesis,
+    verify_chains,
     verify_hypotheses,
 )
 
@@ -101,3 +103,110 @@ def test_long_hypothesis_is_judged_in_pieces_not_crashed() -> None:
     assert all(verifier.count_tokens(s.text(long_sentence)) <= 64 for s in long.split)
     assert long.decision.label == "supported"  # every piece is in the context
     assert hypothesis_budget(verifier) == 64
+
+
+# --- refinements first: verify_chains -----------------------------------------------------
+
+CHAIN_CONTEXT = "The Orla plant closed in March 2019 after a fire. Nobody was hurt."
+AT_HALF = {"inherit_threshold": 0.5}
+
+
+def _chain(*objects: str, negated: bool = False) -> tuple[list[Fact], list[str]]:
+    """A coarse-to-fine chain f0 → f1 → ... of "The plant closed <object>" facts."""
+    facts, hypotheses = [], []
+    for i, obj in enumerate(objects):
+        parent = f"f0.{i - 1}" if i else None
+        facts.append(Fact(f"f0.{i}", 0, "The plant", "closed", obj, parent=parent))
+        verb = "did not close" if negated else "closed"
+        hypotheses.append(f"The plant {verb} {obj}.".replace("  ", " ").replace(" .", "."))
+    return facts, hypotheses
+
+
+def _judged(verifier: LexicalVerifier) -> list[list[str]]:
+    return [[hypothesis for _, hypothesis in call] for call in verifier.calls]
+
+
+def test_a_supported_refinement_decides_its_ancestors() -> None:
+    verifier = LexicalVerifier()
+    index = EvidenceIndex(CHAIN_CONTEXT, sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March", "in March 2019")
+    result = verify_chains(
+        EvidenceSelector(), verifier, index, facts, hypotheses, ["Nobody was hurt."], **AT_HALF
+    )
+    # one round: the finest fact and the extra hypothesis; both ancestors inherit
+    assert sorted({h for call in _judged(verifier) for h in call}) == [
+        "Nobody was hurt.",
+        "The plant closed in March 2019.",
+    ]
+    assert result.inherited == {0: 2, 1: 2}
+    assert [j.decision.label for j in result.facts] == ["supported"] * 3
+    assert result.facts[0].decision.probs == result.facts[2].decision.probs
+    assert result.facts[0].decision.evidence == result.facts[2].decision.evidence
+    assert [j.decision.label for j in result.extra] == ["supported"]
+
+
+def test_an_unsupported_refinement_leaves_its_ancestors_to_be_judged_round_by_round() -> None:
+    verifier = LexicalVerifier()
+    index = EvidenceIndex(CHAIN_CONTEXT, sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March", "in March 2021")
+    result = verify_chains(EvidenceSelector(), verifier, index, facts, hypotheses, **AT_HALF)
+    rounds = [sorted(set(call)) for call in _judged(verifier)]
+    assert rounds == [
+        ["The plant closed in March 2021."],
+        ["The plant closed in March."],
+    ]  # the root inherits from "in March", judged in round two
+    assert result.inherited == {0: 1}
+    assert [j.decision.label for j in result.facts] == ["supported", "supported", "unverifiable"]
+
+
+def test_negation_never_passes_a_decision_up() -> None:
+    verifier = LexicalVerifier()
+    index = EvidenceIndex("The plant did not close in March 2019.", sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March 2019", negated=True)
+    assert [is_downward(h) for h in hypotheses] == [True, True]
+    result = verify_chains(EvidenceSelector(), verifier, index, facts, hypotheses, **AT_HALF)
+    assert result.inherited == {}
+    assert len(verifier.calls) == 2  # the root judged on its own, after its refinement
+    # a downward word in the refinement alone is enough to stop it
+    only = LexicalVerifier()
+    index = EvidenceIndex("Few staff stayed until the plant closed.", sentence_backend="regex")
+    facts = [
+        Fact("f0.0", 0, "staff", "stayed", ""),
+        Fact("f0.1", 0, "Few staff", "stayed", "until closure", parent="f0.0"),
+    ]
+    result = verify_chains(
+        EvidenceSelector(), only, index, facts, ["Staff stayed.", "Few staff stayed."], **AT_HALF
+    )
+    assert result.inherited == {} and len(only.calls) == 2
+    assert is_downward("It isn’t open.") and is_downward("Few people came.")
+    assert not is_downward("The plant closed in March.")
+
+
+def test_inheritance_needs_the_threshold_and_can_be_switched_off() -> None:
+    index = EvidenceIndex(CHAIN_CONTEXT, sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March 2019")
+    strict = LexicalVerifier()  # entailment 0.9 < 0.95: the root is judged itself
+    result = verify_chains(
+        EvidenceSelector(), strict, index, facts, hypotheses, inherit_threshold=0.95
+    )
+    assert result.inherited == {} and len(strict.calls) == 2
+    off = LexicalVerifier()  # None (the default): every fact and the extra in one call, in order
+    result = verify_chains(EvidenceSelector(), off, index, facts, hypotheses, ["Nobody was hurt."])
+    assert result.inherited == {} and len(off.calls) == 1
+    assert list(dict.fromkeys(h for _, h in off.calls[0])) == [
+        "The plant closed.",
+        "The plant closed in March 2019.",
+        "Nobody was hurt.",
+    ]
+    assert len(result.facts) == 2 and len(result.extra) == 1
+
+
+def test_verify_chains_rejects_bad_input() -> None:
+    index = EvidenceIndex(CHAIN_CONTEXT, sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March")
+    with pytest.raises(ValueError, match="1 hypotheses for 2 facts"):
+        verify_chains(EvidenceSelector(), LexicalVerifier(), index, facts, hypotheses[:1])
+    with pytest.raises(ValueError, match=r"inherit_threshold must be in \[0, 1\]"):
+        verify_chains(
+            EvidenceSelector(), LexicalVerifier(), index, facts, hypotheses, inherit_threshold=1.5
+        )

@@ -60,7 +60,7 @@ from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Sum
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
-from enoki_hd.verify.hypothesis import verify_hypotheses
+from enoki_hd.verify.hypothesis import verify_chains
 from enoki_hd.verify.judge import FactJudge, VerificationMode
 from enoki_hd.verify.loading import load_default_verifier, load_verifier_from_config
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
@@ -109,6 +109,12 @@ class Detector:
         absent_names: in ``hybrid`` mode, a fact whose number, date or name occurs nowhere in
             the context (nor the question) is not supported unless the verifier is decisive
             (:func:`~enoki_hd.verify.judge.fuse`, rule 5).
+        inherit_entailment: facts of a coarse-to-fine chain are judged refinements first, and
+            an ancestor of a refinement the verifier finds supported with at least this
+            entailment takes that decision instead of being judged
+            (:func:`~enoki_hd.verify.hypothesis.verify_chains`; never under negation): about
+            two NLI pairs in five fewer on RAGTruth-sized answers at 0.5, at a cost in sentence
+            ranking (README, Speed). None (default): every fact is judged on its own.
         judge: the escalation judge of ``verification="llm"`` (every fact) and ``"adaptive"``
             (the facts ``routing`` selects): ``{"name": "llm", "model", "base_url", ...}``,
             ``{"name": "nli", "path": <larger NLI model>}``, ``{"name": "oracle"}`` (gold
@@ -140,6 +146,7 @@ class Detector:
         hybrid_weight: float = 0.5,
         conflicts: bool = True,
         absent_names: bool = True,
+        inherit_entailment: float | None = None,
         judge: EscalationJudge | Mapping[str, Any] | str | None = None,
         routing: RoutingPolicy | Mapping[str, Any] | None = None,
         sentence_aggregation: SentenceAggregation = "max",
@@ -187,6 +194,11 @@ class Detector:
 
             extractor = None if extractor == "none" else get_extractor(extractor)
         self.extractor: Extractor | None = extractor
+        if inherit_entailment is not None and not 0.0 <= inherit_entailment <= 1.0:
+            raise ValueError(
+                f"inherit_entailment must be in [0, 1] or None, got {inherit_entailment!r}"
+            )
+        self.inherit_entailment = inherit_entailment
         self.selector = selector or EvidenceSelector()
         self.sentence_backend = sentence_backend
         self.context_backend = context_backend
@@ -249,6 +261,7 @@ class Detector:
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
             conflicts=bool(cfg.get("conflicts", True)),
             absent_names=bool(cfg.get("absent_names", True)),
+            inherit_entailment=_optional_float(cfg.get("inherit_entailment")),
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
@@ -274,6 +287,7 @@ class Detector:
             "hybrid_weight": self.hybrid_weight,
             "conflicts": self.judge.conflicts,
             "absent_names": self.judge.absent_names,
+            "inherit_entailment": self.inherit_entailment,
             **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
             "language_check": self.language_check,
@@ -350,13 +364,16 @@ class Detector:
             expected = set(whole)
             if facts is not None and self.judge.needs_sentence_nli:
                 whole = sorted(expected | ({f.sentence for f in facts} - unchecked))
-            judged = verify_hypotheses(
+            chains = verify_chains(
                 self.selector,
                 self.verifier,
                 index,
-                hypotheses + [selections[i].hypothesis or spans[i].text(answer) for i in whole],
+                facts or [],
+                hypotheses,
+                [selections[i].hypothesis or spans[i].text(answer) for i in whole],
+                inherit_threshold=self.inherit_entailment,
             )
-            fact_judged, sentence_judged = judged[: len(hypotheses)], judged[len(hypotheses) :]
+            fact_judged, sentence_judged = chains.facts, chains.extra
         verdicts: list[FactVerdict] | None = None
         if facts is not None:
             with clock("ground"):
@@ -376,6 +393,8 @@ class Detector:
                 )
                 for verdict, j in zip(verdicts, fact_judged, strict=True):
                     verdict.split = j.split
+                for i, source in chains.inherited.items():
+                    verdicts[i].inherited_from = facts[source].id
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(
@@ -523,6 +542,7 @@ _CONFIG_KEYS = frozenset(
         "hybrid_weight",
         "conflicts",
         "absent_names",
+        "inherit_entailment",
         "sentence_aggregation",
         "language_check",
         "calibration",
@@ -557,6 +577,11 @@ class _Clock:
     def total(self) -> dict[str, float]:
         self.timings["total"] = time.perf_counter() - self.started
         return self.timings
+
+
+def _optional_float(value: Any) -> float | None:
+    """A config value that is a number or null (Hydra writes ``null``)."""
+    return None if value is None else float(value)
 
 
 def _verifier_config(verifier: Verifier) -> dict[str, Any]:

@@ -16,7 +16,7 @@ SentenceLabel = Literal[
 ]
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
-REPORT_SCHEMA_VERSION = "1.2"  # 1.2: sentence checkworthy/reason, summary not_a_claim
+REPORT_SCHEMA_VERSION = "1.3"  # 1.3: fact inherited_from; 1.2: sentence checkworthy/reason
 
 
 @dataclass(frozen=True, order=True)
@@ -216,7 +216,9 @@ class FactVerdict:
     decides): higher means more likely unsupported. ``suppressed`` is True when another failed
     fact of the same chain explains this one's failure, so it is not blamed again:
     ``suppressed_by`` names that fact — a coarser ancestor that already failed, or a refinement
-    whose value conflicts with the evidence (see :mod:`enoki_hd.project`). ``decided_by`` names
+    whose value conflicts with the evidence (see :mod:`enoki_hd.project`). ``inherited_from``
+    names the refinement whose NLI decision this fact took instead of being judged (see
+    :func:`enoki_hd.verify.hypothesis.verify_chains`). ``decided_by`` names
     the signal that decided the label (``nli``, ``grounding``). ``split`` is empty unless the
     hypothesis was too long to judge whole: then the pieces judged, as half-open offsets into
     ``hypothesis``.
@@ -241,6 +243,9 @@ class FactVerdict:
     # verification=llm / adaptive: why this fact went to the escalation judge, the verdict
     # before and the judge's answer (enoki_hd.verify.routing); None when it was not escalated
     escalation: dict[str, Any] | None = None
+    # the id of the refinement whose NLI decision this fact took instead of being judged
+    # (enoki_hd.verify.hypothesis.verify_chains); None when it was judged itself
+    inherited_from: str | None = None
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -266,6 +271,7 @@ class FactVerdict:
             "split": _spans_to_list(self.split),
             **({} if self.features is None else {"features": dict(self.features)}),
             **({} if self.escalation is None else {"escalation": dict(self.escalation)}),
+            **({} if self.inherited_from is None else {"inherited_from": self.inherited_from}),
         }
 
     @classmethod
@@ -284,6 +290,7 @@ class FactVerdict:
             split=_spans_from_list(d.get("split")),
             features=None if d.get("features") is None else dict(d["features"]),
             escalation=None if d.get("escalation") is None else dict(d["escalation"]),
+            inherited_from=d.get("inherited_from"),
         )
 
 

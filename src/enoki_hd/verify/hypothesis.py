@@ -13,17 +13,30 @@ piece is; otherwise the worst piece (highest hallucination probability) decides 
 probabilities and evidence — and the label is ``contradicted`` when any piece is contradicted.
 The split is recorded in the report (``split``: the pieces' half-open offsets into the
 hypothesis text). Nothing is ever cut silently.
+
+:func:`verify_chains` judges the facts of coarse-to-fine chains refinements first. A
+refinement ("X located at 3132 State St in Santa Barbara") says everything its ancestors say
+("X located at State St") and more, so when the verifier finds it supported with entailment of
+at least ``inherit_threshold``, its ancestors take that decision instead of being judged
+themselves. This saves NLI pairs (on RAGTruth-sized answers, about two in five at 0.5) and
+keeps a chain consistent: an ancestor the extractor cut badly ("Restaurant is open from PM")
+is no longer flagged beside the refinement that vouches for it. It is off by default: the
+ancestors' own judgements, noisy as they are, help rank hallucinated sentences (RAGTruth-48
+ROC-AUC 0.720 judged, 0.701 inheriting at 0.9, 0.688 at 0.5; see the README's Speed section). Monotonicity holds only outside negation
+and other downward-entailing words ("did not win in 2019" does not say "did not win"), so a
+refinement or ancestor holding one (:data:`DOWNWARD_WORDS`) never passes its decision on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from enoki_hd.text import tokenize_words
-from enoki_hd.types import FactLabel, Span
+from enoki_hd.types import Fact, FactLabel, Span
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.nli import Verifier
 
@@ -31,6 +44,14 @@ logger = logging.getLogger(__name__)
 
 MAX_HYPOTHESIS_SHARE = 0.5
 """Largest share of the verifier's ``max_length`` one hypothesis piece may take."""
+
+_DOWNWARD_TEXT = """not never no none nobody nothing neither nor cannot without few fewer less
+least only hardly barely rarely seldom scarcely except unless fail fails failed deny denies
+denied refuse refuses refused lack lacks lacked"""
+DOWNWARD_WORDS = frozenset(_DOWNWARD_TEXT.split())
+"""Words under which adding a modifier weakens a claim instead of strengthening it (negation,
+"few", "only", "without", ...): a hypothesis holding one (or a word ending in "n't") neither
+passes its decision on to its ancestors nor takes one from a refinement."""
 
 # A clause boundary: after ; : , (the punctuation stays with the left clause) or before a
 # coordinating or relative word that follows a space.
@@ -170,3 +191,101 @@ def verify_hypotheses(
         decision = group[0] if n == 1 else aggregate_pieces(group)
         out.append(HypothesisDecision(decision, split))
     return out
+
+
+@dataclass
+class ChainJudgement:
+    """What :func:`verify_chains` decided: ``facts`` (one per fact, in order), ``extra`` (one
+    per extra hypothesis, in order) and ``inherited`` (fact index → the index of the refinement
+    whose decision it took instead of being judged)."""
+
+    facts: list[HypothesisDecision]
+    extra: list[HypothesisDecision]
+    inherited: dict[int, int] = field(default_factory=dict)
+
+
+def is_downward(hypothesis: str) -> bool:
+    """Whether ``hypothesis`` holds a word of :data:`DOWNWARD_WORDS` or a word ending in "n't"."""
+    words = [w.text(hypothesis).lower().replace("\u2019", "'") for w in tokenize_words(hypothesis)]
+    return any(w in DOWNWARD_WORDS or w.endswith("n't") for w in words)
+
+
+def verify_chains(
+    selector: EvidenceSelector,
+    verifier: Verifier,
+    index: EvidenceIndex,
+    facts: Sequence[Fact],
+    hypotheses: Sequence[str],
+    extra: Sequence[str] = (),
+    *,
+    inherit_threshold: float | None = None,
+) -> ChainJudgement:
+    """Judge ``facts`` (verbalised as ``hypotheses``) and the ``extra`` hypotheses (whole
+    sentences), refinements first (see the module docstring).
+
+    Rounds go from the finest facts up: round one judges every fact no other fact refines,
+    with the extra hypotheses; each later round judges the facts whose refinements are all
+    decided. Before it is judged, a fact whose refinement (at any depth) is ``supported`` with
+    entailment >= ``inherit_threshold`` takes the decision of the most entailed such refinement
+    (its probabilities and evidence, no split). None: every fact is judged, in one round.
+
+    Raises:
+        ValueError: ``hypotheses`` and ``facts`` differ in length, or ``inherit_threshold`` is
+            outside [0, 1].
+    """
+    if len(hypotheses) != len(facts):
+        raise ValueError(f"{len(hypotheses)} hypotheses for {len(facts)} facts")
+    if inherit_threshold is not None and not 0.0 <= inherit_threshold <= 1.0:
+        raise ValueError(f"inherit_threshold must be in [0, 1] or None, got {inherit_threshold}")
+    if inherit_threshold is None or not facts:
+        judged = verify_hypotheses(selector, verifier, index, [*hypotheses, *extra])
+        return ChainJudgement(judged[: len(facts)], judged[len(facts) :])
+    position = {fact.id: i for i, fact in enumerate(facts)}
+    parent = [position.get(f.parent) if f.parent is not None else None for f in facts]
+    children: list[list[int]] = [[] for _ in facts]
+    for i, p in enumerate(parent):
+        if p is not None:
+            children[p].append(i)
+    downward = [is_downward(h) for h in hypotheses]
+    decided: dict[int, HypothesisDecision] = {}
+    inherited: dict[int, int] = {}
+    # the refinement (at any depth) whose decision a fact would take: most entailed first
+    donor: dict[int, int] = {}
+
+    threshold = inherit_threshold
+
+    def offer(i: int) -> None:
+        """Pass fact ``i``'s decision up its chain if it is decisive and monotone."""
+        decision = decided[i].decision
+        if downward[i] or decision.label != "supported" or decision.probs.entailment < threshold:
+            return
+        source = inherited.get(i, i)
+        p, seen = parent[i], {i}
+        while p is not None and p not in seen and not downward[p]:
+            best = donor.get(p)
+            if best is None or decided[best].decision.probs.entailment < decision.probs.entailment:
+                donor[p] = source
+            seen.add(p)
+            p = parent[p]
+
+    pending = set(range(len(facts)))
+    extra_judged: list[HypothesisDecision] | None = None
+    while pending or extra_judged is None:
+        ready = sorted(i for i in pending if all(c in decided for c in children[i]))
+        if pending and not ready:  # a cycle of parent links: judge what is left at once
+            ready = sorted(pending)
+        for i in ready:
+            if i in donor:
+                decided[i] = HypothesisDecision(dataclasses.replace(decided[donor[i]].decision))
+                inherited[i] = donor[i]
+                offer(i)
+        ready = [i for i in ready if i not in inherited]
+        texts = [hypotheses[i] for i in ready] + (list(extra) if extra_judged is None else [])
+        judged = verify_hypotheses(selector, verifier, index, texts) if texts else []
+        for i, judgement in zip(ready, judged, strict=False):
+            decided[i] = judgement
+            offer(i)
+        if extra_judged is None:
+            extra_judged = judged[len(ready) :]
+        pending -= set(decided)
+    return ChainJudgement([decided[i] for i in range(len(facts))], extra_judged, inherited)
