@@ -224,6 +224,7 @@ def bench_end_to_end(
     else:
         detector = Detector(verifier, extractor=extractor, **options)
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
+    pairs_before = verifier.stats["pairs"]
     totals, stages = [], {}
     for example in examples:
         started = time.perf_counter()
@@ -237,6 +238,7 @@ def bench_end_to_end(
         "benchmark": benchmark.name,
         "examples": len(examples),
         "inherit_entailment": options["inherit_entailment"],
+        "nli_pairs_per_example": round((verifier.stats["pairs"] - pairs_before) / len(examples), 1),
         "median_seconds_per_example": round(statistics.median(totals), 4),
         "p90_seconds_per_example": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 4),
         "median_stage_seconds": {k: round(statistics.median(v), 4) for k, v in stages.items()},
