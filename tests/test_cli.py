@@ -220,3 +220,30 @@ def test_eval_with_a_bad_file_format_is_a_usage_error(capsys) -> None:
     assert code == 2
     assert "enoki eval: error: benchmark.format must be one of mushroom" in err
     assert "Traceback" not in err
+
+
+def test_inherit_entailment_reaches_the_detector_and_is_checked(files, capsys) -> None:
+    context, answer = files
+    context.write_text(
+        "Harwick Town Council voted to close the Linden Street footbridge for repairs.",
+        encoding="utf-8",
+    )
+    answer.write_text("Harwick Town Council voted to close the Linden Street footbridge.")
+    base = ["detect", "--context", str(context), "--answer", str(answer), "--stable"]
+    code, out, _ = run_cli([*base, "--inherit-entailment", "0.5"], capsys)
+    report = json.loads(out)
+    assert code == 0 and report["config"]["inherit_entailment"] == 0.5
+    assert [f.get("inherited_from") for f in report["facts"]] == ["f0.1", None]
+    code, out, _ = run_cli(base, capsys)
+    plain = json.loads(out)
+    assert code == 0 and plain["config"]["inherit_entailment"] is None
+    assert all("inherited_from" not in f for f in plain["facts"])
+    # the facts and labels are the same; only where the ancestors' decisions came from differs
+    assert [(f["fact"]["id"], f["label"]) for f in report["facts"]] == [
+        (f["fact"]["id"], f["label"]) for f in plain["facts"]
+    ]
+    code, _, err = run_cli([*base, "--inherit-entailment", "1.5"], capsys)
+    assert code == 2 and "argument --inherit-entailment: must be in [0, 1], got 1.5" in err
+    from enoki_hd.cli import _check_inherit
+
+    assert _check_inherit(None) is None and _check_inherit(0.9) == 0.9

@@ -123,6 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="hallucination score at which a sentence is flagged (default 0.5)",
     )
     detect.add_argument(
+        "--inherit-entailment",
+        type=float,
+        default=None,
+        metavar="ENTAILMENT",
+        help="judge coarse-to-fine chains refinements first: an ancestor takes the decision of a "
+        "refinement entailed at least this much instead of being judged (0.5: about 40%% "
+        "fewer NLI pairs on long answers, at a cost in sentence ranking; default: every fact "
+        "is judged)",
+    )
+    detect.add_argument(
         "--stable",
         action="store_true",
         help="leave timings out of JSON so that outputs can be diffed",
@@ -276,6 +286,20 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--verification", choices=("nli", "grounding", "hybrid"), default="hybrid")
     parser.add_argument("--selection", choices=("rules", "none"), default="rules")
+    parser.add_argument(
+        "--inherit-entailment",
+        type=float,
+        default=None,
+        metavar="ENTAILMENT",
+        help="ancestors of a chain take a refinement's decision when it is entailed at least "
+        "this much (fewer NLI pairs; default: every fact judged)",
+    )
+
+
+def _check_inherit(value: float | None) -> float | None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise UsageError(f"argument --inherit-entailment: must be in [0, 1], got {value}")
+    return value
 
 
 def _detector_config(args: argparse.Namespace) -> dict:
@@ -293,6 +317,7 @@ def _detector_config(args: argparse.Namespace) -> dict:
         "threshold": args.threshold,
         "verification": args.verification,
         "selection": args.selection,
+        "inherit_entailment": _check_inherit(args.inherit_entailment),
     }
 
 
@@ -413,6 +438,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         raise UsageError(f"argument --threshold: must be in [0, 1], got {args.threshold}")
     if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
         raise UsageError(f"argument --fail-under: must be in [0, 1], got {args.fail_under}")
+    inherit = _check_inherit(args.inherit_entailment)
     extractor = None if args.extractor == "none" else _extractor(args.extractor)
     stdin_used: list[str] = []
     context = _read_text("--context", args.context, stdin_used=stdin_used)
@@ -424,6 +450,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         verification=args.verification,
         selection=args.selection,
+        inherit_entailment=inherit,
     )
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}
