@@ -216,13 +216,10 @@ def bench_end_to_end(
     )
     inherit = cfg.end_to_end.get("inherit_entailment")
     options = {"inherit_entailment": None if inherit is None else float(inherit)}
-    if extractor == "encoder":
-        from enoki_hd.extract import get_extractor
+    from enoki_hd.extract import get_extractor
 
-        encoder = get_extractor("encoder", path=cfg.tagger.path)
-        detector = Detector(verifier, extractor=encoder, **options)
-    else:
-        detector = Detector(verifier, extractor=extractor, **options)
+    path = {"path": cfg.tagger.path} if extractor == "encoder" else {}
+    detector = Detector(verifier, extractor=get_extractor(extractor, **path), **options)
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
     pairs_before = verifier.stats["pairs"]
     totals, stages = [], {}

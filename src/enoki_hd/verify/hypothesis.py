@@ -22,9 +22,10 @@ themselves. This saves NLI pairs (on RAGTruth-sized answers, about two in five a
 keeps a chain consistent: an ancestor the extractor cut badly ("Restaurant is open from PM")
 is no longer flagged beside the refinement that vouches for it. It is off by default: the
 ancestors' own judgements, noisy as they are, help rank hallucinated sentences (RAGTruth-48
-ROC-AUC 0.720 judged, 0.701 inheriting at 0.9, 0.688 at 0.5; see the README's Speed section). Monotonicity holds only outside negation
-and other downward-entailing words ("did not win in 2019" does not say "did not win"), so a
-refinement or ancestor holding one (:data:`DOWNWARD_WORDS`) never passes its decision on.
+ROC-AUC 0.720 judged, 0.701 inheriting at 0.9, 0.688 at 0.5; see the README's Speed
+section). Monotonicity holds only outside negation and other downward-entailing words ("did
+not win in 2019" does not say "did not win"), so a refinement or ancestor holding one
+(:data:`DOWNWARD_WORDS`) never passes its decision on.
 """
 
 from __future__ import annotations
