@@ -332,3 +332,63 @@ def test_one_megabyte_context_index() -> None:
     assert {"suede", "band", "album", "delegate"} <= index.words
     assert ground("Suede released 7 albums in 1992", index).status == "grounded"
     assert ground("Suede released 12 albums", index).mismatches == [("12", "7")]
+
+
+# ---------------------------------------------------------------------------------------------
+# the same number in another unit of the same dimension
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_same_value_in_another_unit_is_a_mismatch() -> None:
+    evidence = "The bypass will be 7 kilometres long and cut journeys by 15 minutes."
+    result = ground("7 miles long", evidence)
+    assert result.status == "mismatch"
+    assert result.mismatches == [("7 mile", "7 kilometre")]
+    assert result.missing == ["7", "mile"]
+    dose = ground("20 milligrams of vitamin D", "The intake is 20 micrograms of vitamin D.")
+    assert dose.mismatches == [("20 milligram", "20 microgram")]
+    heat = ground("1,200 degrees Fahrenheit", "The kiln reaches 1,200 degrees Celsius.")
+    assert heat.mismatches == [("1,200 fahrenheit", "1,200 celsius")]
+
+
+def test_a_unit_conflict_needs_the_same_dimension_and_no_statement_in_the_unit() -> None:
+    # another dimension: not the same quantity, only a missing word
+    assert ground("7 miles long", "It is 7 kilograms heavy.").mismatches == []
+    # the value is also stated in the fact's own unit: the fact may quote that statement
+    both = "The route is 7 kilometres by road, or 7 miles by river."
+    assert ground("7 miles", both).status == "grounded"
+    # a count without a unit of measure is untouched
+    assert ground("7 albums", "They released 7 singles.").mismatches == []
+    # a hedged value matches within 2%, so its rival does too
+    assert ground("about 100 km", "It is 101 miles long.").mismatches == [("100 km", "101 mile")]
+
+
+def test_the_question_can_state_the_unit() -> None:
+    result = ground("7 miles", "The bypass is 7 kilometres long.", question="Is it 7 miles?")
+    assert result.status == "grounded"
+    assert result.mismatches == []
+
+
+def test_names_of_one_unit_are_the_same_unit() -> None:
+    """ "77 km" is "77 kilometres": abbreviations and spellings of one unit never conflict."""
+    assert ground("77 km", "It is 77 kilometres long.").status == "grounded"
+    assert ground("77 kilometers", "It is 77 km long.").mismatches == []
+    assert ground("5 lbs", "It weighs 5 pounds.").mismatches == []
+    assert ground("3 hrs", "It takes 3 hours.").mismatches == []
+    assert ground("77 km", "It is 77 miles long.").mismatches == [("77 km", "77 mile")]
+
+
+def test_hyphenated_fractions_are_numbers() -> None:
+    found = parse_numbers("nearly one-third of it, two-thirds of them, three-quarters, a third")
+    assert [(m.text, round(m.value, 4), m.kind) for m in found] == [
+        ("one-third", 0.3333, "number"),
+        ("two-thirds", 0.6667, "number"),
+        ("three-quarters", 0.75, "number"),
+        ("third", 3.0, "ordinal"),  # "a third" stays what it was: it may be an ordinal
+    ]
+    # a fraction the context never states is a missing number (an absent name), not a word
+    result = ground("nearly one-third", "Georgia is the third-largest producer.")
+    assert result.missing_names == ["one-third"]
+    assert ground("two-thirds of the route", "two-thirds of the planned route").status == (
+        "grounded"
+    )

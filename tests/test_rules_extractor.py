@@ -346,3 +346,65 @@ def test_a_refinement_adds_the_percent_sign_of_its_number(extractor: RulesExtrac
         f.object: [tagger[s.start : s.end] for s in f.delta] for f in extractor.extract(tagger)
     }
     assert deltas["LSTM-based tagger"] == ["LSTM-based"]
+
+
+def _chains(answer: str, facts: list[Fact]) -> list[tuple[str, str, str, str | None, list[str]]]:
+    """(subject, relation, object, parent, delta texts) of each fact, in order."""
+    return [
+        (f.subject, f.relation, f.object, f.parent, [answer[s.start : s.end] for s in f.delta])
+        for f in facts
+    ]
+
+
+def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
+    """ "weighs kg" and "stay under degrees" mean nothing: a unit's number (and a temperature
+    scale after it) is part of the phrase's core, not a refinement; other nouns still refine."""
+    answer = "The tent weighs 1.85 kg and sleeps two adults."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("tent", "weighs", "1.85 kg", None, ["1.85 kg"]),
+        ("tent", "sleeps", "adults", None, ["adults"]),
+        ("tent", "sleeps", "two adults", "f0.1", ["two"]),
+    ]
+    assert facts[0].object_spans == [Span(16, 23)]
+    vial = "The vial can be kept at 25 degrees Celsius for four weeks."
+    assert _chains(vial, extractor.extract(vial)) == [
+        ("vial", "can be kept at", "25 degrees Celsius", None, ["25 degrees Celsius"]),
+        ("vial", "can be kept for", "four weeks", None, ["four weeks"]),
+    ]  # no ("25 degrees", "is", "Celsius") identity from the appositive parse
+    loans = "Loans rose by 3.6 per cent during the year."
+    assert _chains(loans, extractor.extract(loans)) == [
+        ("Loans", "rose by", "3.6 per cent", None, ["3.6 per cent"]),
+        ("Loans", "rose during", "year", None, ["year"]),
+    ]  # was "3.6 cent": spaCy makes "per" a modifier of "cent"
+
+
+def test_a_measure_stays_with_its_adjective(extractor: RulesExtractor) -> None:
+    """ "10 miles long" does not entail "long": the measure is in the root."""
+    answer = "The trail is roughly 10 miles long."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("trail", "is", "roughly 10 miles long", None, ["roughly 10 miles long"]),
+    ]
+    assert facts[0].object_spans == [Span(13, 34)]
+
+
+def test_a_hyphenated_word_is_one_core(extractor: RulesExtractor) -> None:
+    """spaCy cuts "spin-off" into spin / - / off; the root says "spin-off", never "off"."""
+    answer = "The company began as a spin-off from a hospital."
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("company", "began as", "spin-off", None, ["spin-off"]),
+        ("company", "began as", "spin-off from hospital", "f0.0", ["hospital"]),
+    ]
+
+
+def test_a_name_joined_by_ampersand_is_not_split(extractor: RulesExtractor) -> None:
+    """ "Brook & Lyle" is one firm; "Anderson and Butler" are still two people."""
+    answer = "Brook & Lyle is being sued by Castellan Holdings."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("Brook & Lyle", "is being sued by", "Castellan Holdings", None, ["Castellan Holdings"]),
+    ]
+    assert facts[0].subject_spans == [Span(0, 12)]
+    people = "Anderson and Butler wrote the songs."
+    assert [f.subject for f in extractor.extract(people)] == ["Anderson", "Butler"]

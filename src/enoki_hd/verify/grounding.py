@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
+from enoki_hd.units import UNITS, unit_names
 
 logger = logging.getLogger(__name__)
 
@@ -402,13 +403,32 @@ def _uncovered(spans: list[Span], taken: list[Span]) -> list[bool]:
     return out
 
 
+_NUMERATORS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+               "eight": 8, "nine": 9}  # fmt: skip
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+                 "sixth": 6, "eighth": 8, "tenth": 10}  # fmt: skip
+_FRACTION_RE = re.compile(
+    r"\b(" + "|".join(_NUMERATORS) + r")[-‐‑](" + "|".join(_DENOMINATORS) + r")s?\b",
+    re.IGNORECASE,
+)
+
+
+def _fractions(text: str) -> Iterator[NumberMention]:
+    """Hyphenated fractions ("one-third" → 1/3, "two-thirds", "three-quarters") as plain
+    numbers."""
+    for m in _FRACTION_RE.finditer(text):
+        value = _NUMERATORS[m.group(1).lower()] / _DENOMINATORS[m.group(2).lower()]
+        yield NumberMention(Span(m.start(), m.end()), value, "number", m.group(0))
+
+
 def _parse_numbers(text: str, tokens: list[Span]) -> list[tuple[NumberMention, str | None]]:
     digit = list(_digit_numbers(text))
-    taken = [m.span for m, _ in digit]
+    fractions: list[tuple[NumberMention, str | None]] = [(m, None) for m in _fractions(text)]
+    taken = sorted(m.span for m, _ in digit + fractions)
     spoken: list[tuple[NumberMention, str | None]] = [
         (m, None) for m in _word_numbers(text, tokens, taken)
     ]
-    return sorted(digit + spoken, key=lambda pair: pair[0].span.start)
+    return sorted(digit + fractions + spoken, key=lambda pair: pair[0].span.start)
 
 
 def parse_numbers(text: str) -> list[NumberMention]:
@@ -423,7 +443,7 @@ def parse_numbers(text: str) -> list[NumberMention]:
     strings ("3.5.2") and plural digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
 
     Words: cardinals up to the trillions ("two hundred and five" → 205, "twenty-five"), ordinals
-    ("twenty-fifth" → 25), "a dozen"/"two dozen", "a hundred"/"a million", and spoken years
+    ("twenty-fifth" → 25), hyphenated fractions ("two-thirds" → 2/3), "a dozen"/"two dozen", "a hundred"/"a million", and spoken years
     ("nineteen ninety-two", "twenty twenty-one") → ``year``. "one of" is not a number. Numbers
     nested in a date are reported too; :func:`parse_dates` finds the date around them.
     """
@@ -547,6 +567,12 @@ def _is_entity_like(word: str, text: str, start: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Index
 # ---------------------------------------------------------------------------------------------
+
+
+def _measures(unit: frozenset[str]) -> dict[str, tuple[str, str]]:
+    """dimension → (the unit, the word naming it) for the units of measure among a quantity's
+    following words: {"7", "kilometres"} → {"length": ("km", "kilometre")}."""
+    return {UNITS[w][0]: (UNITS[w][1], w) for w in sorted(unit) if w in UNITS}
 
 
 @dataclass(frozen=True)
@@ -766,6 +792,39 @@ class GroundingIndex:
             return None
         return min(candidates, key=lambda c: abs(c[0] - mention.value))[1]
 
+    def _same_value(self, quantity: _Quantity, hedged: bool) -> list[_Quantity]:
+        tolerance = HEDGE_TOLERANCE if hedged else 1e-9
+        value, group = quantity.mention.value, _VALUE_GROUPS[quantity.mention.kind]
+        low, high = value * (1 - tolerance), value / (1 - tolerance)
+        return [
+            q
+            for q in self._quantities
+            if _VALUE_GROUPS[q.mention.kind] == group and low <= q.mention.value <= high
+        ]
+
+    def states_in_unit(self, quantity: _Quantity, *, hedged: bool = False) -> bool:
+        """Whether this text states ``quantity``'s value in one of its units of measure."""
+        own = {(d, u) for d, (u, _) in _measures(quantity.unit).items()}
+        return any(
+            own & {(d, u) for d, (u, _) in _measures(q.unit).items()}
+            for q in self._same_value(quantity, hedged)
+        )
+
+    def rival_unit(self, quantity: _Quantity, *, hedged: bool = False) -> tuple[str, str] | None:
+        """``("mile", "7 kilometre")`` when this text states ``quantity``'s value ("7 miles")
+        only in another unit of the same dimension: the word naming ``quantity``'s unit and the
+        rival's surface text. None when ``quantity`` has no unit of measure, when the text also
+        states the value in that unit ("7 km" for "7 kilometres"), or when no rival occurs.
+        The question is never consulted."""
+        own = _measures(quantity.unit)
+        if not own or self.states_in_unit(quantity, hedged=hedged):
+            return None
+        for q in self._same_value(quantity, hedged):
+            for dimension, (unit, word) in _measures(q.unit).items():
+                if dimension in own and own[dimension][0] != unit:
+                    return own[dimension][1], f"{q.mention.text} {word}"
+        return None
+
     def rival_date(self, date: DateMention) -> str | None:
         """Surface text of the context's nearest date stating every field ``date`` states
         (decades: another decade), or None. The question is never consulted."""
@@ -883,7 +942,7 @@ def _units(text: str) -> list[_Unit]:
 
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
-        return index.has_word(unit.word)
+        return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
     if unit.number is not None:
         return index.has_number(unit.number.mention, hedged=unit.hedged)
     assert unit.date is not None
@@ -916,7 +975,9 @@ def ground(
     ("about", "around", "approximately", "nearly", "roughly", "over", "more than", ...) a value
     within 2% is enough; years are always exact. A number or date not found in ``evidence``
     (nor the question) is a **mismatch** when ``evidence`` holds one of the same kind (see
-    :meth:`GroundingIndex.rival_number` and :meth:`GroundingIndex.rival_date`).
+    :meth:`GroundingIndex.rival_number` and :meth:`GroundingIndex.rival_date`); so is a number
+    with a unit of measure that ``evidence`` states only in another unit of the same dimension
+    ("7 miles" against "7 kilometres", :meth:`GroundingIndex.rival_unit`).
 
     Returns:
         A :class:`GroundingResult`; status ``empty`` when the text has no unit, else
@@ -942,6 +1003,18 @@ def ground(
     missing_weight = 0
     for unit in units:
         if _is_found(unit, evidence) or (asked is not None and _is_found(unit, asked)):
+            rival_unit = None
+            if unit.number is not None and not (
+                asked is not None and asked.states_in_unit(unit.number, hedged=unit.hedged)
+            ):
+                rival_unit = evidence.rival_unit(unit.number, hedged=unit.hedged)
+            if rival_unit is None:
+                continue
+            # the value is there, in another unit: "7 miles" against "7 kilometres"
+            mismatches.append((f"{unit.label} {rival_unit[0]}", rival_unit[1]))
+            missing.append(unit.label)
+            missing_spans.extend(unit.spans)
+            missing_weight += unit.weight
             continue
         if unit.number is not None:
             rival = evidence.rival_number(unit.number.mention, unit.number.unit)

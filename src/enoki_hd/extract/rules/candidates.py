@@ -245,8 +245,13 @@ def _relation_text(doc: Doc, candidate: Candidate, answer: str, base: int) -> st
 def _content(doc: Doc, tokens: Iterable[int]) -> set[int]:
     """``tokens`` less function words, unless nothing else is left."""
     tokens = set(tokens)
-    content = {i for i in tokens if doc[i].pos_ not in _FUNCTION_POS}
+    content = {i for i in tokens if doc[i].pos_ not in _FUNCTION_POS or _is_per_cent(doc, i)}
     return content or tokens
+
+
+def _is_per_cent(doc: Doc, i: int) -> bool:
+    """The ``per`` of ``per cent``: part of a unit, not a preposition."""
+    return doc[i].lower_ == "per" and i + 1 < len(doc) and doc[i + 1].lower_ == "cent"
 
 
 def blamed_tokens(doc: Doc, candidate: Candidate, parent: Candidate | None) -> set[int]:

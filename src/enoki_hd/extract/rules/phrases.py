@@ -4,9 +4,12 @@ A phrase headed by ``head`` is built in steps: the core (the head, the rest of a
 a possessive pronoun and meaning-bearing determiners such as ``no``), then one modifier at a time — pre-modifiers
 nearest the head first, then post-modifiers in text order — so ``influential English rock
 band`` gives ``band`` → ``rock band`` → ``English rock band`` → ``influential English rock
-band``. A date replaces the core by its year → month → day refinement. Relative and
-participial clauses, identity appositives, conjuncts and ``including`` lists are never part of
-a phrase: other rule families turn them into facts of their own.
+band``. A date replaces the core by its year → month → day refinement. Some modifiers are
+never split off the core, because the phrase means nothing, or something else, without them: a
+measure's number (``kg`` alone, or ``long`` for ``10 miles long``), the rest of a word the
+tokenizer cut at a hyphen (``off`` of ``spin-off``) and a name joined by ``&`` (``Brook &
+Lyle``). Relative and participial clauses, identity appositives, conjuncts and ``including``
+lists are never part of a phrase: other rule families turn them into facts of their own.
 
 Steps hold token indices into the sentence's ``Doc``; articles and whitespace tokens are left
 out, punctuation is added back when the facts are shaped.
@@ -19,7 +22,13 @@ from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import composite, dates
 from enoki_hd.extract.rules.families.including import is_including_prep
-from enoki_hd.extract.rules.syntax import is_content, is_dropped_article
+from enoki_hd.extract.rules.syntax import (
+    is_content,
+    is_dropped_article,
+    is_glued,
+    is_name_conjunct,
+)
+from enoki_hd.units import is_unit_word
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -30,6 +39,8 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 # (``English and American bands``).
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
+# A temperature scale standing after its unit (spaCy: ``degrees`` ← appos ``Celsius``).
+_UNIT_SCALES = frozenset({"celsius", "fahrenheit", "kelvin", "centigrade"})
 
 
 @dataclass(frozen=True)
@@ -64,11 +75,40 @@ def content_subtree(token: Token) -> set[int]:
     return found
 
 
+def is_unit_scale(token: Token) -> bool:
+    """``Celsius`` as the appositive of ``degrees``: part of the unit, not an identity."""
+    return (
+        token.dep_ == "appos"
+        and token.lower_ in _UNIT_SCALES
+        and token.head is not token
+        and is_unit_word(token.head.text)
+    )
+
+
+def _is_measure(token: Token) -> bool:
+    """A unit noun with a number: ``10 miles`` (of ``10 miles long``)."""
+    return is_unit_word(token.text) and any(c.dep_ == "nummod" for c in token.children)
+
+
+def _glued_word(head: Token) -> set[int]:
+    """The content of the children written against ``head`` with no space (``spin`` of
+    ``spin-off``), each with its own subtree (``11am to 10`` of ``11am to 10pm``: cut from
+    the core, it would be lost)."""
+    found: set[int] = set()
+    for child in head.children:
+        if is_glued(child, head) and is_content(child) and not _is_pruned(child):
+            found |= content_subtree(child)
+    return found
+
+
 def core_tokens(head: Token) -> set[int]:
     """The head, the rest of its proper name, its possessive ``'s``, a possessive pronoun
-    (``his``: a refinement of its own would add nothing checkable) and determiners that
-    change the meaning (``no``, ``all``)."""
-    core = {head.i}
+    (``his``: a refinement of its own would add nothing checkable), determiners that change
+    the meaning (``no``, ``all``), the rest of its written word (``spin-off``), a name joined
+    by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``)
+    and a measure modifying the head (``10 miles long``, ``three years old``)."""
+    core = {head.i} | _glued_word(head)
+    unit = is_unit_word(head.text)
     for child in head.children:
         if (child.dep_ == "case" and is_content(child)) or (
             child.dep_ == "poss" and child.pos_ == "PRON"
@@ -77,12 +117,22 @@ def core_tokens(head: Token) -> set[int]:
         elif child.dep_ in _CORE_DETERMINER_DEPS and is_content(child):
             if not is_dropped_article(child):
                 core.add(child.i)
-        elif head.pos_ == "PROPN" and child.dep_ == "compound" and child.pos_ == "PROPN":
+        elif (
+            (head.pos_ == "PROPN" and child.dep_ == "compound" and child.pos_ == "PROPN")
+            or (is_name_conjunct(child) and head.pos_ == "PROPN")
+            or (unit and (child.dep_ == "nummod" or is_unit_scale(child)))
+        ):
+            core |= content_subtree(child)
+        elif unit and child.lower_ == "per" and child.i == head.i - 1:  # "3.6 per cent"
+            core.add(child.i)
+        elif child.dep_ == "npadvmod" and _is_measure(child):
             core |= content_subtree(child)
     return core
 
 
 def _is_modifier(token: Token) -> bool:
+    if is_name_conjunct(token) or is_unit_scale(token):
+        return True  # already in the core when it belongs there (see core_tokens)
     if token.dep_ in _NOT_MODIFIERS or token.dep_ in _CORE_DETERMINER_DEPS:
         return False
     if is_including_prep(token):

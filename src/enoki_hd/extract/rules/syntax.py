@@ -94,11 +94,19 @@ def entity_of(noun: Token) -> Token:
     return current
 
 
+def is_name_conjunct(token: Token) -> bool:
+    """A conjunct joined by ``&``: ``Brook & Lyle`` names one firm, not two."""
+    if token.dep_ != "conj" or token.head is token:
+        return False
+    low, high = sorted((token.head.i, token.i))
+    return any(c.dep_ == "cc" and c.text == "&" and low < c.i < high for c in token.head.children)
+
+
 def conjuncts(token: Token) -> list[Token]:
     """``token`` and the nominal conjuncts coordinated with it, in text order.
 
     ``fever, cough and toxins`` gives the three heads; verbs coordinated with a verb are
-    clauses, not conjuncts, and are left out.
+    clauses, not conjuncts, and are left out, as are names joined by ``&`` (one name).
     """
     found: list[Token] = []
     stack = [token]
@@ -106,6 +114,15 @@ def conjuncts(token: Token) -> list[Token]:
         current = stack.pop()
         found.append(current)
         stack.extend(
-            c for c in current.children if c.dep_ == "conj" and c.pos_ not in ("VERB", "AUX")
+            c
+            for c in current.children
+            if c.dep_ == "conj" and c.pos_ not in ("VERB", "AUX") and not is_name_conjunct(c)
         )
     return sorted(found, key=lambda t: t.i)
+
+
+def is_glued(a: Token, b: Token) -> bool:
+    """No whitespace anywhere between tokens ``a`` and ``b``: one written word the tokenizer
+    split (``spin-off``, ``co-author``)."""
+    low, high = sorted((a.i, b.i))
+    return all(not a.doc[i].whitespace_ for i in range(low, high))

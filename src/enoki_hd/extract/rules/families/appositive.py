@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example, composite
-from enoki_hd.extract.rules.phrases import phrase_steps, widest
+from enoki_hd.extract.rules.phrases import is_unit_scale, phrase_steps, widest
 from enoki_hd.extract.rules.syntax import is_noun_like
 
 if TYPE_CHECKING:
@@ -42,6 +42,8 @@ def propose(builder: FactBuilder, appositive: Token) -> None:
     """Facts identifying the appositive's head with the appositive phrase."""
     head = appositive.head
     if appositive.dep_ != "appos" or head is appositive or composite.is_composite(appositive):
+        return
+    if is_unit_scale(appositive):  # "25 degrees Celsius": the unit, not an identity
         return
     if not is_noun_like(head) or head.pos_ in ("PRON", "NUM"):
         return

@@ -1,0 +1,40 @@
+"""The unit tables shared by the rules extractor and the grounding check."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd.text import normalize_term
+from enoki_hd.units import MEASURES, OTHER_UNIT_WORDS, UNITS, is_unit_word, unit_names
+
+
+@pytest.mark.parametrize(
+    "word", ["kg", "Kilometres", "miles", "Celsius", "hrs", "euros", "per", "percent", "degrees"]
+)
+def test_unit_words(word: str) -> None:
+    assert is_unit_word(word) is (word != "per")
+
+
+@pytest.mark.parametrize("word", ["band", "members", "points", "albums", "thirds", "off"])
+def test_other_words_are_not_units(word: str) -> None:
+    assert not is_unit_word(word)
+
+
+def test_names_of_one_unit() -> None:
+    assert sorted(unit_names("km")) == ["kilometer", "kilometre"]
+    assert sorted(unit_names("Pounds")) == ["lb", "lbs"]
+    assert unit_names("degrees") == []  # not compared across units (angles, temperatures)
+    assert unit_names("band") == []
+
+
+def test_every_name_belongs_to_one_unit() -> None:
+    names = [
+        normalize_term(name)
+        for groups in MEASURES.values()
+        for group in groups.split("|")
+        for name in group.split()
+    ]
+    assert len(names) == len(set(names)) == len(UNITS)
+    assert not set(UNITS) & OTHER_UNIT_WORDS
+    assert UNITS["kilometre"] == UNITS["km"] == ("length", "km")
+    assert UNITS["mile"] == ("length", "mile")
