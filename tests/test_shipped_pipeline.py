@@ -126,3 +126,18 @@ def test_a_family_the_context_never_states_is_the_only_span(detector: Detector) 
     assert report.sentences[1].label == "supported"
     flagged = [v for v in report.facts if v.label != "supported"]
     assert flagged and all("Pteridaceae" in v.hypothesis for v in flagged)
+
+
+def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
+    """"7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
+    not "will be long") and the grounding check finds the value stated in another unit."""
+    context = "The Marrowby Bypass will be 7 kilometres long."
+    answer = "The Marrowby Bypass will be 7 miles long."
+    report = detector.detect(answer=answer, context=context)
+    assert [(v.fact.object, v.label, v.decided_by) for v in report.facts] == [
+        ("7 miles long", "contradicted", "value_conflict")
+    ]
+    assert [(s.text, s.label) for s in report.spans] == [("7 miles", "contradicted")]
+    same = detector.detect(answer="The Marrowby Bypass will be 7 km long.", context=context)
+    assert [(v.label, v.decided_by) for v in same.facts] == [("supported", "nli")]
+    assert same.spans == []
