@@ -443,9 +443,10 @@ def parse_numbers(text: str) -> list[NumberMention]:
     strings ("3.5.2") and plural digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
 
     Words: cardinals up to the trillions ("two hundred and five" → 205, "twenty-five"), ordinals
-    ("twenty-fifth" → 25), hyphenated fractions ("two-thirds" → 2/3), "a dozen"/"two dozen", "a hundred"/"a million", and spoken years
-    ("nineteen ninety-two", "twenty twenty-one") → ``year``. "one of" is not a number. Numbers
-    nested in a date are reported too; :func:`parse_dates` finds the date around them.
+    ("twenty-fifth" → 25), hyphenated fractions ("two-thirds" → 2/3), "a dozen"/"two dozen",
+    "a hundred"/"a million", and spoken years ("nineteen ninety-two", "twenty twenty-one") →
+    ``year``. "one of" is not a number. Numbers nested in a date are reported too;
+    :func:`parse_dates` finds the date around them.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -793,6 +794,7 @@ class GroundingIndex:
         return min(candidates, key=lambda c: abs(c[0] - mention.value))[1]
 
     def _same_value(self, quantity: _Quantity, hedged: bool) -> list[_Quantity]:
+        """This text's quantities of ``quantity``'s value (within 2% when ``hedged``)."""
         tolerance = HEDGE_TOLERANCE if hedged else 1e-9
         value, group = quantity.mention.value, _VALUE_GROUPS[quantity.mention.kind]
         low, high = value * (1 - tolerance), value / (1 - tolerance)
