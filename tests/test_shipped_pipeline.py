@@ -129,7 +129,7 @@ def test_a_family_the_context_never_states_is_the_only_span(detector: Detector) 
 
 
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
-    """"7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
+    """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""
     context = "The Marrowby Bypass will be 7 kilometres long."
     answer = "The Marrowby Bypass will be 7 miles long."
