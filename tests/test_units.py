@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from enoki_hd.text import normalize_term
-from enoki_hd.units import MEASURES, OTHER_UNIT_WORDS, UNITS, is_unit_word, unit_names
+from enoki_hd.units import (
+    MEASURES,
+    OTHER_UNIT_WORDS,
+    UNITS,
+    dimension,
+    is_unit_word,
+    unit_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -38,3 +45,9 @@ def test_every_name_belongs_to_one_unit() -> None:
     assert not set(UNITS) & OTHER_UNIT_WORDS
     assert UNITS["kilometre"] == UNITS["km"] == ("length", "km")
     assert UNITS["mile"] == ("length", "mile")
+
+
+def test_dimension() -> None:
+    assert dimension("Celsius") == dimension("fahrenheit") == "temperature"
+    assert dimension("kilometres") == "length"
+    assert dimension("euros") is None and dimension("band") is None

@@ -79,6 +79,12 @@ def is_unit_word(word: str) -> bool:
     return key in UNITS or key in OTHER_UNIT_WORDS
 
 
+def dimension(word: str) -> str | None:
+    """The dimension of the unit ``word`` names ("Celsius" → "temperature"), or None."""
+    unit = UNITS.get(normalize_term(word))
+    return None if unit is None else unit[0]
+
+
 def unit_names(word: str) -> list[str]:
     """The other names of the unit ``word`` names ("km" → "kilometre", "kilometer"); [] for a
     word that names no unit of :data:`MEASURES`."""

@@ -28,7 +28,7 @@ from enoki_hd.extract.rules.syntax import (
     is_glued,
     is_name_conjunct,
 )
-from enoki_hd.units import is_unit_word
+from enoki_hd.units import dimension, is_unit_word
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -39,8 +39,6 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 # (``English and American bands``).
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
-# A temperature scale standing after its unit (spaCy: ``degrees`` ← appos ``Celsius``).
-_UNIT_SCALES = frozenset({"celsius", "fahrenheit", "kelvin", "centigrade"})
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,7 @@ def is_unit_scale(token: Token) -> bool:
     """``Celsius`` as the appositive of ``degrees``: part of the unit, not an identity."""
     return (
         token.dep_ == "appos"
-        and token.lower_ in _UNIT_SCALES
+        and dimension(token.text) == "temperature"
         and token.head is not token
         and is_unit_word(token.head.text)
     )
