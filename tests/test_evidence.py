@@ -326,6 +326,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "embedder": None,
         "premises": ["window"],
         "fallback_sentences": 64,
+        "restate_quantities": True,
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())

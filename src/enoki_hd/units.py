@@ -73,6 +73,42 @@ OTHER_UNIT_WORDS = frozenset(
 )
 
 
+# A unit's size in its dimension's base unit (metre, gram, litre, second, byte, joule, watt,
+# square metre), keyed by the unit's first name in MEASURES; a unit read more than one way (US
+# and imperial gallons, decimal and binary kilobytes) has every reading. Temperatures are not
+# proportional: see :func:`to_base`. "ton" is left out: short, long and metric tons differ by
+# up to 12%, so no conversion of it can be trusted.
+FACTORS: dict[str, tuple[float, ...]] = {
+    "mm": (1e-3,), "cm": (1e-2,), "metre": (1.0,), "km": (1e3,), "inch": (0.0254,),
+    "foot": (0.3048,), "yard": (0.9144,), "mile": (1609.344,),
+    "mg": (1e-3,), "microgram": (1e-6,), "gram": (1.0,), "kg": (1e3,), "tonne": (1e6,),
+    "lb": (453.59237,), "ounce": (28.349523125,),
+    "ml": (1e-3,), "litre": (1.0,), "gallon": (3.785411784, 4.54609), "pint": (0.473176473, 0.56826125),
+    "millisecond": (1e-3,), "second": (1.0,), "minute": (60.0,), "hour": (3600.0,),
+    "day": (86400.0,), "week": (604800.0,), "month": (2629800.0,), "year": (31557600.0,),
+    "decade": (315576000.0,), "century": (3155760000.0,),
+    "byte": (1.0,), "kb": (1e3, 1024.0), "megabyte": (1e6, 1024.0**2), "gb": (1e9, 1024.0**3),
+    "tb": (1e12, 1024.0**4),
+    "joule": (1.0,), "calorie": (4.184,), "kcal": (4184.0,), "kwh": (3.6e6,), "mwh": (3.6e9,),
+    "gwh": (3.6e12,),
+    "watt": (1.0,), "kw": (1e3,), "megawatt": (1e6,), "gw": (1e9,),
+    "acre": (4046.8564224,), "hectare": (1e4,),
+}  # fmt: skip
+
+# Kelvin = (value + offset) * scale
+_TEMPERATURES = {"celsius": (273.15, 1.0), "fahrenheit": (459.67, 5 / 9), "kelvin": (0.0, 1.0)}
+
+
+def to_base(unit: str, value: float) -> tuple[float, ...]:
+    """``value`` in ``unit`` (a unit's first name in :data:`MEASURES`) expressed in its
+    dimension's base unit, once per reading of the unit ("gallon": US and imperial); () for a
+    unit that cannot be converted ("ton"). Temperatures go to kelvin."""
+    if unit in _TEMPERATURES:
+        offset, scale = _TEMPERATURES[unit]
+        return ((value + offset) * scale,)
+    return tuple(value * factor for factor in FACTORS.get(unit, ()))
+
+
 def is_unit_word(word: str) -> bool:
     """Whether ``word`` names a unit of measure or money ("kg", "miles", "Celsius", "euros")."""
     key = normalize_term(word)

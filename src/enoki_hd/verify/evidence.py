@@ -47,6 +47,7 @@ import numpy as np
 
 from enoki_hd.text import segment_sentences
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
+from enoki_hd.verify.grounding import restate_quantities
 from enoki_hd.verify.nli import Verifier, VerifierError
 
 if TYPE_CHECKING:
@@ -318,6 +319,10 @@ class EvidenceSelector:
             against its first this many (None: always the whole context). Such a hypothesis
             has no lexical evidence, so the grounding check already finds it unsupported; the
             cap keeps a 50,000-character context from costing a hundred NLI pairs for it.
+        restate_quantities: before NLI, rewrite each value a premise states in other words
+            than the hypothesis ("1,850 grams" for "1.85 kg", "25%" for "a quarter") in the
+            hypothesis's words (:func:`enoki_hd.verify.grounding.restate_quantities`); the
+            evidence offsets and text stay the context's.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -332,6 +337,7 @@ class EvidenceSelector:
     embedder: Embedder | None = field(default=None, repr=False, compare=False)
     premises: tuple[PremiseKind, ...] = ("window",)
     fallback_sentences: int | None = 64
+    restate_quantities: bool = True
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -399,6 +405,7 @@ class EvidenceSelector:
             "embedder": embedder,
             "premises": list(self.premises),
             "fallback_sentences": self.fallback_sentences,
+            "restate_quantities": self.restate_quantities,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -589,8 +596,9 @@ class EvidenceSelector:
         self.stats["hypotheses"] += len(hypotheses)
         retrieval: dict[str, np.ndarray] = {}
         per_hypothesis = [self._premises(index, h, verifier, retrieval) for h in hypotheses]
+        restate = restate_quantities if self.restate_quantities else _as_written
         pairs = [
-            (window.text, hypothesis)
+            (restate(window.text, hypothesis), hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
             for window in windows
         ]
@@ -618,6 +626,10 @@ class EvidenceSelector:
                 decision.evidence = dataclasses.replace(decision.evidence, focus=focus)
             decisions.append(decision)
         return decisions
+
+
+def _as_written(premise: str, hypothesis: str) -> str:
+    return premise
 
 
 def split_to_budget(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import logging
 import re
 import time
@@ -35,7 +36,8 @@ from typing import Any, Literal
 
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
-from enoki_hd.units import UNITS, unit_names
+from enoki_hd.units import MEASURES, UNITS, unit_names
+from enoki_hd.verify.quantities import Measure, find_measures, same_value
 
 logger = logging.getLogger(__name__)
 
@@ -378,11 +380,13 @@ def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[
         start, end = tokens[i].start, tokens[j - 1].end
         if year is not None:
             kind: NumberKind = "year"
-            value = year
+            value: float = year
         else:
             kind = "ordinal" if state.ordinal else "number"
             value = state.value
             if not state.ordinal:
+                if words[i] in ("a", "an") and i > 0 and free[i - 1] and words[i - 1] == "half":
+                    value, start = value / 2, tokens[i - 1].start  # "half a million"
                 if suffix := _PERCENT_WORD_RE.match(text, end):
                     kind, end = "percent", suffix.end()
                 elif suffix := _CURRENCY_WORD_RE.match(text, end):
@@ -578,21 +582,25 @@ def _measures(unit: frozenset[str]) -> dict[str, tuple[str, str]]:
 
 @dataclass(frozen=True)
 class _Quantity:
-    """A number mention with the content words right after it ("7 albums" → {"album"})."""
+    """A number mention with the content words right after it ("7 albums" → {"album"}) and
+    whether the text hedges it ("about 7 albums"; years are never hedged)."""
 
     mention: NumberMention
     unit: frozenset[str]
+    hedged: bool = False
 
 
 @dataclass
 class _Analysis:
-    """One text taken apart: its tokens, numbers outside dates, dates, and per token whether
-    it lies outside every number and date (``free``)."""
+    """One text taken apart: its tokens, numbers outside dates, dates, per token whether it
+    lies outside every number and date (``free``), and the values it states with their units
+    (``measures``, see :mod:`enoki_hd.verify.quantities`)."""
 
     tokens: list[Span]
     quantities: list[_Quantity]
     dates: list[DateMention]
     free: list[bool]
+    measures: list[Measure]
 
 
 def _analyse(text: str) -> _Analysis:
@@ -612,8 +620,12 @@ def _analyse(text: str) -> _Analysis:
                 break
             unit.add(normalize_term(word))
             k += 1
-        quantities.append(_Quantity(mention, frozenset(unit)))
-    return _Analysis(tokens, quantities, dates, free)
+        hedged = mention.kind != "year" and bool(
+            _HEDGE_RE.search(text, max(0, mention.span.start - _HEDGE_LOOKBACK), mention.span.start)
+        )
+        quantities.append(_Quantity(mention, frozenset(unit), hedged))
+    measures = find_measures(text, [(q.mention, q.hedged) for q in quantities])
+    return _Analysis(tokens, quantities, dates, free, measures)
 
 
 def _outside_dates(
@@ -695,6 +707,9 @@ class GroundingIndex:
             GroundingIndex(question) if question is not None else None
         )
         self._quantities = analysis.quantities
+        self._measures: dict[str, list[Measure]] = {}
+        for measure in analysis.measures:
+            self._measures.setdefault(measure.dimension, []).append(measure)
         values: dict[str, list[float]] = {"count": [], "percent": [], "ordinal": []}
         years: set[int] = set()
         for q in analysis.quantities:
@@ -750,6 +765,28 @@ class GroundingIndex:
             if k < len(values) and values[k] <= high:
                 return True
         return False
+
+    def has_measure(self, measure: Measure) -> bool:
+        """Whether the context or the question states ``measure``'s value in any unit of its
+        dimension ("16 kilometres" for "10 miles", "1.5 hours" for "90 minutes", "25%" for
+        "a quarter"; :func:`enoki_hd.verify.quantities.same_value`)."""
+        return any(
+            same_value(measure, other)
+            for source in self._sources()
+            for other in source._measures.get(measure.dimension, ())
+        )
+
+    def rival_measure(self, measure: Measure) -> str | None:
+        """Surface text of this text's nearest-valued measure of ``measure``'s dimension of
+        :data:`enoki_hd.units.MEASURES` ("16 kilometres" for "7 miles"), or None (also for
+        ratios, counts and amounts, which :meth:`rival_number` compares). The question is never
+        consulted."""
+        if measure.dimension not in MEASURES:
+            return None
+        others = self._measures.get(measure.dimension, [])
+        if not others:
+            return None
+        return min(others, key=lambda m: abs(m.values[0] - measure.values[0])).text
 
     def has_date(self, date: DateMention) -> bool:
         """Whether a date agreeing on every field ``date`` states occurs (context or question).
@@ -896,6 +933,7 @@ class _Unit:
     weight: int
     word: str | None = None
     number: _Quantity | None = None
+    measure: Measure | None = None
     date: DateMention | None = None
     hedged: bool = False
     spans: tuple[Span, ...] = ()
@@ -909,15 +947,20 @@ def _units(text: str) -> list[_Unit]:
     for date in analysis.dates:
         key: tuple[Any, ...] = ("date", date.kind, date.year, date.month, date.day)
         found.append((date.span.start, _Unit(key, date.text, 2, date=date, spans=(date.span,))))
+    measures = {m.start: m for m in analysis.measures}
     for q in analysis.quantities:
         m = q.mention
-        hedged = m.kind != "year" and bool(
-            _HEDGE_RE.search(text, max(0, m.span.start - _HEDGE_LOOKBACK), m.span.start)
-        )
         key = ("number", _VALUE_GROUPS[m.kind], m.value)
-        found.append(
-            (m.span.start, _Unit(key, m.text, 2, number=q, hedged=hedged, spans=(m.span,)))
+        unit = _Unit(
+            key,
+            m.text,
+            2,
+            number=q,
+            measure=measures.get(m.span.start),
+            hedged=q.hedged,
+            spans=(m.span,),
         )
+        found.append((m.span.start, unit))
     for token, free in zip(analysis.tokens, analysis.free, strict=True):
         word = token.text(text)
         if not free or not _WORD_RE.search(word):
@@ -946,7 +989,9 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
         return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
     if unit.number is not None:
-        return index.has_number(unit.number.mention, hedged=unit.hedged)
+        return index.has_number(unit.number.mention, hedged=unit.hedged) or (
+            unit.measure is not None and index.has_measure(unit.measure)
+        )
     assert unit.date is not None
     return index.has_date(unit.date)
 
@@ -1003,8 +1048,20 @@ def ground(
     missing_spans: list[Span] = []
     mismatches: list[tuple[str, str]] = []
     missing_weight = 0
+    measured: list[tuple[int, int]] = []  # values found with their units, perhaps converted
     for unit in units:
+        if unit.word is not None and any(
+            start <= span.start and span.end <= end
+            for span in unit.spans
+            for start, end in measured
+        ):
+            continue  # "miles" of "10 miles", found as "16 kilometres"
         if _is_found(unit, evidence) or (asked is not None and _is_found(unit, asked)):
+            if unit.measure is not None and (
+                evidence.has_measure(unit.measure)
+                or (asked is not None and asked.has_measure(unit.measure))
+            ):
+                measured.append((unit.measure.start, unit.measure.end))
             rival_unit = None
             if unit.number is not None and not (
                 asked is not None and asked.states_in_unit(unit.number, hedged=unit.hedged)
@@ -1020,6 +1077,8 @@ def ground(
             continue
         if unit.number is not None:
             rival = evidence.rival_number(unit.number.mention, unit.number.unit)
+            if rival is None and unit.measure is not None:
+                rival = evidence.rival_measure(unit.measure)
         elif unit.date is not None:
             rival = evidence.rival_date(unit.date)
         else:
@@ -1045,3 +1104,37 @@ def ground(
     return GroundingResult(
         status, score, missing, mismatches, len(units), sorted(missing_spans), missing_names
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _measures_of(text: str) -> tuple[Measure, ...]:
+    # the same premise window is restated for many hypotheses of one answer
+    return tuple(_analyse(text).measures)
+
+
+def restate_quantities(premise: str, hypothesis: str) -> str:
+    """``premise`` with every value the hypothesis states in other words rewritten in the
+    hypothesis's words, so that NLI compares like with like: against "Tamber tent weighs 1.85
+    kg", "Each tent weighs 1,850 grams." becomes "Each tent weighs 1.85 kg."; against "takes
+    about 90 minutes", "takes 1.5 hours" becomes "takes 90 minutes" (the hedge is the
+    hypothesis's own). A value the premise states differently is left alone, so a wrong
+    hypothesis stays wrong; so is everything when the hypothesis states no value.
+    """
+    wanted = _measures_of(hypothesis)
+    if not wanted:
+        return premise
+    edits: list[tuple[int, int, str]] = []
+    for measure in _measures_of(premise):
+        if edits and measure.start < edits[-1][1]:
+            continue  # inside the previous rewrite
+        for target in wanted:
+            if same_value(target, measure) and _fold(target.text) != _fold(measure.text):
+                edits.append((measure.start, measure.end, target.text))
+                break
+    for start, end, said in reversed(edits):
+        premise = premise[:start] + said + premise[end:]
+    return premise
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())

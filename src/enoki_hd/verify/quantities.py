@@ -1,0 +1,258 @@
+"""One value said two ways: "1.85 kg" and "1,850 grams", "90 minutes" and "1.5 hours", "10
+miles" and "16 kilometres", "a quarter" and "25%", "half a million" and "500,000".
+
+A :class:`Measure` is a stated value with what it measures, converted to its dimension's base
+unit; :func:`same_value` says whether two measures state the same value, allowing for the
+rounding their written precision implies. The grounding check uses it to count a converted
+value as found, and the verifier's premises are restated in the hypothesis's words before NLI
+(:func:`enoki_hd.verify.grounding.restate_quantities`): a 6-layer NLI model does no arithmetic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from enoki_hd.text import normalize_term
+from enoki_hd.units import UNITS, to_base
+
+ROUNDING_CAP = 0.1
+"""Largest relative difference rounding may explain: "7 miles" is "11 km" (rounded to a whole
+mile), never more than 10% away."""
+HEDGED_TOLERANCE = 0.02
+"""Relative difference a hedged count or amount ("about 500,000") may have, as in grounding."""
+
+_COUNTS = ("count",)
+
+
+class _Mention(Protocol):
+    """What :func:`find_measures` reads of a number mention (``grounding.NumberMention``)."""
+
+    @property
+    def span(self) -> _Span: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+class _Span(Protocol):
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A value a text states, with what it measures.
+
+    Attributes:
+        start, end: half-open character offsets into the text of the number with its unit
+            ("1.85 kg", "25 degrees Celsius", "25%", "a quarter", "three out of four").
+        text: those characters.
+        dimension: a dimension of :data:`enoki_hd.units.MEASURES` ("length", "time", ...),
+            ``"ratio"`` (percents and fractions), ``"count"`` (a number without a unit of
+            measure) or ``"money:<currency>"``.
+        values: the value in the dimension's base unit, once per reading of the unit (US and
+            imperial gallons); a ratio is a fraction of 1 ("25%" → 0.25).
+        step: half a unit of the last digit written, in base units ("10 miles" → 0.5 mile,
+            "1.85 kg" → 0.005 kg): how far the true value may lie from a rounded one.
+        hedged: the text hedges the value ("about", "roughly", "nearly", ...).
+    """
+
+    start: int
+    end: int
+    text: str
+    dimension: str
+    values: tuple[float, ...]
+    step: float
+    hedged: bool = False
+
+
+def same_value(a: Measure, b: Measure) -> bool:
+    """Whether ``a`` and ``b`` state the same value.
+
+    Units of measure and ratios: the difference is at most the rounding step of either (and
+    at most :data:`ROUNDING_CAP` of the value; temperatures, on an interval scale, only by the
+    step). Counts and amounts: equal, or within :data:`HEDGED_TOLERANCE` when either is hedged,
+    as the grounding check compares numbers.
+    """
+    if a.dimension != b.dimension:
+        return False
+    for x in a.values:
+        for y in b.values:
+            diff, size = abs(x - y), max(abs(x), abs(y))
+            if diff <= 1e-9 * size:
+                return True
+            if a.dimension in _COUNTS or a.dimension.startswith("money:"):
+                if (a.hedged or b.hedged) and diff <= HEDGED_TOLERANCE * size:
+                    return True
+                continue
+            if diff <= max(a.step, b.step) * (1 + 1e-9) and (
+                a.dimension == "temperature" or diff <= ROUNDING_CAP * size
+            ):
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding measures
+# ---------------------------------------------------------------------------------------------
+
+_DIGITS_RE = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+# A unit written after a number: "1.85 kg", "25 degrees Celsius", "5-km", "77 °F"
+_WORD_AFTER_RE = re.compile(r"[ \t\u00a0]*[-‐‑]?[ \t\u00a0]*(°\s?[CFK]\b|[^\W\d_]+\.?)")
+_GLUED_RE = re.compile(r"([^\W\d_]+)$")
+_DEGREE_SIGNS = {"c": "celsius", "f": "fahrenheit", "k": "kelvin"}
+_CURRENCIES = {
+    "$": "dollar", "us$": "dollar", "usd": "dollar", "dollar": "dollar", "buck": "dollar",
+    "€": "euro", "eur": "euro", "euro": "euro", "£": "pound", "gbp": "pound",
+    "pound": "pound", "sterling": "pound", "¥": "yen", "jpy": "yen", "yen": "yen",
+    "yuan": "yuan", "cny": "yuan", "rmb": "yuan", "rupee": "rupee", "inr": "rupee",
+    "franc": "franc", "chf": "franc",
+}  # fmt: skip
+_CURRENCY_RE = re.compile(r"US\$|[$€£¥]|\b[^\W\d_]+\b")
+
+_SMALL_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+_PARTS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
+    "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8,
+    "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10,
+}  # fmt: skip
+_WORDS = "|".join(_SMALL_NUMBERS)
+# "a quarter of", "two thirds of" (hyphenated fractions are numbers already), "half of/the"
+_PART_RE = re.compile(
+    rf"\b(?:({_WORDS})[ \t]+)?({'|'.join(_PARTS)})(?=[ \t]+(?:of|the|its|their|all)\b)",
+    re.IGNORECASE,
+)
+# "three out of four", "one in five", "9 in 10", "one in every four"
+_OUT_OF_RE = re.compile(
+    rf"\b(\d{{1,3}}|{_WORDS})[ \t]+(?:out[ \t]+of|in)[ \t]+(?:every[ \t]+)?"
+    rf"(\d{{1,4}}|{_WORDS}|hundred|a[ \t]+hundred|a[ \t]+thousand)\b",
+    re.IGNORECASE,
+)
+_HYPHEN_FRACTION_RE = re.compile(rf"({_WORDS})[-‐‑]({'|'.join(_PARTS)})", re.IGNORECASE)
+
+
+def _count(word: str) -> int:
+    word = " ".join(word.lower().split())
+    if word.isdigit():
+        return int(word)
+    return {"hundred": 100, "a hundred": 100, "a thousand": 1000}.get(word) or _SMALL_NUMBERS[word]
+
+
+def _step(mention: _Mention) -> float:
+    """Half a unit of the mention's last written digit, in the mention's own unit (a scale
+    word counts: "1.9 million" → 50,000; "two million" → 500,000)."""
+    digits = _DIGITS_RE.search(mention.text)
+    if digits is not None:
+        written = float(digits.group().replace(",", ""))
+        scale = mention.value / written if written else 1.0
+        return 0.5 * 10.0 ** -len(digits.group(1) or "") * scale
+    value = int(mention.value) if float(mention.value).is_integer() else 0
+    zeros = 0
+    while value and value % 10 == 0:
+        value //= 10
+        zeros += 1
+    return 0.5 * 10.0**zeros
+
+
+def _unit_after(text: str, mention: _Mention) -> tuple[str, int] | None:
+    """(the unit's first name, where its name ends) for a unit of measure right after the
+    mention (or glued to it: "1.85kg"), or None."""
+    glued = _GLUED_RE.search(mention.text)
+    if glued is not None and mention.text[: glued.start()][-1:].isdigit():
+        unit = UNITS.get(normalize_term(glued.group(1)))
+        return (unit[1], mention.span.end) if unit else None
+    position = mention.span.end
+    for _ in range(2):
+        m = _WORD_AFTER_RE.match(text, position)
+        if m is None:
+            return None
+        word = m.group(1)
+        if word.startswith("°"):
+            return _DEGREE_SIGNS[word[-1].lower()], m.end()
+        unit = UNITS.get(normalize_term(word.rstrip(".")))
+        if unit is not None:
+            return unit[1], m.end() - (1 if word.endswith(".") else 0)
+        if normalize_term(word) != "degree":  # only "degrees" may stand before the unit
+            return None
+        position = m.end()
+    return None
+
+
+def _currency(text: str) -> str:
+    for m in _CURRENCY_RE.finditer(text):
+        key = normalize_term(m.group()) if m.group()[0].isalpha() else m.group().lower()
+        if key in _CURRENCIES:
+            return _CURRENCIES[key]
+    return "?"
+
+
+def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
+    for m in _PART_RE.finditer(text):
+        count = _count(m.group(1)) if m.group(1) else 1
+        if m.group(1) is None and m.group(2).lower() != "half":
+            continue  # a bare "third" is an ordinal
+        yield m.start(), m.end(), count / _PARTS[m.group(2).lower()]
+    for m in _OUT_OF_RE.finditer(text):
+        part, whole = _count(m.group(1)), _count(m.group(2))
+        if 0 < part < whole:
+            yield m.start(), m.end(), part / whole
+
+
+def find_measures(text: str, mentions: Iterable[tuple[_Mention, bool]]) -> list[Measure]:
+    """The measures ``text`` states, in order: each number mention (with whether it is
+    hedged) read with the unit after it, plus fractions written in words ("a quarter of",
+    "three out of four"). Years and ordinals are not measures. Offsets into ``text``."""
+    found: list[Measure] = []
+    for mention, hedged in mentions:
+        start, end = mention.span.start, mention.span.end
+        if mention.kind in ("year", "ordinal"):
+            continue
+        if mention.kind == "percent":
+            value = mention.value / 100
+            found.append(
+                Measure(
+                    start, end, text[start:end], "ratio", (value,), _step(mention) / 100, hedged
+                )
+            )
+        elif _HYPHEN_FRACTION_RE.fullmatch(mention.text):
+            found.append(
+                Measure(start, end, text[start:end], "ratio", (mention.value,), 0.0, hedged)
+            )
+        elif mention.kind == "money":
+            dimension = f"money:{_currency(mention.text)}"
+            found.append(
+                Measure(start, end, text[start:end], dimension, (mention.value,), 0.0, hedged)
+            )
+        elif (unit := _unit_after(text, mention)) is not None:
+            name, unit_end = unit
+            values = to_base(name, mention.value)
+            if not values:
+                continue
+            step = to_base(name, _step(mention))
+            if name in ("celsius", "fahrenheit", "kelvin"):
+                step = (_step(mention) * (5 / 9 if name == "fahrenheit" else 1.0),)
+            dimension = next(d for d, u in UNITS.values() if u == name)
+            found.append(
+                Measure(start, unit_end, text[start:unit_end], dimension, values, min(step), hedged)
+            )
+        else:
+            found.append(
+                Measure(start, end, text[start:end], "count", (mention.value,), 0.0, hedged)
+            )
+    taken = [(m.start, m.end) for m in found if m.dimension == "ratio"]
+    for start, end, value in _ratios(text):
+        if not any(s < end and start < e for s, e in taken):
+            found.append(Measure(start, end, text[start:end], "ratio", (value,), 0.0))
+    found.sort(key=lambda m: (m.start, -m.end))
+    return found
