@@ -327,6 +327,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "premises": ["window"],
         "fallback_sentences": 64,
         "restate_quantities": True,
+        "value_sentences": True,
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())

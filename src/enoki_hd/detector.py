@@ -109,6 +109,8 @@ class Detector:
         absent_names: in ``hybrid`` mode, a fact whose number, date or name occurs nowhere in
             the context (nor the question) is not supported unless the verifier is decisive
             (:func:`~enoki_hd.verify.judge.fuse`, rule 5).
+        refinement_support: in ``hybrid`` mode, a fact failed by its words' grounding alone
+            is supported when one of its refinements is (:mod:`enoki_hd.verify.judge`).
         inherit_entailment: facts of a coarse-to-fine chain are judged refinements first, and
             an ancestor of a refinement the verifier finds supported with at least this
             entailment takes that decision instead of being judged
@@ -146,6 +148,7 @@ class Detector:
         hybrid_weight: float = 0.5,
         conflicts: bool = True,
         absent_names: bool = True,
+        refinement_support: bool = True,
         inherit_entailment: float | None = None,
         judge: EscalationJudge | Mapping[str, Any] | str | None = None,
         routing: RoutingPolicy | Mapping[str, Any] | None = None,
@@ -188,6 +191,7 @@ class Detector:
             record_features,
             conflicts=conflicts,
             absent_names=absent_names,
+            refinement_support=refinement_support,
         )
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
@@ -261,6 +265,7 @@ class Detector:
             hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
             conflicts=bool(cfg.get("conflicts", True)),
             absent_names=bool(cfg.get("absent_names", True)),
+            refinement_support=bool(cfg.get("refinement_support", True)),
             inherit_entailment=_optional_float(cfg.get("inherit_entailment")),
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
@@ -287,6 +292,7 @@ class Detector:
             "hybrid_weight": self.hybrid_weight,
             "conflicts": self.judge.conflicts,
             "absent_names": self.judge.absent_names,
+            "refinement_support": self.judge.refinement_support,
             "inherit_entailment": self.inherit_entailment,
             **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
@@ -542,6 +548,7 @@ _CONFIG_KEYS = frozenset(
         "hybrid_weight",
         "conflicts",
         "absent_names",
+        "refinement_support",
         "inherit_entailment",
         "sentence_aggregation",
         "language_check",

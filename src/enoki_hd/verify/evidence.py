@@ -47,7 +47,7 @@ import numpy as np
 
 from enoki_hd.text import segment_sentences
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
-from enoki_hd.verify.grounding import restate_quantities
+from enoki_hd.verify.grounding import restate_quantities, shares_a_value
 from enoki_hd.verify.nli import Verifier, VerifierError
 
 if TYPE_CHECKING:
@@ -323,6 +323,12 @@ class EvidenceSelector:
             than the hypothesis ("1,850 grams" for "1.85 kg", "25%" for "a quarter") in the
             hypothesis's words (:func:`enoki_hd.verify.grounding.restate_quantities`); the
             evidence offsets and text stay the context's.
+        value_sentences: also judge, on its own, each sentence of a premise that states one of
+            the hypothesis's numbers, dates or measures (in any unit,
+            :func:`enoki_hd.verify.grounding.shares_a_value`). The shipped verifier reads
+            other numbers in a multi-sentence premise as a contradiction ("weighs 1.85 kg"
+            against "weighs 1,850 grams. The packed size is 45 by 15 centimetres."); the
+            sentence that states the value is judged without them.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -338,6 +344,7 @@ class EvidenceSelector:
     premises: tuple[PremiseKind, ...] = ("window",)
     fallback_sentences: int | None = 64
     restate_quantities: bool = True
+    value_sentences: bool = True
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -406,6 +413,7 @@ class EvidenceSelector:
             "premises": list(self.premises),
             "fallback_sentences": self.fallback_sentences,
             "restate_quantities": self.restate_quantities,
+            "value_sentences": self.value_sentences,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -497,6 +505,8 @@ class EvidenceSelector:
             # no sentence shares a term with the hypothesis: judge it against the windows
             # (the whole context in chunks) rather than against nothing
             out = self._windows(index, hypothesis, verifier, scores)
+        if self.value_sentences:
+            out.extend(self._value_sentences(index, hypothesis, out))
         seen: set[tuple[int, int]] = set()
         unique = []
         for premise in out:
@@ -504,6 +514,27 @@ class EvidenceSelector:
                 seen.add((premise.start, premise.end))
                 unique.append(premise)
         return unique
+
+    @staticmethod
+    def _value_sentences(
+        index: EvidenceIndex, hypothesis: str, premises: list[Evidence]
+    ) -> list[Evidence]:
+        """The sentences inside ``premises`` of two or more sentences that state one of the
+        hypothesis's values, each as its own premise."""
+        out: list[Evidence] = []
+        sentences = index.sentences
+        for premise in premises:
+            first = bisect.bisect_left(sentences, premise.start, key=lambda s: s.start)
+            last = first
+            while last < len(sentences) and sentences[last].end <= premise.end:
+                last += 1
+            if last - first < 2:
+                continue
+            for span in sentences[first:last]:
+                text = span.text(index.context)
+                if shares_a_value(text, hypothesis):
+                    out.append(Evidence(span.start, span.end, text))
+        return out
 
     def _retrieved_ranges(self, scores: np.ndarray) -> list[tuple[int, int]]:
         """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences, given

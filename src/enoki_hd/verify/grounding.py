@@ -1106,6 +1106,11 @@ def ground(
     )
 
 
+RESTATED_FROM = 1000
+"""The smallest count or amount :func:`restate_quantities` rewrites ("2.1 million" for
+"2,100,000"; never "3" for "three")."""
+
+
 @functools.lru_cache(maxsize=4096)
 def _measures_of(text: str) -> tuple[Measure, ...]:
     # the same premise window is restated for many hypotheses of one answer
@@ -1118,7 +1123,9 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
     kg", "Each tent weighs 1,850 grams." becomes "Each tent weighs 1.85 kg."; against "takes
     about 90 minutes", "takes 1.5 hours" becomes "takes 90 minutes" (the hedge is the
     hypothesis's own). A value the premise states differently is left alone, so a wrong
-    hypothesis stays wrong; so is everything when the hypothesis states no value.
+    hypothesis stays wrong; so is everything when the hypothesis states no value. Counts and
+    amounts under :data:`RESTATED_FROM` keep their words ("three" stays "three" against "3":
+    the verifier reads small numbers either way, and a rewritten premise is a new input to it).
     """
     wanted = _measures_of(hypothesis)
     if not wanted:
@@ -1127,6 +1134,8 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
     for measure in _measures_of(premise):
         if edits and measure.start < edits[-1][1]:
             continue  # inside the previous rewrite
+        if measure.is_amount and max(measure.values) < RESTATED_FROM:
+            continue
         for target in wanted:
             if same_value(target, measure) and _fold(target.text) != _fold(measure.text):
                 edits.append((measure.start, measure.end, target.text))
@@ -1134,6 +1143,23 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
     for start, end, said in reversed(edits):
         premise = premise[:start] + said + premise[end:]
     return premise
+
+
+@functools.lru_cache(maxsize=4096)
+def _values_of(text: str) -> tuple[_Unit, ...]:
+    return tuple(unit for unit in _units(text) if unit.word is None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_of(text: str) -> GroundingIndex:
+    return GroundingIndex(text)
+
+
+def shares_a_value(sentence: str, hypothesis: str) -> bool:
+    """Whether ``sentence`` states one of the numbers, dates or measures of ``hypothesis``
+    (the same value, in any unit: "1,850 grams" for "1.85 kg")."""
+    values = _values_of(hypothesis)
+    return bool(values) and any(_is_found(unit, _index_of(sentence)) for unit in values)
 
 
 def _fold(text: str) -> str:

@@ -33,6 +33,13 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``.
 
+**A supported refinement vouches for its ancestors** (:meth:`FactJudge.judge`,
+``refinement_support``): a fact that only its words' grounding failed (``decided_by`` grounding
+in 6: no conflict, no absent name, NLI not decisive) is supported when one of its refinements
+is supported — the refinement holds every word of the fact, and whatever entails "takes 90
+minutes in calm conditions" entails "takes 90 minutes in conditions", whose "conditions" the
+context words "calm weather". ``decided_by="refinement"``, score = the refinement's.
+
 ``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
 (:mod:`enoki_hd.verify.calibration`): score = its probability, ``decided_by="calibrated"``; a
 fact at or above the calibration's threshold is ``contradicted`` when its evidence contradicts or
@@ -151,6 +158,8 @@ class FactJudge:
             ``hybrid`` and ``grounding`` modes.
         absent_names: in ``hybrid`` mode, a fact with a number, date or name found nowhere in
             the context is not supported unless NLI is decisive (rule 5 of :func:`fuse`).
+        refinement_support: a fact failed by its words' grounding alone is supported when
+            one of its refinements is (see the module docstring).
     """
 
     verification: VerificationMode = "hybrid"
@@ -160,6 +169,7 @@ class FactJudge:
     record_features: bool = False
     conflicts: bool = True
     absent_names: bool = True
+    refinement_support: bool = True
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -207,7 +217,7 @@ class FactJudge:
         if self.uses_grounding and grounding is None and facts:
             raise ValueError(f"verification={self.verification!r} needs a grounding index")
         sentence_decisions = sentence_decisions or {}
-        return [
+        verdicts = [
             self._judge_one(
                 answer,
                 fact,
@@ -219,6 +229,9 @@ class FactJudge:
             )
             for fact, hypothesis, decision in zip(facts, hypotheses, decisions, strict=True)
         ]
+        if self.refinement_support and self.verification == "hybrid":
+            verdicts = _vouched_by_refinements(verdicts)
+        return verdicts
 
     def _judge_one(
         self,
@@ -327,6 +340,33 @@ class FactJudge:
         probs = decision.probs
         contradicts = features["value_conflict"] > 0 or probs.contradiction > probs.neutral
         return Fusion(score, "contradicted" if contradicts else "unverifiable", "calibrated")
+
+
+def _vouched_by_refinements(verdicts: list[FactVerdict]) -> list[FactVerdict]:
+    """Verdicts with every fact failed by grounding alone relabelled ``supported`` when a
+    refinement of it (a descendant in its chain) is supported."""
+    by_id = {v.fact.id: i for i, v in enumerate(verdicts)}
+    supporter: dict[str, FactVerdict] = {}
+    for verdict in verdicts:
+        if verdict.label != "supported":
+            continue
+        parent = verdict.fact.parent
+        while parent is not None and parent in by_id:
+            supporter.setdefault(parent, verdict)
+            parent = verdicts[by_id[parent]].fact.parent
+    out = []
+    for verdict in verdicts:
+        refinement = supporter.get(verdict.fact.id)
+        if verdict.label != "supported" and verdict.decided_by == "grounding" and refinement:
+            verdict = replace(
+                verdict,
+                label="supported",
+                decided_by="refinement",
+                score=refinement.score,
+                blamed=None,
+            )
+        out.append(verdict)
+    return out
 
 
 def join_spans(answer: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:

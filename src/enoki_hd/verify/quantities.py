@@ -24,8 +24,6 @@ mile), never more than 10% away."""
 HEDGED_TOLERANCE = 0.02
 """Relative difference a hedged count or amount ("about 500,000") may have, as in grounding."""
 
-_COUNTS = ("count",)
-
 
 class _Mention(Protocol):
     """What :func:`find_measures` reads of a number mention (``grounding.NumberMention``)."""
@@ -73,6 +71,11 @@ class Measure:
     step: float
     hedged: bool = False
 
+    @property
+    def is_amount(self) -> bool:
+        """A count or an amount of money: compared exactly (within 2% when hedged)."""
+        return self.dimension == "count" or self.dimension.startswith("money:")
+
 
 def same_value(a: Measure, b: Measure) -> bool:
     """Whether ``a`` and ``b`` state the same value.
@@ -89,7 +92,7 @@ def same_value(a: Measure, b: Measure) -> bool:
             diff, size = abs(x - y), max(abs(x), abs(y))
             if diff <= 1e-9 * size:
                 return True
-            if a.dimension in _COUNTS or a.dimension.startswith("money:"):
+            if a.is_amount:
                 if (a.hedged or b.hedged) and diff <= HEDGED_TOLERANCE * size:
                     return True
                 continue
@@ -239,12 +242,12 @@ def find_measures(text: str, mentions: Iterable[tuple[_Mention, bool]]) -> list[
             values = to_base(name, mention.value)
             if not values:
                 continue
-            step = to_base(name, _step(mention))
-            if name in ("celsius", "fahrenheit", "kelvin"):
-                step = (_step(mention) * (5 / 9 if name == "fahrenheit" else 1.0),)
+            # half a unit of the last digit in base units (right for temperatures too)
+            above = to_base(name, mention.value + _step(mention))
+            step = min(high - low for low, high in zip(values, above, strict=True))
             dimension = next(d for d, u in UNITS.values() if u == name)
             found.append(
-                Measure(start, unit_end, text[start:unit_end], dimension, values, min(step), hedged)
+                Measure(start, unit_end, text[start:unit_end], dimension, values, step, hedged)
             )
         else:
             found.append(
