@@ -477,3 +477,46 @@ def test_sentence_premises_fall_back_to_the_windows_when_nothing_matches() -> No
 def test_bad_premises_are_an_error(premises) -> None:
     with pytest.raises(ValueError, match="premises must be distinct values of window, sentence"):
         EvidenceSelector(premises=premises)
+
+
+TENT = (
+    "Each Tamber tent weighs 1,850 grams. The packed size is 45 by 15 centimetres. "
+    "It sleeps two adults."
+)
+
+
+def test_a_sentence_stating_a_value_of_the_hypothesis_is_also_judged_alone() -> None:
+    index = EvidenceIndex(TENT, sentence_backend="regex")
+    weighs = "The Tamber tent weighs 1.85 kg."  # 1,850 grams, in other words
+    premises = EvidenceSelector().premise_list(index, weighs, verifier=WordVerifier())
+    assert [p.text for p in premises] == [TENT, "Each Tamber tent weighs 1,850 grams."]
+    off = EvidenceSelector(value_sentences=False)
+    assert [p.text for p in off.premise_list(index, weighs, verifier=WordVerifier())] == [TENT]
+    # a count is a value too
+    counts = EvidenceSelector().premise_list(index, "It sleeps two.", verifier=WordVerifier())
+    assert [p.text for p in counts] == [TENT, "It sleeps two adults."]
+    # no value in the hypothesis, or none the context states: the window alone
+    for hypothesis in ["The tent is green.", "The tent weighs 3 kg."]:
+        premises = EvidenceSelector().premise_list(index, hypothesis, verifier=WordVerifier())
+        assert [p.text for p in premises] == [TENT]
+
+
+def test_the_verifier_reads_the_premise_restated_and_the_evidence_stays_the_context() -> None:
+    index = EvidenceIndex(TENT, sentence_backend="regex")
+    verifier = WordVerifier()
+    hypothesis = "Each Tamber tent weighs 1.85 kg."
+    [decision] = EvidenceSelector().verify(verifier, index, [hypothesis])
+    assert [premise for premise, _ in verifier.calls[0]] == [
+        TENT.replace("1,850 grams", "1.85 kg"),
+        "Each Tamber tent weighs 1.85 kg.",
+    ]
+    assert decision.label == "supported"
+    assert decision.evidence is not None
+    assert decision.evidence.text == TENT  # both entail; the first best decides
+    verifier = WordVerifier()
+    [as_written] = EvidenceSelector(restate_quantities=False).verify(verifier, index, [hypothesis])
+    assert [premise for premise, _ in verifier.calls[0]] == [
+        TENT,
+        "Each Tamber tent weighs 1,850 grams.",
+    ]
+    assert as_written.label == "unverifiable"

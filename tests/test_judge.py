@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from enoki_hd.types import Evidence, Fact, NLIScores, SentenceVerdict, Span
+from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores, SentenceVerdict, Span
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
 from enoki_hd.verify.judge import NLI_DECISIVE, FactJudge, Fusion, fuse, join_spans, to_answer_span
@@ -214,3 +214,74 @@ def test_a_sentence_without_facts_is_fused_with_its_grounding_in_hybrid_mode() -
     )
     fact_based = SentenceVerdict(0, Span(0, 7), "Skyfall", 0.1, "supported", method="max")
     assert FactJudge("hybrid").judge_fallback(fact_based, entailed, context) is fact_based
+
+
+FERRY = "The ferry takes 90 minutes in calm conditions."
+FERRY_CONTEXT = "The ferry takes 90 minutes in calm weather."
+FERRY_EVIDENCE = Evidence(0, len(FERRY_CONTEXT), FERRY_CONTEXT)
+
+
+def _ferry_chain() -> list[Fact]:
+    ferry, takes, minutes = [Span(4, 9)], [Span(10, 15)], [Span(16, 26)]
+    root = Fact("f0.0", 0, "ferry", "takes", "90 minutes", ferry, takes, minutes, delta=minutes)
+    # (ferry, takes 90 minutes in, conditions) and its refinement "calm conditions"
+    relation = [Span(10, 15), Span(16, 26), Span(27, 29)]
+    conditions = Fact(
+        "f0.1", 0, "ferry", "takes 90 minutes in", "conditions", ferry, relation,
+        [Span(35, 45)], parent="f0.0", delta=[Span(27, 29), Span(35, 45)],
+    )  # fmt: skip
+    calm = Fact(
+        "f0.2", 0, "ferry", "takes 90 minutes in", "calm conditions", ferry, relation,
+        [Span(30, 45)], parent="f0.1", delta=[Span(30, 34)],
+    )  # fmt: skip
+    return [root, conditions, calm]
+
+
+def _ferry_verdicts(judge: FactJudge, calm: EvidenceDecision) -> list[FactVerdict]:
+    """The chain judged with every fact entailed except "calm conditions", decided by
+    ``calm``."""
+    entailed = EvidenceDecision("supported", nli(0.05), FERRY_EVIDENCE, 1)
+    return judge.judge(
+        FERRY,
+        _ferry_chain(),
+        ["h0", "h1", "h2"],
+        [entailed, entailed, calm],
+        grounding=GroundingIndex(FERRY_CONTEXT),
+    )
+
+
+def test_a_supported_refinement_vouches_for_a_fact_failed_by_grounding_alone() -> None:
+    calm = EvidenceDecision("supported", nli(0.05), FERRY_EVIDENCE, 1)
+    verdicts = _ferry_verdicts(FactJudge("hybrid"), calm)
+    assert [(v.label, v.decided_by) for v in verdicts] == [
+        ("supported", "nli"),
+        ("supported", "refinement"),  # "conditions" is not in the context, "calm conditions" holds
+        ("supported", "nli"),
+    ]
+    assert verdicts[1].score == verdicts[2].score and verdicts[1].blamed is None
+    # switched off, the fact is failed by its word "conditions"
+    off = _ferry_verdicts(FactJudge("hybrid", refinement_support=False), calm)
+    assert [(v.label, v.decided_by) for v in off][1] == ("unverifiable", "grounding")
+    assert [FERRY[s.start : s.end] for s in off[1].blamed or []] == ["conditions"]
+
+
+def test_an_unsupported_refinement_vouches_for_nothing() -> None:
+    calm = EvidenceDecision("contradicted", nli(0.95, contradiction_share=0.9), FERRY_EVIDENCE, 1)
+    verdicts = _ferry_verdicts(FactJudge("hybrid"), calm)
+    assert [(v.label, v.decided_by) for v in verdicts] == [
+        ("supported", "nli"),
+        ("unverifiable", "grounding"),
+        ("contradicted", "nli"),
+    ]
+
+
+def test_a_refinement_merely_leaning_to_entailment_vouches_for_nothing() -> None:
+    """Its grounding checked only its own added word ("calm"), so a lukewarm entailment
+    cannot clear the ancestor's "conditions"."""
+    calm = EvidenceDecision("supported", nli(0.3), FERRY_EVIDENCE, 1)
+    verdicts = _ferry_verdicts(FactJudge("hybrid"), calm)
+    assert [(v.label, v.decided_by) for v in verdicts] == [
+        ("supported", "nli"),
+        ("unverifiable", "grounding"),
+        ("supported", "nli"),
+    ]

@@ -13,6 +13,7 @@ from importlib.resources import files
 import pytest
 
 from enoki_hd.detector import Detector
+from enoki_hd.verify.evidence import EvidenceSelector
 from enoki_hd.verify.loading import default_verifier_path
 
 pytestmark = pytest.mark.skipif(
@@ -141,3 +142,27 @@ def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> 
     same = detector.detect(answer="The Marrowby Bypass will be 7 km long.", context=context)
     assert [(v.label, v.decided_by) for v in same.facts] == [("supported", "nli")]
     assert same.spans == []
+
+
+def test_a_value_in_other_words_is_supported(detector: Detector) -> None:
+    """ "1.85 kg" against "1,850 grams" beside other numbers: the verifier alone reads the
+    three-sentence context as a contradiction; restated and judged in its own sentence, the
+    weight is supported, and a wrong weight stays a value conflict."""
+    context = (
+        "Each Tamber hiking tent weighs 1,850 grams including poles and pegs. "
+        "The packed size is 45 by 15 centimetres. It sleeps two adults."
+    )
+    answer = "The Tamber tent weighs 1.85 kg."
+    report = detector.detect(answer=answer, context=context)
+    assert [(v.fact.object, v.label) for v in report.facts] == [("1.85 kg", "supported")]
+    assert report.spans == []
+    plain = Detector(
+        detector.verifier,
+        selector=EvidenceSelector(value_sentences=False, restate_quantities=False),
+    ).detect(answer=answer, context=context)
+    assert [(v.fact.object, v.label, v.decided_by) for v in plain.facts] == [
+        ("1.85 kg", "contradicted", "nli")
+    ]
+    wrong = detector.detect(answer="The Tamber tent weighs 3 kg.", context=context)
+    assert [(v.label, v.decided_by) for v in wrong.facts] == [("contradicted", "value_conflict")]
+    assert [s.text for s in wrong.spans] == ["3 kg"]

@@ -110,7 +110,8 @@ class Detector:
             the context (nor the question) is not supported unless the verifier is decisive
             (:func:`~enoki_hd.verify.judge.fuse`, rule 5).
         refinement_support: in ``hybrid`` mode, a fact failed by its words' grounding alone
-            is supported when one of its refinements is (:mod:`enoki_hd.verify.judge`).
+            is supported when the verifier decisively entails one of its supported refinements
+            (:mod:`enoki_hd.verify.judge`).
         inherit_entailment: facts of a coarse-to-fine chain are judged refinements first, and
             an ancestor of a refinement the verifier finds supported with at least this
             entailment takes that decision instead of being judged

@@ -33,12 +33,15 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``.
 
-**A supported refinement vouches for its ancestors** (:meth:`FactJudge.judge`,
+**An entailed refinement vouches for its ancestors** (:meth:`FactJudge.judge`,
 ``refinement_support``): a fact that only its words' grounding failed (``decided_by`` grounding
-in 6: no conflict, no absent name, NLI not decisive) is supported when one of its refinements
-is supported — the refinement holds every word of the fact, and whatever entails "takes 90
-minutes in calm conditions" entails "takes 90 minutes in conditions", whose "conditions" the
-context words "calm weather". ``decided_by="refinement"``, score = the refinement's.
+in 6: no conflict, no absent name, NLI not decisive) is supported when the verifier decisively
+entails one of its supported refinements (not-entailed at most ``1 - NLI_DECISIVE``, the
+mirror of rule 4's bar) — the refinement holds every word of the fact, and whatever entails
+"takes 90 minutes in calm conditions" entails "takes 90 minutes in conditions", whose
+"conditions" the context words "calm weather". ``decided_by="refinement"``, score = the
+refinement's. A refinement merely leaning to entailment vouches for nothing: its grounding
+checked only its own added words, not the ancestor's.
 
 ``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
 (:mod:`enoki_hd.verify.calibration`): score = its probability, ``decided_by="calibrated"``; a
@@ -159,7 +162,8 @@ class FactJudge:
         absent_names: in ``hybrid`` mode, a fact with a number, date or name found nowhere in
             the context is not supported unless NLI is decisive (rule 5 of :func:`fuse`).
         refinement_support: a fact failed by its words' grounding alone is supported when
-            one of its refinements is (see the module docstring).
+            the verifier decisively entails one of its supported refinements (see the module
+            docstring).
     """
 
     verification: VerificationMode = "hybrid"
@@ -344,11 +348,11 @@ class FactJudge:
 
 def _vouched_by_refinements(verdicts: list[FactVerdict]) -> list[FactVerdict]:
     """Verdicts with every fact failed by grounding alone relabelled ``supported`` when a
-    refinement of it (a descendant in its chain) is supported."""
+    refinement of it (a descendant in its chain) is supported and decisively entailed."""
     by_id = {v.fact.id: i for i, v in enumerate(verdicts)}
     supporter: dict[str, FactVerdict] = {}
     for verdict in verdicts:
-        if verdict.label != "supported":
+        if verdict.label != "supported" or verdict.probs.hall_prob > 1 - NLI_DECISIVE:
             continue
         parent = verdict.fact.parent
         while parent is not None and parent in by_id:
