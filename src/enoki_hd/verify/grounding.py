@@ -1024,7 +1024,12 @@ def ground(
     (nor the question) is a **mismatch** when ``evidence`` holds one of the same kind (see
     :meth:`GroundingIndex.rival_number` and :meth:`GroundingIndex.rival_date`); so is a number
     with a unit of measure that ``evidence`` states only in another unit of the same dimension
-    ("7 miles" against "7 kilometres", :meth:`GroundingIndex.rival_unit`).
+    ("7 miles" against "7 kilometres", :meth:`GroundingIndex.rival_unit`). A value with a unit,
+    a percent or a fraction is also found when stated in another unit of its dimension,
+    rounded to its written precision ("10 miles" as "16 kilometres", "a quarter" as "25%";
+    :meth:`GroundingIndex.has_measure`), the unit's word with it; one that is not is a mismatch
+    when ``evidence`` states another value of its dimension ("7 miles" against "16
+    kilometres", :meth:`GroundingIndex.rival_measure`).
 
     Returns:
         A :class:`GroundingResult`; status ``empty`` when the text has no unit, else
