@@ -37,7 +37,7 @@ from typing import Any, Literal
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
 from enoki_hd.units import MEASURES, UNITS, unit_names
-from enoki_hd.verify.quantities import Measure, find_measures, same_value
+from enoki_hd.verify.quantities import HEDGE_TOLERANCE, Measure, find_measures, same_value
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +47,6 @@ GroundingStatus = Literal["grounded", "partial", "absent", "mismatch", "empty"]
 
 YEAR_RANGE = (1000, 2100)
 """Four plain digits in this (inclusive) range read as a year."""
-HEDGE_TOLERANCE = 0.02
-"""Relative difference under which a hedged answer number ("about 1.9 million") is found."""
 CONTRADICTED_HALL_FLOOR = 0.9
 """Lowest hallucination probability of a fact whose number or date contradicts its evidence."""
 ABSENT_THRESHOLD = 0.5

@@ -13,36 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from enoki_hd.text import normalize_term
 from enoki_hd.units import UNITS, to_base
 
+if TYPE_CHECKING:  # grounding imports this module
+    from enoki_hd.verify.grounding import NumberMention
+
 ROUNDING_CAP = 0.1
 """Largest relative difference rounding may explain: "7 miles" is "11 km" (rounded to a whole
 mile), never more than 10% away."""
-HEDGED_TOLERANCE = 0.02
-"""Relative difference a hedged count or amount ("about 500,000") may have, as in grounding."""
-
-
-class _Mention(Protocol):
-    """What :func:`find_measures` reads of a number mention (``grounding.NumberMention``)."""
-
-    @property
-    def span(self) -> _Span: ...
-    @property
-    def value(self) -> float: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-
-
-class _Span(Protocol):
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
+HEDGE_TOLERANCE = 0.02
+"""Relative difference under which a hedged number ("about 1.9 million") is the same value; the
+grounding check compares numbers with it too."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +66,7 @@ def same_value(a: Measure, b: Measure) -> bool:
 
     Units of measure and ratios: the difference is at most the rounding step of either (and
     at most :data:`ROUNDING_CAP` of the value; temperatures, on an interval scale, only by the
-    step). Counts and amounts: equal, or within :data:`HEDGED_TOLERANCE` when either is hedged,
+    step). Counts and amounts: equal, or within :data:`HEDGE_TOLERANCE` when either is hedged,
     as the grounding check compares numbers.
     """
     if a.dimension != b.dimension:
@@ -93,7 +77,7 @@ def same_value(a: Measure, b: Measure) -> bool:
             if diff <= 1e-9 * size:
                 return True
             if a.is_amount:
-                if (a.hedged or b.hedged) and diff <= HEDGED_TOLERANCE * size:
+                if (a.hedged or b.hedged) and diff <= HEDGE_TOLERANCE * size:
                     return True
                 continue
             if diff <= max(a.step, b.step) * (1 + 1e-9) and (
@@ -152,7 +136,7 @@ def _count(word: str) -> int:
     return {"hundred": 100, "a hundred": 100, "a thousand": 1000}.get(word) or _SMALL_NUMBERS[word]
 
 
-def _step(mention: _Mention) -> float:
+def _step(mention: NumberMention) -> float:
     """Half a unit of the mention's last written digit, in the mention's own unit (a scale
     word counts: "1.9 million" → 50,000; "two million" → 500,000)."""
     digits = _DIGITS_RE.search(mention.text)
@@ -168,7 +152,7 @@ def _step(mention: _Mention) -> float:
     return 0.5 * 10.0**zeros
 
 
-def _unit_after(text: str, mention: _Mention) -> tuple[str, int] | None:
+def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
     """(the unit's first name, where its name ends) for a unit of measure right after the
     mention (or glued to it: "1.85kg"), or None."""
     glued = _GLUED_RE.search(mention.text)
@@ -212,7 +196,7 @@ def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
             yield m.start(), m.end(), part / whole
 
 
-def find_measures(text: str, mentions: Iterable[tuple[_Mention, bool]]) -> list[Measure]:
+def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> list[Measure]:
     """The measures ``text`` states, in order: each number mention (with whether it is
     hedged) read with the unit after it, plus fractions written in words ("a quarter of",
     "three out of four"). Years and ordinals are not measures. Offsets into ``text``."""
