@@ -408,3 +408,50 @@ def test_a_name_joined_by_ampersand_is_not_split(extractor: RulesExtractor) -> N
     assert facts[0].subject_spans == [Span(0, 12)]
     people = "Anderson and Butler wrote the songs."
     assert [f.subject for f in extractor.extract(people)] == ["Anderson", "Butler"]
+
+
+def test_an_absolute_participle_heads_no_clause(extractor: RulesExtractor) -> None:
+    """ "with poles and pegs included": the parser makes "included" a conjunct of "weighs",
+    which gave (tent, included); the participle describes the with-phrase, so it heads no
+    clause and the with-phrase stays a refinement of the main fact."""
+    answer = "The Tamber tent weighs 1.85 kg with poles and pegs included and sleeps two adults."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("Tamber tent", "weighs", "1.85 kg", None, ["1.85 kg"]),
+        ("Tamber tent", "weighs 1.85 kg with", "poles", "f0.0", ["poles"]),
+        ("Tamber tent", "weighs 1.85 kg with", "pegs", "f0.0", ["pegs"]),
+        ("Tamber tent", "sleeps", "adults", None, ["adults"]),
+        ("Tamber tent", "sleeps", "two adults", "f0.3", ["two"]),
+    ]
+    advcl = "She left the room with the lights switched off."  # parsed as advcl of "left"
+    assert triples(extractor.extract(advcl)) == {
+        ("She", "left", "room"),
+        ("She", "left room with", "lights"),
+    }
+
+
+def test_a_preposition_less_pobj_of_a_verb_is_its_object(extractor: RulesExtractor) -> None:
+    """spaCy labels "placebo" in "those given a placebo" pobj of "given" with no
+    preposition; the fact was the empty (those, given, "")."""
+    answer = "The drug helped 41% of those given a placebo."
+    facts = extractor.extract(answer)
+    assert ("those", "given", "placebo") in triples(facts)
+    given = next(f for f in facts if f.relation == "given")
+    assert given.object_spans == [Span(37, 44)]
+    assert all(f.object for f in facts)
+
+
+def test_a_second_object_after_a_comma_is_not_an_object(extractor: RulesExtractor) -> None:
+    """ "…, its lowest point" is parsed as a second direct object of "brought"; it is an
+    appositive, and (drought, brought, its point) was a fact the answer never states."""
+    answer = (
+        "In 2022, drought brought its level down to 23% of capacity, its lowest point since "
+        "it was first filled."
+    )
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("drought", "brought", "its level", None, ["its level"]),
+        ("drought", "brought its level in", "2022", "f0.0", ["2022"]),
+        ("it", "was filled", "", None, ["was", "filled"]),
+    ]
+    two = "The firm paid the staff a bonus."  # a dative and an object are both kept
+    assert triples(extractor.extract(two)) == {("firm", "paid staff", "bonus")}

@@ -8,7 +8,11 @@
 - a reduced relative (participial ``acl``: ``a band formed in Bath``) takes the entity its
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
-  record``); they are not clauses of their own.
+  record``); they are not clauses of their own;
+- an absolute participle right after a ``with`` phrase (``weighs 1.85 kg with poles and pegs
+  included``) describes that phrase's noun, not the sentence's subject; the parser attaches it
+  to the main verb (``conj`` / ``advcl``), so it heads no clause of its own — the ``with``
+  phrase stays a refinement of the main fact instead of giving (tent, included).
 
 Coordinated subjects are distributed later, by the families (one fact per conjunct).
 """
@@ -37,6 +41,7 @@ _PREDICATE_DEPS = frozenset(
 )
 _PARTICIPLE_TAGS = frozenset({"VBN", "VBG"})
 _VERB_POS = frozenset({"VERB", "AUX"})
+_ABSOLUTE_PREPS = frozenset({"with", "without"})
 _MAX_INHERIT = 8
 
 
@@ -112,9 +117,28 @@ def relation_of(verb: Token) -> tuple[frozenset[int], tuple[Token, ...]]:
     return frozenset(relation), tuple(heads)
 
 
+def is_absolute_participle(verb: Token) -> bool:
+    """``included`` in ``weighs 1.85 kg with poles and pegs included``: a participle without
+    subject or auxiliary, attached to a verb as ``conj`` / ``advcl``, that directly follows
+    the object of a ``with`` / ``without`` of that verb."""
+    if verb.tag_ not in _PARTICIPLE_TAGS or verb.dep_ not in ("conj", "advcl"):
+        return False
+    if any(c.dep_ in SUBJECT_DEPS or c.dep_ in ("aux", "auxpass") for c in verb.children):
+        return False
+    return any(
+        prep.dep_ == "prep"
+        and prep.lower_ in _ABSOLUTE_PREPS
+        and prep.i < verb.i
+        and any(c.dep_ == "pobj" and c.right_edge.i == verb.i - 1 for c in prep.children)
+        for prep in verb.head.children
+    )
+
+
 def find_clause(verb: Token) -> Clause | None:
     """The clause ``verb`` heads, or None when it heads none or has no subject."""
     if verb.pos_ not in _VERB_POS or verb.dep_ not in _PREDICATE_DEPS:
+        return None
+    if is_absolute_participle(verb):
         return None
     if verb.dep_ == "conj" and verb.head.pos_ not in _VERB_POS:
         return None

@@ -51,12 +51,28 @@ EXAMPLES = (
 OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "acomp"})
 
 
+def _is_object(child: Token, siblings: list[Token]) -> bool:
+    """Whether ``child`` is an object of its verb (``siblings``: the verb's children), mending
+    two parser errors: a ``pobj`` hanging from the verb itself, with no preposition (``those
+    given a placebo``), is its object; a second direct object set off by a comma (``brought
+    its level down to 23%, its lowest point``) is an appositive of what precedes it."""
+    if child.dep_ == "pobj":
+        return True
+    if child.dep_ not in OBJECT_DEPS:
+        return False
+    if child.dep_ == "dobj" and any(o.dep_ == "dobj" and o.i < child.i for o in siblings):
+        before = child.left_edge.i - 1
+        return before < 0 or child.doc[before].text != ","
+    return True
+
+
 def object_heads(clause: Clause) -> list[Token]:
     """Direct objects (and predicate nominals / adjectives) of the clause's verbs."""
     found: list[Token] = []
     for head in clause.heads:
-        for child in head.children:
-            if child.dep_ in OBJECT_DEPS:
+        children = list(head.children)
+        for child in children:
+            if _is_object(child, children):
                 resolved = resolve_argument(child)
                 if resolved is not None:
                     found.append(resolved)
