@@ -455,3 +455,43 @@ def test_a_second_object_after_a_comma_is_not_an_object(extractor: RulesExtracto
     ]
     two = "The firm paid the staff a bonus."  # a dative and an object are both kept
     assert triples(extractor.extract(two)) == {("firm", "paid staff", "bonus")}
+
+
+def test_a_clause_across_a_semicolon_is_no_complement(extractor: RulesExtractor) -> None:
+    """spaCy makes the clause before a semicolon a ccomp of the verb after it, which gave
+    (she, had reached, <the whole first clause>); each clause keeps its own facts."""
+    answer = (
+        "Moraine's bronze did not come in her first final; she had also reached the final "
+        "at both of her earlier Games."
+    )
+    facts = extractor.extract(answer)
+    assert {f.source for f in facts} <= {"rules:prepositional", "rules:verb_object"}
+    assert ("she", "had reached", "final") in triples(facts)
+    assert ("Moraine's bronze", "did not come in", "her first final") in triples(facts)
+    assert all(f.relation != "had reached" or f.object == "final" for f in facts)
+
+
+def test_the_complement_of_a_negated_verb_is_not_asserted(extractor: RulesExtractor) -> None:
+    """ "doesn't prove the heart is healthy" does not say the heart is healthy: only the
+    negated verb's fact carries the clause; an unnegated "said that" still asserts it."""
+    answer = "No alert doesn't prove the heart is healthy."
+    assert ("heart", "is", "healthy") not in triples(extractor.extract(answer))
+    negated = "She did not say that the band split up in 2003 and toured again."
+    assert triples(extractor.extract(negated)) == {
+        ("She", "did not say", "that the band split up in 2003 and toured again"),
+    }
+    said = "She said that the band split up in 2003."
+    assert ("band", "split up in", "2003") in triples(extractor.extract(said))
+
+
+def test_whose_stands_for_its_antecedent(extractor: RulesExtractor) -> None:
+    """ "the committee, whose members want input": the members are the committee's."""
+    answer = "The vote was put off by the committee, whose members want input from the union."
+    facts = extractor.extract(answer)
+    members = [f for f in facts if f.relation == "want"]
+    assert [(f.subject, f.object) for f in members] == [
+        ("committee members", "input"),
+        ("committee members", "input from union"),
+    ]
+    assert members[0].subject_spans == spans((28, 37), (45, 52))
+    check_invariants(answer, facts, [Span(0, len(answer))])

@@ -9,6 +9,8 @@
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
   record``); they are not clauses of their own;
+- the complement of a negated verb (``doesn't prove the heart is healthy``) is not asserted,
+  so it heads no clause (the negated verb's own fact carries it whole);
 - an absolute participle right after a ``with`` phrase (``weighs 1.85 kg with poles and pegs
   included``) describes that phrase's noun, not the sentence's subject; the parser attaches it
   to the main verb (``conj`` / ``advcl``), so it heads no clause of its own — the ``with``
@@ -28,6 +30,7 @@ from enoki_hd.extract.rules.syntax import (
     entity_of,
     is_content,
     is_noun_like,
+    is_unasserted,
     resolve_argument,
 )
 
@@ -138,7 +141,7 @@ def find_clause(verb: Token) -> Clause | None:
     """The clause ``verb`` heads, or None when it heads none or has no subject."""
     if verb.pos_ not in _VERB_POS or verb.dep_ not in _PREDICATE_DEPS:
         return None
-    if is_absolute_participle(verb):
+    if is_absolute_participle(verb) or is_unasserted(verb):
         return None
     if verb.dep_ == "conj" and verb.head.pos_ not in _VERB_POS:
         return None

@@ -27,6 +27,7 @@ from enoki_hd.extract.rules.syntax import (
     is_dropped_article,
     is_glued,
     is_name_conjunct,
+    resolve_argument,
 )
 from enoki_hd.units import dimension, is_unit_word
 
@@ -101,14 +102,21 @@ def _glued_word(head: Token) -> set[int]:
 
 def core_tokens(head: Token) -> set[int]:
     """The head, the rest of its proper name, its possessive ``'s``, a possessive pronoun
-    (``his``: a refinement of its own would add nothing checkable), determiners that change
+    (``his``: a refinement of its own would add nothing checkable; ``whose`` is replaced by
+    the core of the noun its relative clause modifies: ``committee ... members``), determiners that change
     the meaning (``no``, ``all``), the rest of its written word (``spin-off``), a name joined
     by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``)
     and a measure modifying the head (``10 miles long``, ``three years old``)."""
     core = {head.i} | _glued_word(head)
     unit = is_unit_word(head.text)
     for child in head.children:
-        if (child.dep_ == "case" and is_content(child)) or (
+        if child.dep_ == "poss" and child.tag_ == "WP$":
+            antecedent = resolve_argument(child)
+            if antecedent is not None and antecedent.i != child.i:
+                core |= core_tokens(antecedent)  # "whose members" → "committee members"
+            else:
+                core.add(child.i)
+        elif (child.dep_ == "case" and is_content(child)) or (
             child.dep_ == "poss" and child.pos_ == "PRON"
         ):
             core.add(child.i)
@@ -129,6 +137,8 @@ def core_tokens(head: Token) -> set[int]:
 
 
 def _is_modifier(token: Token) -> bool:
+    if token.tag_ == "WP$":
+        return False  # "whose": its antecedent is in the core (see core_tokens)
     if is_name_conjunct(token) or is_unit_scale(token):
         return True  # already in the core when it belongs there (see core_tokens)
     if token.dep_ in _NOT_MODIFIERS or token.dep_ in _CORE_DETERMINER_DEPS:

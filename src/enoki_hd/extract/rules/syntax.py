@@ -121,6 +121,30 @@ def conjuncts(token: Token) -> list[Token]:
     return sorted(found, key=lambda t: t.i)
 
 
+def is_semicolon_complement(verb: Token) -> bool:
+    """A ``ccomp`` the parser hangs across a semicolon (``X did not come in her first final;
+    she had reached the final`` makes the first clause a complement of ``reached``): an
+    independent clause, not what its head verb says or reports."""
+    if verb.dep_ != "ccomp" or verb.head is verb:
+        return False
+    head = verb.head
+    low, high = (verb.right_edge.i, head.i) if verb.i < head.i else (head.i, verb.left_edge.i)
+    return any(verb.doc[i].text == ";" for i in range(low + 1, high))
+
+
+def is_unasserted(verb: Token) -> bool:
+    """A clause its sentence does not assert: the complement of a negated verb (``doesn't
+    prove the heart is healthy``, ``did not say that ...``), or a verb coordinated with one."""
+    current = verb
+    for _ in range(_MAX_CLIMB):
+        if current.dep_ != "conj" or current.head is current:
+            break
+        current = current.head
+    if current.dep_ != "ccomp" or is_semicolon_complement(current):
+        return False
+    return any(c.dep_ == "neg" for c in current.head.children)
+
+
 def is_glued(a: Token, b: Token) -> bool:
     """No whitespace anywhere between tokens ``a`` and ``b``: one written word the tokenizer
     split (``spin-off``, ``co-author``)."""

@@ -3,8 +3,10 @@
 For each subject (conjuncts distributed) the clause gives: one chain per (coordinated) object,
 coarse to fine; then, per verb-level preposition, a chain whose relation takes the widest
 object in and whose first fact refines the object chain's last; with no object, one root chain
-per preposition; with neither, an intransitive fact with an empty object. Clausal complements
-add their own fact (:mod:`.clausal`).
+per preposition — or, given the preposition that is the predicate (``has been under
+protection since 1987``), one chain for it whose last fact the others refine; with neither, an
+intransitive fact with an empty object. Clausal complements add their own fact
+(:mod:`.clausal`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,15 @@ def emit_predicate(
     prep_family: str,
     preps: list[Token] | None = None,
     intransitive: bool = True,
+    predicate_prep: Token | None = None,
 ) -> None:
     """Propose the facts of ``clause`` with the given object heads.
 
     ``preps`` overrides the verb-level prepositions (default :func:`verb_preps`);
-    ``intransitive`` allows the empty-object fact when there is nothing else to say.
+    ``intransitive`` allows the empty-object fact when there is nothing else to say;
+    ``predicate_prep`` (one of ``preps``, used when there is no object) is the preposition that
+    completes the predicate: the other prepositions refine its fact instead of the bare verb
+    (``has been since 1987`` says nothing).
     """
     if preps is None:
         preps = verb_preps(clause, objects)
@@ -65,13 +71,31 @@ def emit_predicate(
                         exclude=moved,
                     )
         if not objects:
-            for prep in preps:
-                emit_prep_chains(
+            ends = []
+            if predicate_prep is not None:
+                ends = emit_prep_chains(
                     builder,
                     subject,
                     (clause.relation,),
+                    predicate_prep,
+                    family=subject_family or prep_family,
+                    exclude=moved,
+                )
+            for prep in preps:
+                if predicate_prep is not None and prep.i == predicate_prep.i:
+                    continue
+                before: tuple[frozenset[int], ...] = (clause.relation,)
+                parent = None
+                if predicate_prep is not None and len(ends) == 1:
+                    parent, tokens = ends[0]
+                    before = (clause.relation, frozenset({predicate_prep.i}) | tokens)
+                emit_prep_chains(
+                    builder,
+                    subject,
+                    before,
                     prep,
                     family=subject_family or prep_family,
+                    parent=parent,
                     exclude=moved,
                 )
         complements = clausal.complements(clause)

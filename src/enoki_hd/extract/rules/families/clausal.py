@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example
-from enoki_hd.extract.rules.syntax import is_content
+from enoki_hd.extract.rules.syntax import is_content, is_semicolon_complement
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -37,12 +37,14 @@ EXAMPLES = (
 
 
 def complements(clause: Clause) -> list[Token]:
-    """The clausal complements (``ccomp`` verbs) of the clause's verbs."""
+    """The clausal complements (``ccomp`` verbs) of the clause's verbs; a clause the parser
+    hangs across a semicolon is not one (``she had reached`` does not govern the clause before
+    the semicolon)."""
     return [
         c
         for h in clause.heads
         for c in h.children
-        if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX")
+        if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX") and not is_semicolon_complement(c)
     ]
 
 

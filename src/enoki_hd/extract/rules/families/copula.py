@@ -41,6 +41,13 @@ EXAMPLES = (
         (("town", "is", "famous"), ("town", "is famous for", "its cheese")),
     ),
     Example("Suede is not a band.", (("Suede", "is not", "band"),)),
+    Example(
+        "The lake has been under protection since 1987.",
+        (
+            ("lake", "has been under", "protection"),
+            ("lake", "has been under protection since", "1987"),
+        ),
+    ),
 )
 
 RELATIONAL_NOUNS = frozenset(
@@ -79,6 +86,10 @@ def propose(builder: FactBuilder, clause: Clause) -> None:
             intransitive=False,
         )
     preps = verb_preps(clause, objects)
+    # with no object, the first preposition after the verb completes the predicate
+    predicate = (
+        None if objects else next((p for p in preps if p.head.i == clause.predicate.i < p.i), None)
+    )
     if objects or preps:
         emit_predicate(
             builder,
@@ -88,4 +99,5 @@ def propose(builder: FactBuilder, clause: Clause) -> None:
             prep_family=FAMILY,
             preps=preps,
             intransitive=False,
+            predicate_prep=predicate,
         )

@@ -132,21 +132,23 @@ def emit_prep_chains(
     family: str,
     parent: int | None = None,
     exclude: frozenset[int] = frozenset(),
-) -> None:
+) -> list[tuple[int, frozenset[int]]]:
     """One chain per (coordinated) object of ``prep``: (subject, relation + prep, object).
 
     ``relation`` holds the token groups read in order before the preposition (the verb
     group, then a direct object folded into the relation). Modifiers in ``exclude``
-    (prepositions moved to the verb) are left out of the object.
+    (prepositions moved to the verb) are left out of the object. Returns, per chain added,
+    the index of its last fact and that fact's object tokens.
     """
     order = (*relation, frozenset({prep.i}))
     tokens = frozenset().union(*order)
     pobj = prep_object(prep)
     if pobj is None:
-        return
+        return []
+    ends = []
     for obj, obj_family in alternatives(pobj):
         steps = phrase_steps(obj, max_tokens=builder.max_phrase_tokens, exclude=exclude)
-        builder.chain(
+        last = builder.chain(
             obj_family or family,
             subject,
             tokens,
@@ -154,3 +156,6 @@ def emit_prep_chains(
             parent=parent,
             relation_order=order,
         )
+        if last is not None:
+            ends.append((last, steps[-1].tokens))
+    return ends
