@@ -495,3 +495,43 @@ def test_whose_stands_for_its_antecedent(extractor: RulesExtractor) -> None:
     ]
     assert members[0].subject_spans == spans((28, 37), (45, 52))
     check_invariants(answer, facts, [Span(0, len(answer))])
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("He left without paying the bill.", {("He", "left", "")}),
+        ("Profits rose instead of falling.", {("Profits", "rose", "")}),
+        ("He travelled by train instead of by car.", {("He", "travelled by", "train")}),
+        ("The company sold the plant instead of closing it.", {("company", "sold", "plant")}),
+        (
+            "She said that prices rose rather than fell.",
+            {("She", "said", "that prices rose rather than fell"), ("prices", "rose", "")},
+        ),
+    ],
+)
+def test_what_the_answer_denies_is_no_fact(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """A gerund after "without" and the alternative after "instead of" / "rather than" are
+    what did not happen: (He, paying, bill) or (He, travelled by, car) would be checked as
+    claims of the answer."""
+    assert triples(extractor.extract(answer)) == expected
+
+
+def test_a_two_word_preposition_keeps_both_words(extractor: RulesExtractor) -> None:
+    """ "because of" and "due to" are split by the parser (the second word a pcomp): the
+    relation says both words, and "due to"'s object, which hangs from "to", is found."""
+    because = "Because of strong winds, rescuers could not get to the hikers."
+    assert triples(extractor.extract(because)) == {
+        ("rescuers", "could not get because of", "winds"),
+        ("rescuers", "could not get because of", "strong winds"),
+        ("rescuers", "could not get to", "hikers"),
+    }
+    due = "The match was cancelled due to heavy rain."
+    facts = extractor.extract(due)
+    assert _chains(due, facts) == [
+        ("match", "was cancelled due to", "rain", None, ["rain"]),
+        ("match", "was cancelled due to", "heavy rain", "f0.0", ["heavy"]),
+    ]
+    assert facts[0].relation_spans == spans((10, 30))

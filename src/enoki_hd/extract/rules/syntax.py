@@ -132,14 +132,32 @@ def is_semicolon_complement(verb: Token) -> bool:
     return any(verb.doc[i].text == ";" for i in range(low + 1, high))
 
 
+_ALTERNATIVE_MARKERS = frozenset({("instead", "of"), ("rather", "than")})
+
+
+def follows_alternative(token: Token) -> bool:
+    """``token``'s phrase is the rejected alternative: it comes right after ``instead of`` or
+    ``rather than`` (``travelled by train instead of by car``)."""
+    i = token.left_edge.i
+    if i < 2:
+        return False
+    return (token.doc[i - 2].lower_, token.doc[i - 1].lower_) in _ALTERNATIVE_MARKERS
+
+
 def is_unasserted(verb: Token) -> bool:
     """A clause its sentence does not assert: the complement of a negated verb (``doesn't
-    prove the heart is healthy``, ``did not say that ...``), or a verb coordinated with one."""
+    prove the heart is healthy``, ``did not say that ...``), a gerund after ``without`` or a
+    rejected alternative (``left without paying``, ``rose instead of falling``), or a verb
+    coordinated with one."""
     current = verb
     for _ in range(_MAX_CLIMB):
+        if follows_alternative(current):
+            return True
         if current.dep_ != "conj" or current.head is current:
             break
         current = current.head
+    if current.dep_ == "pcomp":
+        return current.head.lower_ == "without"
     if current.dep_ != "ccomp" or is_semicolon_complement(current):
         return False
     return any(c.dep_ == "neg" for c in current.head.children)

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import clausal
 from enoki_hd.extract.rules.families.coordination import alternatives
-from enoki_hd.extract.rules.families.prepositional import emit_prep_chains, verb_preps
+from enoki_hd.extract.rules.families.prepositional import (
+    emit_prep_chains,
+    prep_words,
+    verb_preps,
+)
 from enoki_hd.extract.rules.phrases import phrase_steps, widest
 
 if TYPE_CHECKING:
@@ -88,7 +92,7 @@ def emit_predicate(
                 parent = None
                 if predicate_prep is not None and len(ends) == 1:
                     parent, tokens = ends[0]
-                    before = (clause.relation, frozenset({predicate_prep.i}) | tokens)
+                    before = (clause.relation, prep_words(predicate_prep) | tokens)
                 emit_prep_chains(
                     builder,
                     subject,

@@ -20,7 +20,7 @@ from enoki_hd.extract.rules.families import Example
 from enoki_hd.extract.rules.families.coordination import alternatives
 from enoki_hd.extract.rules.families.including import is_including_prep
 from enoki_hd.extract.rules.phrases import phrase_steps
-from enoki_hd.extract.rules.syntax import conjuncts, resolve_argument
+from enoki_hd.extract.rules.syntax import conjuncts, follows_alternative, resolve_argument
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -77,9 +77,32 @@ _PLACE_ENTITIES = frozenset({"GPE", "LOC", "FAC"})
 _VERB_PREP_DEPS = frozenset({"prep", "agent"})
 
 
+def second_word(prep: Token) -> Token | None:
+    """The second word of a two-word preposition the parser splits (``of`` of ``because of``,
+    ``to`` of ``due to``), or None."""
+    return next(
+        (
+            c
+            for c in prep.children
+            if c.dep_ == "pcomp" and c.tag_ in ("IN", "TO") and c.i == prep.i + 1
+        ),
+        None,
+    )
+
+
+def prep_words(prep: Token) -> frozenset[int]:
+    """The preposition's words in a relation: ``because of``, not ``because``."""
+    second = second_word(prep)
+    return frozenset({prep.i} if second is None else {prep.i, second.i})
+
+
 def prep_object(prep: Token) -> Token | None:
-    """The head of the preposition's object (a relative pronoun resolved), or None."""
+    """The head of the preposition's object (a relative pronoun resolved), or None; the
+    object of ``due to`` hangs from ``to``."""
     pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    second = second_word(prep)
+    if pobj is None and second is not None:
+        pobj = next((c for c in second.children if c.dep_ == "pobj"), None)
     return None if pobj is None else resolve_argument(pobj)
 
 
@@ -119,7 +142,7 @@ def verb_preps(clause: Clause, objects: list[Token]) -> list[Token]:
         pobj = prep_object(prep)
         if pobj is not None:
             preps += [c for c in pobj.children if _describes_event(pobj, c, light=False)]
-    unique = {p.i: p for p in preps if prep_object(p) is not None}
+    unique = {p.i: p for p in preps if prep_object(p) is not None and not follows_alternative(p)}
     return [unique[i] for i in sorted(unique)]
 
 
@@ -140,7 +163,7 @@ def emit_prep_chains(
     (prepositions moved to the verb) are left out of the object. Returns, per chain added,
     the index of its last fact and that fact's object tokens.
     """
-    order = (*relation, frozenset({prep.i}))
+    order = (*relation, prep_words(prep))
     tokens = frozenset().union(*order)
     pobj = prep_object(prep)
     if pobj is None:
