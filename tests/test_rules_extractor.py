@@ -508,14 +508,27 @@ def test_whose_stands_for_its_antecedent(extractor: RulesExtractor) -> None:
             "She said that prices rose rather than fell.",
             {("She", "said", "that prices rose rather than fell"), ("prices", "rose", "")},
         ),
+        (
+            "If the dam fails and the river rises, the valley will flood.",
+            {("valley", "will flood", "")},
+        ),
+        ("The valley will flood unless the dam holds.", {("valley", "will flood", "")}),
+        (
+            "It is unclear whether the drug works.",
+            {("It", "is", "unclear"), ("It", "is", "whether the drug works")},
+        ),
+        (
+            "The band split up in 2003, after the singer left.",
+            {("band", "split up in", "2003"), ("singer", "left", "")},
+        ),
     ],
 )
 def test_what_the_answer_denies_is_no_fact(
     extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
 ) -> None:
-    """A gerund after "without" and the alternative after "instead of" / "rather than" are
-    what did not happen: (He, paying, bill) or (He, travelled by, car) would be checked as
-    claims of the answer."""
+    """A gerund after "without", the alternative after "instead of" / "rather than" and a
+    condition ("if", "unless", "whether") are not what the answer says happened: (He, paying,
+    bill) or (dam, fails) would be checked as its claims. A time clause still is one."""
     assert triples(extractor.extract(answer)) == expected
 
 

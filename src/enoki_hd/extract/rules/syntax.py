@@ -133,6 +133,7 @@ def is_semicolon_complement(verb: Token) -> bool:
 
 
 _ALTERNATIVE_MARKERS = frozenset({("instead", "of"), ("rather", "than")})
+_CONDITION_MARKS = frozenset({"if", "unless", "whether"})
 
 
 def follows_alternative(token: Token) -> bool:
@@ -145,13 +146,15 @@ def follows_alternative(token: Token) -> bool:
 
 
 def is_unasserted(verb: Token) -> bool:
-    """A clause its sentence does not assert: the complement of a negated verb (``doesn't
-    prove the heart is healthy``, ``did not say that ...``), a gerund after ``without`` or a
-    rejected alternative (``left without paying``, ``rose instead of falling``), or a verb
-    coordinated with one."""
+    """A clause its sentence does not assert: a condition (``if the dam fails``, ``unless``,
+    ``whether``), the complement of a negated verb (``doesn't prove the heart is healthy``,
+    ``did not say that ...``), a gerund after ``without`` or a rejected alternative (``left
+    without paying``, ``rose instead of falling``), or a verb coordinated with one."""
     current = verb
     for _ in range(_MAX_CLIMB):
-        if follows_alternative(current):
+        if follows_alternative(current) or any(
+            c.dep_ == "mark" and c.lower_ in _CONDITION_MARKS for c in current.children
+        ):
             return True
         if current.dep_ != "conj" or current.head is current:
             break
