@@ -548,3 +548,33 @@ def test_a_two_word_preposition_keeps_both_words(extractor: RulesExtractor) -> N
         ("match", "was cancelled due to", "heavy rain", "f0.0", ["heavy"]),
     ]
     assert facts[0].relation_spans == spans((10, 30))
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("I'm sorry, I cannot provide an answer.", set()),
+        ("I think the band split up in 2003.", {("band", "split up in", "2003")}),
+        ("The man sitting there laughed.", {("man", "laughed", "")}),
+        (
+            "Sales fell sharply, the company lost money.",
+            {("Sales", "fell", ""), ("company", "lost", "money")},
+        ),
+        (
+            "The band split up, the singer told reporters.",
+            {
+                ("band", "split up", ""),
+                ("singer", "told", "reporters"),
+                ("singer", "told", "The band split up"),
+            },
+        ),
+    ],
+)
+def test_nothing_checkable_is_no_fact(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """The speaker's own state ("I'm sorry", "I cannot provide") is not a claim about the
+    world; a bare participle ("the man sitting") says nothing; a clause put before a verb that
+    reports nothing is not its complement ((I, cannot provide, I'm sorry)), while one put
+    before a reporting verb still is."""
+    assert triples(extractor.extract(answer)) == expected

@@ -9,6 +9,8 @@
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
   record``); they are not clauses of their own;
+- a clause whose subject is the speaker (``I cannot provide an answer``, ``I think``) is
+  about the answering model, not the world: it heads no clause (a complement still does);
 - the complement of a negated verb (``doesn't prove the heart is healthy``) is not asserted,
   so it heads no clause (the negated verb's own fact carries it whole);
 - an absolute participle right after a ``with`` phrase (``weighs 1.85 kg with poles and pegs
@@ -45,6 +47,9 @@ _PREDICATE_DEPS = frozenset(
 _PARTICIPLE_TAGS = frozenset({"VBN", "VBG"})
 _VERB_POS = frozenset({"VERB", "AUX"})
 _ABSOLUTE_PREPS = frozenset({"with", "without"})
+# The answer's speaker: "I'm sorry, I cannot provide an answer" states nothing about the world
+# the context could support.
+_SPEAKER = frozenset({"i", "me"})
 _MAX_INHERIT = 8
 
 
@@ -151,7 +156,7 @@ def find_clause(verb: Token) -> Clause | None:
         verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and _own_subject(verb) is None
     )
     subject = subject_of(verb)
-    if subject is None or subject.dep_ == "expl":
+    if subject is None or subject.dep_ == "expl" or subject.lower_ in _SPEAKER:
         return None
     relation, heads = relation_of(verb)
     return Clause(

@@ -121,15 +121,28 @@ def conjuncts(token: Token) -> list[Token]:
     return sorted(found, key=lambda t: t.i)
 
 
+# Verbs that report a clause put before them: "The band split up, she said."
+REPORTING_VERBS = frozenset(
+    {"say", "tell", "add", "note", "claim", "argue", "explain", "write", "report", "state",
+     "believe", "think", "announce", "insist", "warn", "suggest", "admit", "confirm", "deny",
+     "reply", "conclude", "acknowledge", "estimate", "predict", "recall", "observe", "know",
+     "feel", "hope", "fear", "expect", "assume", "stress", "point", "agree", "answer", "ask"}
+)  # fmt: skip
+
+
 def is_semicolon_complement(verb: Token) -> bool:
     """A ``ccomp`` the parser hangs across a semicolon (``X did not come in her first final;
-    she had reached the final`` makes the first clause a complement of ``reached``): an
+    she had reached the final`` makes the first clause a complement of ``reached``), or puts
+    before a verb that reports nothing (``I'm sorry, I cannot provide an answer``): an
     independent clause, not what its head verb says or reports."""
     if verb.dep_ != "ccomp" or verb.head is verb:
         return False
     head = verb.head
     low, high = (verb.right_edge.i, head.i) if verb.i < head.i else (head.i, verb.left_edge.i)
-    return any(verb.doc[i].text == ";" for i in range(low + 1, high))
+    between = {verb.doc[i].text for i in range(low + 1, high)}
+    if ";" in between:
+        return True
+    return verb.i < head.i and "," in between and head.lemma_.lower() not in REPORTING_VERBS
 
 
 _ALTERNATIVE_MARKERS = frozenset({("instead", "of"), ("rather", "than")})

@@ -3,7 +3,8 @@
 A participle modifying a noun (a reduced relative clause) or opening the sentence without a
 subject (``Formed in 1992, Suede ...``) is a clause whose subject is the described entity —
 climbing from an appositive or predicate nominal to the entity it describes, so ``Suede, an
-English band formed in Bath`` gives (Suede, formed in, Bath).
+English band formed in Bath`` gives (Suede, formed in, Bath). A participle modifying a noun
+with nothing after it (``the man sitting``) gives no fact.
 """
 
 from __future__ import annotations
@@ -37,10 +38,13 @@ EXAMPLES = (
 
 
 def propose(builder: FactBuilder, clause: Clause) -> None:
+    # A bare participle modifying a noun says nothing checkable on its own: "targets related"
+    # (of "targets related to making cities safe"), "the man sitting".
     emit_predicate(
         builder,
         clause,
         objects=object_heads(clause),
         object_family=FAMILY,
         prep_family=FAMILY,
+        intransitive=clause.predicate.dep_ != "acl",
     )
