@@ -557,6 +557,10 @@ def test_a_two_word_preposition_keeps_both_words(extractor: RulesExtractor) -> N
         ("I think the band split up in 2003.", {("band", "split up in", "2003")}),
         ("The man sitting there laughed.", {("man", "laughed", "")}),
         (
+            "There are three stages: the first stage is the dilation of the cervix.",
+            {("first stage", "is", "dilation"), ("first stage", "is", "dilation of cervix")},
+        ),
+        (
             "Sales fell sharply, the company lost money.",
             {("Sales", "fell", ""), ("company", "lost", "money")},
         ),

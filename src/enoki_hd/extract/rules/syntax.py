@@ -142,7 +142,11 @@ def is_semicolon_complement(verb: Token) -> bool:
     between = {verb.doc[i].text for i in range(low + 1, high)}
     if ";" in between:
         return True
-    return verb.i < head.i and "," in between and head.lemma_.lower() not in REPORTING_VERBS
+    return (
+        verb.i < head.i
+        and bool(between & {",", ":", "–", "—"})
+        and head.lemma_.lower() not in REPORTING_VERBS
+    )
 
 
 _ALTERNATIVE_MARKERS = frozenset({("instead", "of"), ("rather", "than")})

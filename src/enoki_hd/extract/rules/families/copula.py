@@ -42,6 +42,13 @@ EXAMPLES = (
     ),
     Example("Suede is not a band.", (("Suede", "is not", "band"),)),
     Example(
+        "Torun was a member of the Hanseatic League from 1280.",
+        (
+            ("Torun", "was member of", "Hanseatic League"),
+            ("Torun", "was member of Hanseatic League from", "1280"),
+        ),
+    ),
+    Example(
         "The lake has been under protection since 1987.",
         (
             ("lake", "has been under", "protection"),
@@ -68,24 +75,32 @@ def _relational_of(attr: Token) -> Token | None:
 
 def propose(builder: FactBuilder, clause: Clause) -> None:
     objects: list[Token] = []
+    relationals: list[tuple[Clause, Token]] = []
     for obj in object_heads(clause):
         of = _relational_of(obj)
         if of is None:
             objects.append(obj)
-            continue
-        relational = dataclasses.replace(
-            clause, relation=clause.relation | frozenset(core_tokens(obj))
-        )
+        else:
+            relation = clause.relation | frozenset(core_tokens(obj))
+            relationals.append((dataclasses.replace(clause, relation=relation), of))
+    preps = verb_preps(clause, objects)
+    for k, (relational, of) in enumerate(relationals):
+        # the verb's other prepositions refine the (first) relational fact when it is the
+        # whole predicate: (Torun, was member of Hansekaten from, 1261), not (Torun, was from,
+        # 1261)
+        alone = k == 0 and not objects
         emit_predicate(
             builder,
             relational,
             objects=[],
             object_family=FAMILY,
             prep_family=FAMILY,
-            preps=[of],
+            preps=[of, *preps] if alone else [of],
             intransitive=False,
+            predicate_prep=of,
         )
-    preps = verb_preps(clause, objects)
+        if alone:
+            return
     # with no object, the first preposition after the verb completes the predicate
     predicate = (
         None if objects else next((p for p in preps if p.head.i == clause.predicate.i < p.i), None)
