@@ -582,3 +582,22 @@ def test_nothing_checkable_is_no_fact(
     reports nothing is not its complement ((I, cannot provide, I'm sorry)), while one put
     before a reporting verb still is."""
     assert triples(extractor.extract(answer)) == expected
+
+
+def test_an_infinitive_on_a_noun_is_part_of_its_phrase(extractor: RulesExtractor) -> None:
+    """ "plans to build a new stadium in 2025": the infinitive has no subject, so no clause
+    of its own checked "stadium" or "2025"; it is now the noun phrase's last refinement."""
+    answer = "The city announced plans to build a new stadium in 2025."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("city", "announced", "plans", None, ["plans"]),
+        (
+            "city",
+            "announced",
+            "plans to build new stadium in 2025",
+            "f0.0",
+            ["build", "new stadium", "2025"],
+        ),
+    ]
+    relative = "She was the first woman to win the prize."  # parsed as an infinitival relcl
+    assert ("She", "was", "first woman to win prize") in triples(extractor.extract(relative))

@@ -9,7 +9,9 @@ never split off the core, because the phrase means nothing, or something else, w
 measure's number (``kg`` alone, or ``long`` for ``10 miles long``), the rest of a word the
 tokenizer cut at a hyphen (``off`` of ``spin-off``) and a name joined by ``&`` (``Brook &
 Lyle``). Relative and participial clauses, identity appositives, conjuncts and ``including``
-lists are never part of a phrase: other rule families turn them into facts of their own.
+lists are never part of a phrase: other rule families turn them into facts of their own. An
+infinitive on a noun (``plans to build a stadium``) has no subject to be a fact of its own, so
+it is a modifier like any other.
 
 Steps hold token indices into the sentence's ``Doc``; articles and whitespace tokens are left
 out, punctuation is added back when the facts are shaped.
@@ -54,7 +56,26 @@ class Step:
     family: str | None = None
 
 
+def _own_subject_absent(token: Token) -> bool:
+    return not any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children)
+
+
+def is_infinitival_modifier(token: Token) -> bool:
+    """``to divert a gas main`` of ``the need to divert a gas main`` (``plans to build``,
+    ``the right to vote``, ``the first woman to win``): it says what the noun is about, and no
+    clause of its own checks it (it has no subject), so it is part of the noun's phrase, as a
+    refinement."""
+    return (
+        token.dep_ in ("acl", "relcl")
+        and token.tag_ == "VB"
+        and _own_subject_absent(token)
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in token.children)
+    )
+
+
 def _is_pruned(token: Token) -> bool:
+    if is_infinitival_modifier(token):
+        return False
     if token.dep_ in _PRUNED_IN_SUBTREE or is_including_prep(token):
         return True
     return token.dep_ == "appos" and not composite.is_composite(token)
@@ -139,6 +160,8 @@ def core_tokens(head: Token) -> set[int]:
 def _is_modifier(token: Token) -> bool:
     if token.tag_ == "WP$":
         return False  # "whose": its antecedent is in the core (see core_tokens)
+    if is_infinitival_modifier(token):
+        return True
     if is_name_conjunct(token) or is_unit_scale(token):
         return True  # already in the core when it belongs there (see core_tokens)
     if token.dep_ in _NOT_MODIFIERS or token.dep_ in _CORE_DETERMINER_DEPS:
