@@ -558,7 +558,12 @@ def test_a_two_word_preposition_keeps_both_words(extractor: RulesExtractor) -> N
         ("The man sitting there laughed.", {("man", "laughed", "")}),
         (
             "There are three stages: the first stage is the dilation of the cervix.",
-            {("first stage", "is", "dilation"), ("first stage", "is", "dilation of cervix")},
+            {
+                ("There", "are", "stages"),
+                ("There", "are", "three stages"),
+                ("first stage", "is", "dilation"),
+                ("first stage", "is", "dilation of cervix"),
+            },
         ),
         (
             "Sales fell sharply, the company lost money.",
@@ -601,3 +606,15 @@ def test_an_infinitive_on_a_noun_is_part_of_its_phrase(extractor: RulesExtractor
     ]
     relative = "She was the first woman to win the prize."  # parsed as an infinitival relcl
     assert ("She", "was", "first woman to win prize") in triples(extractor.extract(relative))
+
+
+def test_an_existential_there_is_a_subject(extractor: RulesExtractor) -> None:
+    """ "There are 365 days in a year" claims something; with "there" left out as an
+    expletive no fact checked it."""
+    answer = "There are 365 days in a year."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("There", "are", "365 days", None, ["365 days"]),
+        ("There", "are 365 days in", "year", "f0.0", ["year"]),
+    ]
+    assert facts[0].subject_spans == spans((0, 5))

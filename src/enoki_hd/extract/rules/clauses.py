@@ -1,7 +1,9 @@
 """Clause splitting: every verb that heads a clause, with the subject it has or inherits.
 
 - a clause's own ``nsubj`` / ``nsubjpass`` is its subject; a relative pronoun (``which``,
-  ``who``, ``that``) stands for the noun the relative clause modifies;
+  ``who``, ``that``) stands for the noun the relative clause modifies; an existential
+  ``there`` is the subject of its clause (``There are 365 days in a year`` → (There, are,
+  365 days in year)), an expletive ``it`` heads no clause;
 - a conjoined verb without a subject inherits it (``He served ... and became ...``), and so
   does a participial adverbial clause (``Formed in 1992, Suede ...``) and a prepositional
   gerund (``before splitting up``);
@@ -77,6 +79,9 @@ def subject_of(verb: Token, depth: int = 0) -> Token | None:
     own = _own_subject(verb)
     if own is not None:
         return resolve_argument(own)
+    there = next((c for c in verb.children if c.dep_ == "expl" and c.lower_ == "there"), None)
+    if there is not None:
+        return there  # "There are 365 days in a year": the claim is the existence
     if depth >= _MAX_INHERIT or any(c.dep_ == "expl" for c in verb.children):
         return None
     head = verb.head
@@ -156,7 +161,9 @@ def find_clause(verb: Token) -> Clause | None:
         verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and _own_subject(verb) is None
     )
     subject = subject_of(verb)
-    if subject is None or subject.dep_ == "expl" or subject.lower_ in _SPEAKER:
+    if subject is None or subject.lower_ in _SPEAKER:
+        return None
+    if subject.dep_ == "expl" and subject.lower_ != "there":
         return None
     relation, heads = relation_of(verb)
     return Clause(
