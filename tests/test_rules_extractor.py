@@ -555,6 +555,10 @@ def test_a_two_word_preposition_keeps_both_words(extractor: RulesExtractor) -> N
     [
         ("I'm sorry, I cannot provide an answer.", set()),
         ("I think the band split up in 2003.", {("band", "split up in", "2003")}),
+        (
+            "In 1522, Gustav I built a navy.",  # a regnal numeral, not the speaker
+            {("Gustav I", "built", "navy"), ("Gustav I", "built navy in", "1522")},
+        ),
         ("The man sitting there laughed.", {("man", "laughed", "")}),
         (
             "There are three stages: the first stage is the dilation of the cervix.",

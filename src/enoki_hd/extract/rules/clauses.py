@@ -147,6 +147,13 @@ def is_absolute_participle(verb: Token) -> bool:
     )
 
 
+def _is_speaker(token: Token) -> bool:
+    """``I`` / ``me`` as the pronoun, not the numeral of a name (``King Gustav I``)."""
+    if token.lower_ not in _SPEAKER or any(c.dep_ == "compound" for c in token.children):
+        return False
+    return token.i == 0 or token.doc[token.i - 1].pos_ != "PROPN"
+
+
 def find_clause(verb: Token) -> Clause | None:
     """The clause ``verb`` heads, or None when it heads none or has no subject."""
     if verb.pos_ not in _VERB_POS or verb.dep_ not in _PREDICATE_DEPS:
@@ -161,7 +168,7 @@ def find_clause(verb: Token) -> Clause | None:
         verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and _own_subject(verb) is None
     )
     subject = subject_of(verb)
-    if subject is None or subject.lower_ in _SPEAKER:
+    if subject is None or _is_speaker(subject):
         return None
     if subject.dep_ == "expl" and subject.lower_ != "there":
         return None
