@@ -451,6 +451,8 @@ def test_a_second_object_after_a_comma_is_not_an_object(extractor: RulesExtracto
     assert _chains(answer, extractor.extract(answer)) == [
         ("drought", "brought", "its level", None, ["its level"]),
         ("drought", "brought its level in", "2022", "f0.0", ["2022"]),
+        ("drought", "brought its level down to", "23%", "f0.0", ["23%"]),
+        ("drought", "brought its level down to", "23% of capacity", "f0.2", ["capacity"]),
         ("it", "was filled", "", None, ["was", "filled"]),
     ]
     two = "The firm paid the staff a bonus."  # a dative and an object are both kept
@@ -622,3 +624,13 @@ def test_an_existential_there_is_a_subject(extractor: RulesExtractor) -> None:
         ("There", "are 365 days in", "year", "f0.0", ["year"]),
     ]
     assert facts[0].subject_spans == spans((0, 5))
+
+
+def test_a_preposition_under_an_adverb_or_a_bare_preposition(extractor: RulesExtractor) -> None:
+    """ "traced back to the 16th century" ("to" hangs from the adverb "back") and "down to
+    23%" ("down" has no object of its own): the relation keeps both words, and the object,
+    never checked before, is a fact's."""
+    answer = "The navy has a history that can be traced back to the 16th century."
+    assert ("history", "can be traced back to", "16th century") in triples(
+        extractor.extract(answer)
+    )

@@ -79,21 +79,39 @@ _VERB_PREP_DEPS = frozenset({"prep", "agent"})
 
 def second_word(prep: Token) -> Token | None:
     """The second word of a two-word preposition the parser splits (``of`` of ``because of``,
-    ``to`` of ``due to``), or None."""
+    ``to`` of ``due to`` and of ``down to`` when ``down`` has no object), or None."""
+    bare = not any(c.dep_ == "pobj" for c in prep.children)
     return next(
         (
             c
             for c in prep.children
-            if c.dep_ == "pcomp" and c.tag_ in ("IN", "TO") and c.i == prep.i + 1
+            if c.i == prep.i + 1
+            and c.tag_ in ("IN", "TO")
+            and (c.dep_ == "pcomp" or (c.dep_ == "prep" and bare))
         ),
         None,
     )
 
 
+def _adverb_of(prep: Token) -> Token | None:
+    """``back`` of ``traced back to``: the adverb right before a preposition it governs."""
+    head = prep.head
+    if head.dep_ == "advmod" and head.i == prep.i - 1 and head.pos_ == "ADV":
+        return head
+    return None
+
+
 def prep_words(prep: Token) -> frozenset[int]:
-    """The preposition's words in a relation: ``because of``, not ``because``."""
+    """The preposition's words in a relation: ``because of``, not ``because``; ``back to``,
+    not ``to``."""
+    words = {prep.i}
     second = second_word(prep)
-    return frozenset({prep.i} if second is None else {prep.i, second.i})
+    if second is not None:
+        words.add(second.i)
+    adverb = _adverb_of(prep)
+    if adverb is not None:
+        words.add(adverb.i)
+    return frozenset(words)
 
 
 def prep_object(prep: Token) -> Token | None:
@@ -133,6 +151,15 @@ def verb_preps(clause: Clause, objects: list[Token]) -> list[Token]:
     """
     preps = [c for h in clause.heads for c in h.children if c.dep_ in _VERB_PREP_DEPS]
     preps += [c for h in clause.heads for c in h.children if c.dep_ == "dative" and c.pos_ == "ADP"]
+    # "traced back to the 16th century": the parser hangs "to" from the adverb "back"
+    preps += [
+        c
+        for h in clause.heads
+        for adverb in h.children
+        if adverb.dep_ == "advmod"
+        for c in adverb.children
+        if c.dep_ == "prep" and _adverb_of(c) is not None
+    ]
     verb = clause.heads[-1]
     for obj in objects:
         for noun in conjuncts(obj):
