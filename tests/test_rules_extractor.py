@@ -634,3 +634,28 @@ def test_a_preposition_under_an_adverb_or_a_bare_preposition(extractor: RulesExt
     assert ("history", "can be traced back to", "16th century") in triples(
         extractor.extract(answer)
     )
+
+
+def test_lists_inside_phrases_and_appositions_are_covered(extractor: RulesExtractor) -> None:
+    """A "such as" list inside a modifier was pruned with nothing to check its items; it is
+    now the phrase's last step. Every item of an appositive list is identified, not the
+    first only."""
+    answer = "The plan ensures access to basic services, such as water and electricity."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("plan", "ensures", "access", None, ["access"]),
+        ("plan", "ensures", "access to basic services", "f0.0", ["basic services"]),
+        (
+            "plan",
+            "ensures",
+            "access to basic services, such as water and electricity",
+            "f0.1",
+            ["such", "water", "electricity"],
+        ),
+    ]
+    listed = "It borders three towns: Pavia, Piacenza and Pisa."
+    assert {f.object for f in extractor.extract(listed) if f.relation == "is"} == {
+        "Pavia",
+        "Piacenza",
+        "Pisa",
+    }

@@ -221,7 +221,27 @@ def phrase_steps(
         cumulative |= added
         family = composite.FAMILY if modifier.dep_ == "appos" else None
         steps.append(Step(frozenset(cumulative), family))
+        for listed in _nested_lists(modifier):
+            added = content_subtree(listed) - cumulative
+            if added and len(cumulative) + len(added) <= max_tokens:
+                cumulative |= added
+                steps.append(Step(frozenset(cumulative)))
     return steps
+
+
+def _nested_lists(modifier: Token) -> list[Token]:
+    """``such as`` / ``including`` lists inside a modifier (``access to services, such as
+    water and electricity``): pruned from the modifier's step, each is a step of its own (at
+    the head, the including family makes the items facts)."""
+    found: list[Token] = []
+    stack = list(modifier.children)
+    while stack:
+        current = stack.pop()
+        if is_including_prep(current):
+            found.append(current)
+        elif not _is_pruned(current):
+            stack.extend(current.children)
+    return sorted(found, key=lambda t: t.i)
 
 
 def widest(head: Token, *, max_tokens: int) -> frozenset[int]:

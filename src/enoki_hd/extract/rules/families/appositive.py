@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example, composite
 from enoki_hd.extract.rules.phrases import is_unit_scale, phrase_steps, widest
-from enoki_hd.extract.rules.syntax import is_noun_like
+from enoki_hd.extract.rules.syntax import conjuncts, is_noun_like
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -48,6 +48,10 @@ def propose(builder: FactBuilder, appositive: Token) -> None:
     if not is_noun_like(head) or head.pos_ in ("PRON", "NUM"):
         return
     subject = widest(head, max_tokens=builder.max_phrase_tokens)
-    steps = phrase_steps(appositive, max_tokens=builder.max_phrase_tokens)
-    if subject and steps:
-        builder.chain(FAMILY, subject, frozenset(), steps, relation_text=SYNTHESIZED_RELATION)
+    if not subject:
+        return
+    # "the following municipalities: Pavia, Piacenza and Pisa": one chain per listed item
+    for item in conjuncts(appositive):
+        steps = phrase_steps(item, max_tokens=builder.max_phrase_tokens)
+        if steps:
+            builder.chain(FAMILY, subject, frozenset(), steps, relation_text=SYNTHESIZED_RELATION)
