@@ -659,3 +659,13 @@ def test_lists_inside_phrases_and_appositions_are_covered(extractor: RulesExtrac
         "Piacenza",
         "Pisa",
     }
+
+
+def test_a_number_range_is_one_value(extractor: RulesExtractor) -> None:
+    """ "up to three" and "6 to 12" are one value each: the coarser facts "dose is three" and
+    "children aged 12" said something else; a participle's number is its object."""
+    answer = "For children aged 6 to 12, the dose is 5 mg up to three times a day."
+    facts = triples(extractor.extract(answer))
+    assert ("children", "aged", "6 to 12") in facts
+    assert ("dose", "is", "up to three") in facts
+    assert not {t for t in facts if t[2] in ("three", "12", "to 12", "to three")}

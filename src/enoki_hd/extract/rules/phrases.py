@@ -126,8 +126,9 @@ def core_tokens(head: Token) -> set[int]:
     (``his``: a refinement of its own would add nothing checkable; ``whose`` is replaced by
     the core of the noun its relative clause modifies: ``committee ... members``), determiners that change
     the meaning (``no``, ``all``), the rest of its written word (``spin-off``), a name joined
-    by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``)
-    and a measure modifying the head (``10 miles long``, ``three years old``)."""
+    by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``),
+    a measure modifying the head (``10 miles long``, ``three years old``) and the rest of a
+    number range or cap (``6 to 12``, ``up to three``)."""
     core = {head.i} | _glued_word(head)
     unit = is_unit_word(head.text)
     for child in head.children:
@@ -154,7 +155,19 @@ def core_tokens(head: Token) -> set[int]:
             core.add(child.i)
         elif child.dep_ == "npadvmod" and _is_measure(child):
             core |= content_subtree(child)
+        elif child.dep_ == "quantmod" and head.like_num and _is_range_part(child):
+            core.add(child.i)  # "6 to 12", "up to three": "12" or "three" alone is wrong
     return core
+
+
+def _is_range_part(token: Token) -> bool:
+    """A bound or connector of a number range or cap (``6`` and ``to`` of ``6 to 12``,
+    ``up to`` of ``up to three``), not an approximation (``about``) that a coarser fact may
+    drop."""
+    if token.like_num or token.lower_ in ("to", "-", "–"):
+        return True
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return token.lower_ == "up" and following is not None and following.lower_ == "to"
 
 
 def _is_modifier(token: Token) -> bool:
