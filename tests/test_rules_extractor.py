@@ -624,6 +624,7 @@ def test_an_existential_there_is_a_subject(extractor: RulesExtractor) -> None:
         ("There", "are 365 days in", "year", "f0.0", ["year"]),
     ]
     assert facts[0].subject_spans == spans((0, 5))
+    assert not extractor.extract("There seems to be a misunderstanding.")  # nothing claimed
 
 
 def test_a_preposition_under_an_adverb_or_a_bare_preposition(extractor: RulesExtractor) -> None:

@@ -103,7 +103,8 @@ def emit_predicate(
                     exclude=moved,
                 )
         complements = clausal.complements(clause)
-        if not objects and not preps and not complements and intransitive:
+        bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
+        if not objects and not preps and not complements and intransitive and not bare_there:
             builder.add(subject_family or object_family, subject, clause.relation, frozenset())
         for complement in complements:
             clausal.emit(builder, subject, clause.relation, complement, family=subject_family)
