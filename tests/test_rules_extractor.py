@@ -670,3 +670,14 @@ def test_a_number_range_is_one_value(extractor: RulesExtractor) -> None:
     assert ("children", "aged", "6 to 12") in facts
     assert ("dose", "is", "up to three") in facts
     assert not {t for t in facts if t[2] in ("three", "12", "to 12", "to three")}
+
+
+def test_a_comparison_refines_the_value_it_compares(extractor: RulesExtractor) -> None:
+    """ "came in at $2.1bn, compared with $1.8bn": the comparison refines the 2.1bn fact;
+    (revenue, came in compared with, 1.8bn) was a claim the answer never makes."""
+    answer = "Revenue came in at $2.1bn, compared with $1.8bn a year before."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts)[:2] == [
+        ("Revenue", "came in at", "2.1bn", None, ["2.1bn"]),
+        ("Revenue", "came in at 2.1bn, compared with", "1.8bn", "f0.0", ["compared", "1.8bn"]),
+    ]

@@ -17,6 +17,7 @@ from enoki_hd.extract.rules.families import clausal
 from enoki_hd.extract.rules.families.coordination import alternatives
 from enoki_hd.extract.rules.families.prepositional import (
     emit_prep_chains,
+    is_comparison,
     prep_words,
     verb_preps,
 )
@@ -85,6 +86,7 @@ def emit_predicate(
                     family=subject_family or prep_family,
                     exclude=moved,
                 )
+            previous: tuple[Token, list[tuple[int, frozenset[int]]]] | None = None
             for prep in preps:
                 if predicate_prep is not None and prep.i == predicate_prep.i:
                     continue
@@ -93,7 +95,12 @@ def emit_predicate(
                 if predicate_prep is not None and len(ends) == 1:
                     parent, tokens = ends[0]
                     before = (clause.relation, prep_words(predicate_prep) | tokens)
-                emit_prep_chains(
+                elif is_comparison(prep) and previous is not None and len(previous[1]) == 1:
+                    # "came in at $2.1bn, compared with $1.8bn": the comparison refines the
+                    # value it compares, not the bare verb ("came in compared with $1.8bn")
+                    parent, tokens = previous[1][0]
+                    before = (clause.relation, prep_words(previous[0]) | tokens)
+                added = emit_prep_chains(
                     builder,
                     subject,
                     before,
@@ -102,6 +109,8 @@ def emit_predicate(
                     parent=parent,
                     exclude=moved,
                 )
+                if parent is None:
+                    previous = (prep, added)
         complements = clausal.complements(clause)
         bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
         if not objects and not preps and not complements and intransitive and not bare_there:

@@ -101,6 +101,14 @@ def _adverb_of(prep: Token) -> Token | None:
     return None
 
 
+_COMPARISONS = frozenset({"compared", "versus", "vs", "vs."})
+
+
+def is_comparison(prep: Token) -> bool:
+    """``compared with`` / ``versus``: a preposition that sets a value against another."""
+    return prep.lower_ in _COMPARISONS
+
+
 def prep_words(prep: Token) -> frozenset[int]:
     """The preposition's words in a relation: ``because of``, not ``because``; ``back to``,
     not ``to``."""
