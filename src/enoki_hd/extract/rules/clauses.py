@@ -13,8 +13,11 @@
   record``); they are not clauses of their own;
 - a clause whose subject is the speaker (``I cannot provide an answer``, ``I think``) is
   about the answering model, not the world: it heads no clause (a complement still does);
-- the complement of a negated verb (``doesn't prove the heart is healthy``) is not asserted,
-  so it heads no clause (the negated verb's own fact carries it whole);
+- a clause the answer does not assert heads no clause
+  (:func:`~enoki_hd.extract.rules.syntax.is_unasserted`): a condition (``if the dam
+  fails``), the complement of a negated verb (``doesn't prove the heart is healthy``; the
+  negated verb's own fact carries it whole), a gerund after ``without``, the alternative after
+  ``instead of`` / ``rather than``;
 - an absolute participle right after a ``with`` phrase (``weighs 1.85 kg with poles and pegs
   included``) describes that phrase's noun, not the sentence's subject; the parser attaches it
   to the main verb (``conj`` / ``advcl``), so it heads no clause of its own — the ``with``

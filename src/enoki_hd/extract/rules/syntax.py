@@ -130,7 +130,7 @@ REPORTING_VERBS = frozenset(
 )  # fmt: skip
 
 
-def is_semicolon_complement(verb: Token) -> bool:
+def is_paratactic_complement(verb: Token) -> bool:
     """A ``ccomp`` the parser hangs across a semicolon (``X did not come in her first final;
     she had reached the final`` makes the first clause a complement of ``reached``), or puts
     before a verb that reports nothing (``I'm sorry, I cannot provide an answer``): an
@@ -178,7 +178,7 @@ def is_unasserted(verb: Token) -> bool:
         current = current.head
     if current.dep_ == "pcomp":
         return current.head.lower_ == "without"
-    if current.dep_ != "ccomp" or is_semicolon_complement(current):
+    if current.dep_ != "ccomp" or is_paratactic_complement(current):
         return False
     return any(c.dep_ == "neg" for c in current.head.children)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example
-from enoki_hd.extract.rules.syntax import is_content, is_semicolon_complement
+from enoki_hd.extract.rules.syntax import is_content, is_paratactic_complement
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -44,7 +44,7 @@ def complements(clause: Clause) -> list[Token]:
         c
         for h in clause.heads
         for c in h.children
-        if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX") and not is_semicolon_complement(c)
+        if c.dep_ == "ccomp" and c.pos_ in ("VERB", "AUX") and not is_paratactic_complement(c)
     ]
 
 
