@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from enoki_hd.extract.rules.families import composite, dates
 from enoki_hd.extract.rules.families.including import is_including_prep
 from enoki_hd.extract.rules.syntax import (
+    SUBJECT_DEPS,
     is_content,
     is_dropped_article,
     is_glued,
@@ -56,10 +57,6 @@ class Step:
     family: str | None = None
 
 
-def _own_subject_absent(token: Token) -> bool:
-    return not any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children)
-
-
 def is_infinitival_modifier(token: Token) -> bool:
     """``to divert a gas main`` of ``the need to divert a gas main`` (``plans to build``,
     ``the right to vote``, ``the first woman to win``): it says what the noun is about, and no
@@ -68,7 +65,7 @@ def is_infinitival_modifier(token: Token) -> bool:
     return (
         token.dep_ in ("acl", "relcl")
         and token.tag_ == "VB"
-        and _own_subject_absent(token)
+        and not any(c.dep_ in SUBJECT_DEPS for c in token.children)
         and any(c.dep_ == "aux" and c.lower_ == "to" for c in token.children)
     )
 

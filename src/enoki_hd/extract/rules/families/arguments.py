@@ -30,6 +30,18 @@ if TYPE_CHECKING:
     from enoki_hd.extract.rules.clauses import Clause
 
 
+def _refining(
+    relation: frozenset[int], anchor: Token, ends: list[tuple[int, frozenset[int]]]
+) -> tuple[int, tuple[frozenset[int], ...]] | None:
+    """``(parent, relation groups)`` for a chain that refines the one chain preposition
+    ``anchor`` produced (``ends``, from :func:`emit_prep_chains`), or None when it produced
+    none or several (coordinated objects: no single fact to refine)."""
+    if len(ends) != 1:
+        return None
+    parent, tokens = ends[0]
+    return parent, (relation, prep_words(anchor) | tokens)
+
+
 def emit_predicate(
     builder: FactBuilder,
     clause: Clause,
@@ -90,16 +102,14 @@ def emit_predicate(
             for prep in preps:
                 if predicate_prep is not None and prep.i == predicate_prep.i:
                     continue
-                before: tuple[frozenset[int], ...] = (clause.relation,)
-                parent = None
-                if predicate_prep is not None and len(ends) == 1:
-                    parent, tokens = ends[0]
-                    before = (clause.relation, prep_words(predicate_prep) | tokens)
-                elif is_comparison(prep) and previous is not None and len(previous[1]) == 1:
+                refined = None
+                if predicate_prep is not None:
+                    refined = _refining(clause.relation, predicate_prep, ends)
+                if refined is None and is_comparison(prep) and previous is not None:
                     # "came in at $2.1bn, compared with $1.8bn": the comparison refines the
                     # value it compares, not the bare verb ("came in compared with $1.8bn")
-                    parent, tokens = previous[1][0]
-                    before = (clause.relation, prep_words(previous[0]) | tokens)
+                    refined = _refining(clause.relation, *previous)
+                parent, before = refined or (None, (clause.relation,))
                 added = emit_prep_chains(
                     builder,
                     subject,
