@@ -681,3 +681,41 @@ def test_a_comparison_refines_the_value_it_compares(extractor: RulesExtractor) -
         ("Revenue", "came in at", "2.1bn", None, ["2.1bn"]),
         ("Revenue", "came in at 2.1bn, compared with", "1.8bn", "f0.0", ["compared", "1.8bn"]),
     ]
+
+
+def test_a_purpose_infinitive_refines_the_main_fact(extractor: RulesExtractor) -> None:
+    """ "to fund the new hospital" says what the taxes were raised for: it reached no fact
+    (the parser hangs it from the verb as an adverbial clause); now it refines the main fact,
+    its own words the delta."""
+    answer = "The council raised taxes to fund the new hospital."
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("council", "raised", "taxes", None, ["taxes"]),
+        ("council", "raised taxes to fund", "hospital", "f0.0", ["fund", "hospital"]),
+        ("council", "raised taxes to fund", "new hospital", "f0.1", ["new"]),
+    ]
+    passive = "The bridge was built to carry trains across the river."
+    assert _chains(passive, extractor.extract(passive)) == [
+        ("bridge", "was built to carry", "trains", None, ["trains"]),
+        ("bridge", "was built to carry trains across", "river", "f0.0", ["river"]),
+    ]
+    assert {f.source for f in extractor.extract(passive)} == {"rules:purpose"}
+
+
+def test_in_order_to_is_a_purpose_not_a_place(extractor: RulesExtractor) -> None:
+    answer = "She moved to Paris in order to study art."
+    assert triples(extractor.extract(answer)) == {
+        ("She", "moved to", "Paris"),
+        ("She", "moved to study", "art"),
+    }
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It was too late to stop the leak.",  # the leak was not stopped
+        "The hall is big enough to hold 500 people.",
+        "If the council raises taxes to fund the hospital, rents will rise.",
+    ],
+)
+def test_no_purpose_fact_where_none_is_asserted(extractor: RulesExtractor, answer: str) -> None:
+    assert not [f for f in extractor.extract(answer) if f.source == "rules:purpose"]

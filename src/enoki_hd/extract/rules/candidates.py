@@ -39,6 +39,7 @@ FAMILY_CONFIDENCE: dict[str, float] = {
     "composite": 0.8,
     "coordination": 0.75,
     "including": 0.7,
+    "purpose": 0.7,
     "clausal": 0.6,
 }
 

@@ -7,6 +7,7 @@ become half-open character spans into the original answer only when facts are sh
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,8 @@ RELATIVE_PRONOUNS = frozenset({"which", "who", "whom", "that", "whose"})
 NOUN_LIKE_POS = frozenset({"NOUN", "PROPN", "PRON", "NUM", "X"})
 # Dependents of a clause's verb that belong to the relation phrase.
 RELATION_DEPS = frozenset({"aux", "auxpass", "neg", "prt"})
+# Dependents of a verb that are its object: direct object, predicate nominal / adjective.
+OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "acomp"})
 # A relative pronoun is an argument only through its antecedent; a clause that cannot be
 # walked up to one within this many heads is malformed.
 _MAX_CLIMB = 32
@@ -188,3 +191,51 @@ def is_glued(a: Token, b: Token) -> bool:
     split (``spin-off``, ``co-author``)."""
     low, high = sorted((a.i, b.i))
     return all(not a.doc[i].whitespace_ for i in range(low, high))
+
+
+def _is_object(child: Token, siblings: list[Token]) -> bool:
+    """Whether ``child`` is an object of its verb (``siblings``: the verb's children), mending
+    two parser errors: a ``pobj`` hanging from the verb itself, with no preposition (``those
+    given a placebo``), is its object; a second direct object set off by a comma (``brought
+    its level down to 23%, its lowest point``) is an appositive of what precedes it."""
+    if child.dep_ == "pobj":
+        return True
+    if child.dep_ not in OBJECT_DEPS:
+        return False
+    if child.dep_ == "dobj" and any(o.dep_ == "dobj" and o.i < child.i for o in siblings):
+        before = child.left_edge.i - 1
+        return before < 0 or child.doc[before].text != ","
+    return True
+
+
+def objects_of(verbs: Iterable[Token]) -> list[Token]:
+    """Direct objects (and predicate nominals / adjectives) of ``verbs``, resolved."""
+    found: list[Token] = []
+    for verb in verbs:
+        children = list(verb.children)
+        for child in children:
+            if _is_object(child, children):
+                resolved = resolve_argument(child)
+                if resolved is not None:
+                    found.append(resolved)
+    return found
+
+
+def is_infinitive(verb: Token) -> bool:
+    """A ``to`` infinitive without a subject of its own (``to promote literacy``)."""
+    return (
+        verb.pos_ == "VERB"
+        and verb.tag_ == "VB"
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+        and not any(c.dep_ in SUBJECT_DEPS for c in verb.children)
+    )
+
+
+def in_order_purpose(prep: Token) -> Token | None:
+    """The infinitive of ``in order to ...`` when ``prep`` is its ``in``, else None."""
+    if prep.lower_ != "in":
+        return None
+    for pobj in prep.children:
+        if pobj.dep_ == "pobj" and pobj.lower_ == "order":
+            return next((c for c in pobj.children if c.dep_ == "acl" and is_infinitive(c)), None)
+    return None

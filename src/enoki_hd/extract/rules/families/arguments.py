@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from enoki_hd.extract.rules.families import clausal
+from enoki_hd.extract.rules.families import clausal, purpose
 from enoki_hd.extract.rules.families.coordination import alternatives
 from enoki_hd.extract.rules.families.prepositional import (
     emit_prep_chains,
@@ -69,6 +69,7 @@ def emit_predicate(
         subject = widest(subject_head, max_tokens=limit)
         if not subject:
             continue
+        anchors: list[tuple[int, tuple[frozenset[int], ...]]] = []
         for obj in objects:
             for head, head_family in alternatives(obj):
                 steps = phrase_steps(head, max_tokens=limit, exclude=moved)
@@ -77,6 +78,7 @@ def emit_predicate(
                 if last is None:
                     continue
                 relation = (clause.relation, steps[-1].tokens)
+                anchors.append((last, relation))
                 for prep in preps:
                     emit_prep_chains(
                         builder,
@@ -122,8 +124,16 @@ def emit_predicate(
                 if parent is None:
                     previous = (prep, added)
         complements = clausal.complements(clause)
+        purposes = purpose.purposes(clause)
         bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
-        if not objects and not preps and not complements and intransitive and not bare_there:
+        bare = not objects and not preps and not complements and not purposes
+        if bare and intransitive and not bare_there:
             builder.add(subject_family or object_family, subject, clause.relation, frozenset())
+        # a purpose refines the one object chain (built wall → built wall to protect harbour)
+        parent, before = anchors[0] if len(anchors) == 1 else (None, (clause.relation,))
+        for verb in purposes:
+            purpose.emit(
+                builder, clause, subject, before, verb, parent=parent, family=subject_family
+            )
         for complement in complements:
             clausal.emit(builder, subject, clause.relation, complement, family=subject_family)

@@ -20,7 +20,12 @@ from enoki_hd.extract.rules.families import Example
 from enoki_hd.extract.rules.families.coordination import alternatives
 from enoki_hd.extract.rules.families.including import is_including_prep
 from enoki_hd.extract.rules.phrases import phrase_steps
-from enoki_hd.extract.rules.syntax import conjuncts, follows_alternative, resolve_argument
+from enoki_hd.extract.rules.syntax import (
+    conjuncts,
+    follows_alternative,
+    in_order_purpose,
+    resolve_argument,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -177,7 +182,13 @@ def verb_preps(clause: Clause, objects: list[Token]) -> list[Token]:
         pobj = prep_object(prep)
         if pobj is not None:
             preps += [c for c in pobj.children if _describes_event(pobj, c, light=False)]
-    unique = {p.i: p for p in preps if prep_object(p) is not None and not follows_alternative(p)}
+    unique = {
+        p.i: p
+        for p in preps
+        if prep_object(p) is not None
+        and not follows_alternative(p)
+        and in_order_purpose(p) is None  # "in order to study": a purpose, not a place
+    }
     return [unique[i] for i in sorted(unique)]
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example, prepositional
 from enoki_hd.extract.rules.families.arguments import emit_predicate
-from enoki_hd.extract.rules.syntax import resolve_argument
+from enoki_hd.extract.rules.syntax import objects_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -48,35 +48,10 @@ EXAMPLES = (
     ),
 )
 
-OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "acomp"})
-
-
-def _is_object(child: Token, siblings: list[Token]) -> bool:
-    """Whether ``child`` is an object of its verb (``siblings``: the verb's children), mending
-    two parser errors: a ``pobj`` hanging from the verb itself, with no preposition (``those
-    given a placebo``), is its object; a second direct object set off by a comma (``brought
-    its level down to 23%, its lowest point``) is an appositive of what precedes it."""
-    if child.dep_ == "pobj":
-        return True
-    if child.dep_ not in OBJECT_DEPS:
-        return False
-    if child.dep_ == "dobj" and any(o.dep_ == "dobj" and o.i < child.i for o in siblings):
-        before = child.left_edge.i - 1
-        return before < 0 or child.doc[before].text != ","
-    return True
-
 
 def object_heads(clause: Clause) -> list[Token]:
     """Direct objects (and predicate nominals / adjectives) of the clause's verbs."""
-    found: list[Token] = []
-    for head in clause.heads:
-        children = list(head.children)
-        for child in children:
-            if _is_object(child, children):
-                resolved = resolve_argument(child)
-                if resolved is not None:
-                    found.append(resolved)
-    return found
+    return objects_of(clause.heads)
 
 
 def propose(builder: FactBuilder, clause: Clause) -> None:
