@@ -719,3 +719,38 @@ def test_in_order_to_is_a_purpose_not_a_place(extractor: RulesExtractor) -> None
 )
 def test_no_purpose_fact_where_none_is_asserted(extractor: RulesExtractor, answer: str) -> None:
     assert not [f for f in extractor.extract(answer) if f.source == "rules:purpose"]
+
+
+def test_the_end_of_a_range_refines_its_start(extractor: RulesExtractor) -> None:
+    """ "to March 20, 2012" hangs from "from": it reached no fact, so the end date (and the
+    year) went unchecked; now it refines the start's chain."""
+    answer = "He led the company from 1990 to 2005."
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("He", "led", "company", None, ["company"]),
+        ("He", "led company from", "1990", "f0.0", ["1990"]),
+        ("He", "led company from 1990 to", "2005", "f0.1", ["2005"]),
+    ]
+    held = "The games were held from March 16 to March 20, 2012."
+    assert ("games", "were held from March 16 to", "March 20, 2012") in triples(
+        extractor.extract(held)
+    )
+
+
+def test_a_gerund_after_a_preposition_completes_its_verb(extractor: RulesExtractor) -> None:
+    """ "was accused of stealing money": (He, stealing, money) was a claim the answer does not
+    make; the gerund folds into the relation as an xcomp does. A temporal gerund ("before
+    recording") still heads a clause of its own, and a verb with an object keeps it."""
+    accused = "He was accused of stealing money from the bank."
+    assert triples(extractor.extract(accused)) == {
+        ("He", "was accused of stealing", "money"),
+        ("He", "was accused of stealing money from", "bank"),
+    }
+    focus = "The company focuses on building electric cars."
+    assert triples(extractor.extract(focus)) == {
+        ("company", "focuses on building", "cars"),
+        ("company", "focuses on building", "electric cars"),
+    }
+    before = "The band split up before recording a third album."
+    assert ("band", "recording", "third album") in triples(extractor.extract(before))
+    spent = "He spent two years on building the boat."
+    assert ("He", "spent", "two years") in triples(extractor.extract(spent))

@@ -10,7 +10,9 @@
 - a reduced relative (participial ``acl``: ``a band formed in Bath``) takes the entity its
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
-  record``); they are not clauses of their own;
+  record``), and so does a gerund after a preposition that completes the verb (``focuses on
+  building cars``, ``was accused of stealing money``: the gerund alone, (company, building,
+  cars), was a claim the answer does not make); they are not clauses of their own;
 - a clause whose subject is the speaker (``I cannot provide an answer``, ``I think``) is
   about the answering model, not the world: it heads no clause (a complement still does);
 - a clause the answer does not assert heads no clause
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from enoki_hd.extract.rules.syntax import (
+    OBJECT_DEPS,
     RELATION_DEPS,
     SUBJECT_DEPS,
     entity_of,
@@ -56,6 +59,10 @@ _ABSOLUTE_PREPS = frozenset({"with", "without"})
 # the context could support.
 _SPEAKER = frozenset({"i", "me"})
 _MAX_INHERIT = 8
+# Prepositions through which a gerund completes its verb (``focuses on building``, ``known
+# for inventing``, ``grew by cutting costs``); after the others (``before splitting up``,
+# ``despite losing``) the gerund heads a clause of its own.
+_GERUND_PREPS = frozenset({"on", "for", "in", "of", "about", "at", "to", "into", "by"})
 
 
 @dataclass(frozen=True)
@@ -110,26 +117,48 @@ def _relation_dependents(verb: Token) -> set[int]:
     return {verb.i} | {c.i for c in verb.children if _in_relation(c)}
 
 
+def folded_gerund(prep: Token) -> Token | None:
+    """The gerund that completes its verb through ``prep`` (``focuses on building cars``,
+    ``was accused of stealing money``), or None: a ``pcomp`` without a subject of its own,
+    after a preposition of :data:`_GERUND_PREPS`, on a verb without an object."""
+    verb = prep.head
+    if prep.dep_ != "prep" or prep.lower_ not in _GERUND_PREPS or verb.pos_ not in _VERB_POS:
+        return None
+    if any(c.dep_ in OBJECT_DEPS for c in verb.children):
+        return None  # "spent two years on building the boat": the years are the object
+    gerund = next((c for c in prep.children if c.dep_ == "pcomp" and c.tag_ == "VBG"), None)
+    if gerund is None or _own_subject(gerund) is not None:
+        return None
+    return gerund
+
+
+def _folded(verb: Token) -> tuple[set[int], Token] | None:
+    """The tokens and verb ``verb``'s relation folds in: a subject-less ``xcomp`` (``began to
+    record``) or a gerund after a preposition (``focuses on building``), or None."""
+    for child in verb.children:
+        if child.dep_ == "xcomp" and child.pos_ == "VERB" and _own_subject(child) is None:
+            return _relation_dependents(child), child
+    for child in verb.children:
+        gerund = folded_gerund(child)
+        if gerund is not None:
+            return {child.i} | _relation_dependents(gerund), gerund
+    return None
+
+
 def relation_of(verb: Token) -> tuple[frozenset[int], tuple[Token, ...]]:
     """The relation tokens of ``verb`` (auxiliaries, negation, particles, folded ``xcomp``
-    verbs) and the verbs whose dependents hold the arguments."""
+    verbs and gerunds after a preposition) and the verbs whose dependents hold the
+    arguments."""
     relation = _relation_dependents(verb)
     heads = [verb]
     current = verb
     for _ in range(_MAX_INHERIT):
-        xcomp = next(
-            (
-                c
-                for c in current.children
-                if c.dep_ == "xcomp" and c.pos_ == "VERB" and _own_subject(c) is None
-            ),
-            None,
-        )
-        if xcomp is None:
+        folded = _folded(current)
+        if folded is None:
             break
-        relation |= _relation_dependents(xcomp)
-        heads.append(xcomp)
-        current = xcomp
+        tokens, current = folded
+        relation |= tokens
+        heads.append(current)
     return frozenset(relation), tuple(heads)
 
 
@@ -163,6 +192,9 @@ def find_clause(verb: Token) -> Clause | None:
         return None
     if is_absolute_participle(verb) or is_unasserted(verb):
         return None
+    folded = folded_gerund(verb.head) if verb.dep_ == "pcomp" else None
+    if folded is not None and folded.i == verb.i:
+        return None  # folded into its governing verb's relation
     if verb.dep_ == "conj" and verb.head.pos_ not in _VERB_POS:
         return None
     if verb.dep_ == "acl" and verb.tag_ not in _PARTICIPLE_TAGS:

@@ -19,6 +19,7 @@ from enoki_hd.extract.rules.families.prepositional import (
     emit_prep_chains,
     is_comparison,
     prep_words,
+    range_start,
     verb_preps,
 )
 from enoki_hd.extract.rules.phrases import phrase_steps, widest
@@ -69,7 +70,7 @@ def emit_predicate(
         subject = widest(subject_head, max_tokens=limit)
         if not subject:
             continue
-        anchors: list[tuple[int, tuple[frozenset[int], ...]]] = []
+        anchors: list[tuple[int | None, tuple[frozenset[int], ...]]] = []
         for obj in objects:
             for head, head_family in alternatives(obj):
                 steps = phrase_steps(head, max_tokens=limit, exclude=moved)
@@ -79,14 +80,20 @@ def emit_predicate(
                     continue
                 relation = (clause.relation, steps[-1].tokens)
                 anchors.append((last, relation))
+                chains: dict[int, list[tuple[int, frozenset[int]]]] = {}
                 for prep in preps:
-                    emit_prep_chains(
+                    start = range_start(prep)
+                    refined = None
+                    if start is not None and start.i in chains:
+                        refined = _refining(frozenset().union(*relation), start, chains[start.i])
+                    refines, before = refined or (last, relation)
+                    chains[prep.i] = emit_prep_chains(
                         builder,
                         subject,
-                        relation,
+                        before,
                         prep,
                         family=subject_family or prep_family,
-                        parent=last,
+                        parent=refines,
                         exclude=moved,
                     )
         if not objects:
@@ -101,11 +108,16 @@ def emit_predicate(
                     exclude=moved,
                 )
             previous: tuple[Token, list[tuple[int, frozenset[int]]]] | None = None
+            chains = {} if predicate_prep is None else {predicate_prep.i: ends}
             for prep in preps:
                 if predicate_prep is not None and prep.i == predicate_prep.i:
                     continue
                 refined = None
-                if predicate_prep is not None:
+                start = range_start(prep)
+                if start is not None and start.i in chains:
+                    # "from March 16 to March 20, 2012": the end refines the start's chain
+                    refined = _refining(clause.relation, start, chains[start.i])
+                elif predicate_prep is not None:
                     refined = _refining(clause.relation, predicate_prep, ends)
                 if refined is None and is_comparison(prep) and previous is not None:
                     # "came in at $2.1bn, compared with $1.8bn": the comparison refines the
@@ -121,6 +133,7 @@ def emit_predicate(
                     parent=parent,
                     exclude=moved,
                 )
+                chains[prep.i] = added
                 if parent is None:
                     previous = (prep, added)
         complements = clausal.complements(clause)
@@ -130,10 +143,10 @@ def emit_predicate(
         if bare and intransitive and not bare_there:
             builder.add(subject_family or object_family, subject, clause.relation, frozenset())
         # a purpose refines the one object chain (built wall → built wall to protect harbour)
-        parent, before = anchors[0] if len(anchors) == 1 else (None, (clause.relation,))
+        anchor, before = anchors[0] if len(anchors) == 1 else (None, (clause.relation,))
         for verb in purposes:
             purpose.emit(
-                builder, clause, subject, before, verb, parent=parent, family=subject_family
+                builder, clause, subject, before, verb, parent=anchor, family=subject_family
             )
         for complement in complements:
             clausal.emit(builder, subject, clause.relation, complement, family=subject_family)

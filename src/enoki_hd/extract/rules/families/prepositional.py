@@ -114,6 +114,28 @@ def is_comparison(prep: Token) -> bool:
     return prep.lower_ in _COMPARISONS
 
 
+_RANGE_STARTS = frozenset({"from", "between"})
+_RANGE_ENDS = frozenset({"to", "until", "till", "through"})
+
+
+def range_start(prep: Token) -> Token | None:
+    """The ``from`` of the range ``prep`` ends (``from March 16 to March 20``: the parser
+    hangs ``to`` from ``from``, or from the verb right after the ``from`` phrase), or None."""
+    head = prep.head
+    if prep.dep_ != "prep" or prep.lower_ not in _RANGE_ENDS or head.i == prep.i:
+        return None
+    if head.dep_ == "prep" and head.lower_ in _RANGE_STARTS:
+        return head
+    return next(
+        (
+            c
+            for c in head.children
+            if c.dep_ == "prep" and c.lower_ in _RANGE_STARTS and c.right_edge.i == prep.i - 1
+        ),
+        None,
+    )
+
+
 def prep_words(prep: Token) -> frozenset[int]:
     """The preposition's words in a relation: ``because of``, not ``because``; ``back to``,
     not ``to``."""
@@ -182,6 +204,8 @@ def verb_preps(clause: Clause, objects: list[Token]) -> list[Token]:
         pobj = prep_object(prep)
         if pobj is not None:
             preps += [c for c in pobj.children if _describes_event(pobj, c, light=False)]
+    # "from March 16 to March 20": the end of a range hangs from its start
+    preps += [c for p in list(preps) for c in p.children if range_start(c) is not None]
     unique = {
         p.i: p
         for p in preps
