@@ -59,6 +59,12 @@ _ABSOLUTE_PREPS = frozenset({"with", "without"})
 # the context could support.
 _SPEAKER = frozenset({"i", "me"})
 _MAX_INHERIT = 8
+# Adverbs that complete their verb as a particle does ("go away without treatment" is not "go
+# without treatment"; "moved north"), when they follow it directly.
+_PARTICLE_ADVERBS = frozenset(
+    {"away", "back", "out", "off", "up", "down", "over", "apart", "ahead", "forward", "aside"}
+    | {"north", "south", "east", "west", "abroad", "overseas", "inland", "together"}
+)
 # Prepositions through which a gerund completes its verb (``focuses on building``, ``known
 # for inventing``, ``grew by cutting costs``); after the others (``before splitting up``,
 # ``despite losing``) the gerund heads a clause of its own.
@@ -107,9 +113,13 @@ def subject_of(verb: Token, depth: int = 0) -> Token | None:
 
 
 def _in_relation(child: Token) -> bool:
-    """Auxiliaries, negation, particles and a nominal indirect object (``gave him``)."""
+    """Auxiliaries, negation, particles (and a particle the parser reads as an adverb right
+    after its verb: ``go away``, ``moved north``) and a nominal indirect object (``gave
+    him``)."""
     if child.dep_ in RELATION_DEPS:
         return is_content(child)
+    if child.dep_ == "advmod":
+        return child.lower_ in _PARTICLE_ADVERBS and child.i == child.head.i + 1
     return child.dep_ == "dative" and is_noun_like(child)
 
 

@@ -40,7 +40,7 @@ def _refining(
     if len(ends) != 1:
         return None
     parent, tokens = ends[0]
-    return parent, (relation, prep_words(anchor) | tokens)
+    return parent, (relation, (prep_words(anchor) | tokens) - relation)
 
 
 def emit_predicate(

@@ -233,8 +233,9 @@ def emit_prep_chains(
     (prepositions moved to the verb) are left out of the object. Returns, per chain added,
     the index of its last fact and that fact's object tokens.
     """
-    order = (*relation, prep_words(prep))
-    tokens = frozenset().union(*order)
+    before = frozenset().union(*relation)
+    order = (*relation, prep_words(prep) - before)  # "went back to": "back" read once
+    tokens = before | order[-1]
     pobj = prep_object(prep)
     if pobj is None:
         return []
