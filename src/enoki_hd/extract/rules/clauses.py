@@ -65,6 +65,14 @@ _PARTICLE_ADVERBS = frozenset(
     {"away", "back", "out", "off", "up", "down", "over", "apart", "ahead", "forward", "aside"}
     | {"north", "south", "east", "west", "abroad", "overseas", "inland", "together"}
 )
+# Adverbs that limit or hedge the claim itself: "caused solely by" is not "caused by" (a
+# context that names several causes supports the second only), "usually resolves" is not
+# "resolves".
+_LIMITING_ADVERBS = frozenset(
+    {"only", "solely", "exclusively", "entirely", "wholly", "partly", "partially", "mainly"}
+    | {"mostly", "largely", "primarily", "chiefly", "always", "rarely", "seldom", "sometimes"}
+    | {"often", "usually", "possibly", "probably", "reportedly", "allegedly", "almost"}
+)
 # Prepositions through which a gerund completes its verb (``focuses on building``, ``known
 # for inventing``, ``grew by cutting costs``); after the others (``before splitting up``,
 # ``despite losing``) the gerund heads a clause of its own.
@@ -114,11 +122,14 @@ def subject_of(verb: Token, depth: int = 0) -> Token | None:
 
 def _in_relation(child: Token) -> bool:
     """Auxiliaries, negation, particles (and a particle the parser reads as an adverb right
-    after its verb: ``go away``, ``moved north``) and a nominal indirect object (``gave
+    after its verb: ``go away``, ``moved north``), an adverb that limits or hedges the claim
+    (``caused solely by``, ``usually resolves``) and a nominal indirect object (``gave
     him``)."""
     if child.dep_ in RELATION_DEPS:
         return is_content(child)
     if child.dep_ == "advmod":
+        if child.lower_ in _LIMITING_ADVERBS:
+            return True
         return child.lower_ in _PARTICLE_ADVERBS and child.i == child.head.i + 1
     return child.dep_ == "dative" and is_noun_like(child)
 

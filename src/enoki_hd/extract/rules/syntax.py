@@ -154,6 +154,14 @@ def is_paratactic_complement(verb: Token) -> bool:
 
 _ALTERNATIVE_MARKERS = frozenset({("instead", "of"), ("rather", "than")})
 _CONDITION_MARKS = frozenset({"if", "unless", "whether"})
+# Nouns whose "that" clause reports a view, not a fact: "the ruling that X breached its
+# contract" (overturned) and "the claim that he took bribes" do not assert X ("the fact that",
+# "the finding that" do, and stay).
+_UNASSERTING_NOUNS = frozenset(
+    {"claim", "ruling", "belief", "rumour", "rumor", "allegation", "suggestion", "idea"}
+    | {"theory", "hypothesis", "possibility", "hope", "fear", "assumption", "notion"}
+    | {"speculation", "proposal", "argument", "impression", "accusation", "myth", "misconception"}
+)
 
 
 def follows_alternative(token: Token) -> bool:
@@ -167,9 +175,11 @@ def follows_alternative(token: Token) -> bool:
 
 def is_unasserted(verb: Token) -> bool:
     """A clause its sentence does not assert: a condition (``if the dam fails``, ``unless``,
-    ``whether``), the complement of a negated verb (``doesn't prove the heart is healthy``,
-    ``did not say that ...``), a gerund after ``without`` or a rejected alternative (``left
-    without paying``, ``rose instead of falling``), or a verb coordinated with one."""
+    ``whether``), the ``that`` clause of a noun of opinion (``the ruling that Maris had
+    breached its contract``), the complement of a negated verb (``doesn't prove the heart is
+    healthy``, ``did not say that ...``), a gerund after ``without`` or a rejected
+    alternative (``left without paying``, ``rose instead of falling``), or a verb coordinated
+    with one."""
     current = verb
     for _ in range(_MAX_CLIMB):
         if follows_alternative(current) or any(
@@ -179,6 +189,8 @@ def is_unasserted(verb: Token) -> bool:
         if current.dep_ != "conj" or current.head is current:
             break
         current = current.head
+    if current.dep_ == "acl" and current.head.lemma_.lower() in _UNASSERTING_NOUNS:
+        return any(c.dep_ == "mark" and c.lower_ == "that" for c in current.children)
     if current.dep_ == "pcomp":
         return current.head.lower_ == "without"
     if current.dep_ != "ccomp" or is_paratactic_complement(current):

@@ -31,6 +31,16 @@ if TYPE_CHECKING:
     from enoki_hd.extract.rules.clauses import Clause
 
 
+def measures(clause: Clause) -> list[Token]:
+    """``8%`` of ``sales grew 8%``, ``6 to 12`` of ``children aged 6 to 12``: a number the
+    parser hangs from the verb as an adverbial noun phrase, its object in all but name."""
+    return [
+        c
+        for c in clause.predicate.children
+        if c.dep_ == "npadvmod" and (c.like_num or any(g.dep_ == "nummod" for g in c.children))
+    ]
+
+
 def _refining(
     relation: frozenset[int], anchor: Token, ends: list[tuple[int, frozenset[int]]]
 ) -> tuple[int, tuple[frozenset[int], ...]] | None:
@@ -139,7 +149,8 @@ def emit_predicate(
         complements = clausal.complements(clause)
         purposes = purpose.purposes(clause)
         bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
-        bare = not objects and not preps and not complements and not purposes
+        adverbials = clausal.adverbials(clause)
+        bare = not objects and not preps and not complements and not purposes and not adverbials
         if bare and intransitive and not bare_there:
             builder.add(subject_family or object_family, subject, clause.relation, frozenset())
         # a purpose refines the one object chain (built wall → built wall to protect harbour)
@@ -147,6 +158,10 @@ def emit_predicate(
         for verb in purposes:
             purpose.emit(
                 builder, clause, subject, before, verb, parent=anchor, family=subject_family
+            )
+        for mark, verb in adverbials:
+            clausal.emit_adverbial(
+                builder, subject, before, mark, verb, parent=anchor, family=subject_family
             )
         for complement in complements:
             clausal.emit(builder, subject, clause.relation, complement, family=subject_family)

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from enoki_hd.extract.rules.clauses import Clause
 
 FAMILY = "clausal"
+# Marks of an adverbial clause whose relation to the main event is a claim (``taken after``
+# vs ``before``; ``because``); a condition (``if``, ``unless``) is not asserted at all.
+_ADVERBIAL_MARKS = frozenset(
+    {"after", "before", "until", "till", "since", "because", "once", "when", "whenever"}
+)
 
 EXAMPLES = (
     Example(
@@ -60,3 +65,45 @@ def emit(
     tokens = frozenset(t.i for t in complement.subtree if is_content(t))
     if tokens and len(tokens) <= builder.max_phrase_tokens:
         builder.add(family or FAMILY, subject, relation, tokens)
+
+
+def adverbials(clause: Clause) -> list[tuple[Token, Token]]:
+    """(mark, verb) of each temporal or causal clause on the clause's verbs (``taken after
+    the patient was started on antibiotics``, ``delayed because the pipe burst``)."""
+    found = []
+    for head in clause.heads:
+        for child in head.children:
+            if child.dep_ != "advcl" or child.pos_ not in ("VERB", "AUX"):
+                continue
+            mark = next(
+                (m for m in child.children if m.dep_ == "mark" and m.lower_ in _ADVERBIAL_MARKS),
+                None,
+            )
+            if mark is not None:
+                found.append((mark, child))
+    return found
+
+
+def emit_adverbial(
+    builder: FactBuilder,
+    subject: frozenset[int],
+    before: tuple[frozenset[int], ...],
+    mark: Token,
+    verb: Token,
+    *,
+    parent: int | None,
+    family: str | None = None,
+) -> None:
+    """(subject, ``before`` + the mark, the whole adverbial clause) — the relation between the
+    two events, which neither clause's own facts state — when it fits the phrase limit."""
+    tokens = frozenset(t.i for t in verb.subtree if is_content(t) and t.i != mark.i)
+    if tokens and len(tokens) <= builder.max_phrase_tokens:
+        order = (*before, frozenset({mark.i}))
+        builder.add(
+            family or FAMILY,
+            subject,
+            frozenset().union(*order),
+            tokens,
+            parent=parent,
+            relation_order=order,
+        )

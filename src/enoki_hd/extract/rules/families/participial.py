@@ -12,12 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example
-from enoki_hd.extract.rules.families.arguments import emit_predicate
+from enoki_hd.extract.rules.families.arguments import emit_predicate, measures
 from enoki_hd.extract.rules.families.verb_object import object_heads
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
-
     from enoki_hd.extract.rules.candidates import FactBuilder
     from enoki_hd.extract.rules.clauses import Clause
 
@@ -39,23 +37,13 @@ EXAMPLES = (
 )
 
 
-def _measures(clause: Clause) -> list[Token]:
-    """``6 to 12`` of ``children aged 6 to 12``: a number the parser hangs from the
-    participle as an adverbial noun phrase, its object in all but name."""
-    return [
-        c
-        for c in clause.predicate.children
-        if c.dep_ == "npadvmod" and (c.like_num or any(g.dep_ == "nummod" for g in c.children))
-    ]
-
-
 def propose(builder: FactBuilder, clause: Clause) -> None:
     # A bare participle modifying a noun says nothing checkable on its own: "targets related"
     # (of "targets related to making cities safe"), "the man sitting".
     emit_predicate(
         builder,
         clause,
-        objects=object_heads(clause) or _measures(clause),
+        objects=object_heads(clause) or measures(clause),
         object_family=FAMILY,
         prep_family=FAMILY,
         intransitive=clause.predicate.dep_ != "acl",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example, prepositional
-from enoki_hd.extract.rules.families.arguments import emit_predicate
+from enoki_hd.extract.rules.families.arguments import emit_predicate, measures
 from enoki_hd.extract.rules.syntax import objects_of
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def propose(builder: FactBuilder, clause: Clause) -> None:
     emit_predicate(
         builder,
         clause,
-        objects=object_heads(clause),
+        objects=object_heads(clause) or measures(clause),
         object_family=FAMILY,
         prep_family=prepositional.FAMILY,
     )
