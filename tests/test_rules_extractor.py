@@ -822,3 +822,13 @@ def test_the_that_clause_of_a_noun_of_opinion_is_not_asserted(extractor: RulesEx
     assert not [f for f in extractor.extract(ruling) if f.subject == "Maris Logistics"]
     finding = "Scientists confirmed the finding that the virus spreads through the air."
     assert ("virus", "spreads through", "air") in triples(extractor.extract(finding))
+
+
+def test_a_time_before_the_verb_or_the_mark_is_no_object(extractor: RulesExtractor) -> None:
+    """ "two years before it moved": the measure dates one event against the other; it is
+    not what the verb did ((it, moved, two years) was a false fact) and it stays with the
+    mark in the relation."""
+    answer = "Fire destroyed the premises two years before the club moved to Leeds."
+    facts = triples(extractor.extract(answer))
+    assert ("Fire", "destroyed premises two years before", "the club moved to Leeds") in facts
+    assert not [t for t in facts if t[2] == "two years"]

@@ -33,11 +33,15 @@ if TYPE_CHECKING:
 
 def measures(clause: Clause) -> list[Token]:
     """``8%`` of ``sales grew 8%``, ``6 to 12`` of ``children aged 6 to 12``: a number the
-    parser hangs from the verb as an adverbial noun phrase, its object in all but name."""
+    parser hangs from the verb as an adverbial noun phrase, after it, its object in all but
+    name (before it, ``two years before it moved``, it measures a time, not the event)."""
+    verb = clause.predicate
     return [
         c
-        for c in clause.predicate.children
-        if c.dep_ == "npadvmod" and (c.like_num or any(g.dep_ == "nummod" for g in c.children))
+        for c in verb.children
+        if c.dep_ == "npadvmod"
+        and c.i > verb.i
+        and (c.like_num or any(g.dep_ == "nummod" for g in c.children))
     ]
 
 

@@ -94,11 +94,13 @@ def emit_adverbial(
     parent: int | None,
     family: str | None = None,
 ) -> None:
-    """(subject, ``before`` + the mark, the whole adverbial clause) — the relation between the
-    two events, which neither clause's own facts state — when it fits the phrase limit."""
-    tokens = frozenset(t.i for t in verb.subtree if is_content(t) and t.i != mark.i)
+    """(subject, ``before`` + the mark, the rest of the adverbial clause) — the relation
+    between the two events, which neither clause's own facts state — when it fits the phrase
+    limit. What measures the mark stays with it (``some 44 years after``)."""
+    content = [t.i for t in verb.subtree if is_content(t)]
+    tokens = frozenset(i for i in content if i > mark.i)
     if tokens and len(tokens) <= builder.max_phrase_tokens:
-        order = (*before, frozenset({mark.i}))
+        order = (*before, frozenset(i for i in content if i <= mark.i))
         builder.add(
             family or FAMILY,
             subject,
