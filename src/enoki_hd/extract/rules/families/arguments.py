@@ -5,8 +5,10 @@ coarse to fine; then, per verb-level preposition, a chain whose relation takes t
 object in and whose first fact refines the object chain's last; with no object, one root chain
 per preposition — or, given the preposition that is the predicate (``has been under
 protection since 1987``), one chain for it whose last fact the others refine; with neither, an
-intransitive fact with an empty object. Clausal complements add their own fact
-(:mod:`.clausal`).
+intransitive fact with an empty object; the end of a ``from … to`` range refines the start's
+chain. Clausal complements add their own fact (:mod:`.clausal`); a temporal or causal clause
+(:func:`.clausal.adverbials`) and a purpose infinitive (:mod:`.purpose`) add theirs,
+refining the one object chain when there is exactly one.
 """
 
 from __future__ import annotations
@@ -57,6 +59,17 @@ def _refining(
     return parent, (relation, (prep_words(anchor) | tokens) - relation)
 
 
+def _range_end(
+    prep: Token, relation: frozenset[int], chains: dict[int, list[tuple[int, frozenset[int]]]]
+) -> tuple[int, tuple[frozenset[int], ...]] | None:
+    """``(parent, relation groups)`` when ``prep`` ends a range whose start already produced
+    its chain (``from March 16`` → ``from March 16 to March 20, 2012``), else None."""
+    start = range_start(prep)
+    if start is None or start.i not in chains:
+        return None
+    return _refining(relation, start, chains[start.i])
+
+
 def emit_predicate(
     builder: FactBuilder,
     clause: Clause,
@@ -96,10 +109,7 @@ def emit_predicate(
                 anchors.append((last, relation))
                 chains: dict[int, list[tuple[int, frozenset[int]]]] = {}
                 for prep in preps:
-                    start = range_start(prep)
-                    refined = None
-                    if start is not None and start.i in chains:
-                        refined = _refining(frozenset().union(*relation), start, chains[start.i])
+                    refined = _range_end(prep, frozenset().union(*relation), chains)
                     refines, before = refined or (last, relation)
                     chains[prep.i] = emit_prep_chains(
                         builder,
@@ -126,12 +136,8 @@ def emit_predicate(
             for prep in preps:
                 if predicate_prep is not None and prep.i == predicate_prep.i:
                     continue
-                refined = None
-                start = range_start(prep)
-                if start is not None and start.i in chains:
-                    # "from March 16 to March 20, 2012": the end refines the start's chain
-                    refined = _refining(clause.relation, start, chains[start.i])
-                elif predicate_prep is not None:
+                refined = _range_end(prep, clause.relation, chains)
+                if refined is None and predicate_prep is not None:
                     refined = _refining(clause.relation, predicate_prep, ends)
                 if refined is None and is_comparison(prep) and previous is not None:
                     # "came in at $2.1bn, compared with $1.8bn": the comparison refines the

@@ -1,6 +1,10 @@
 """Clausal complements: ``She said that the band split up`` → (She, said, that the band split
 up), and the complement clause's own facts (it is a clause of its own).
 
+A temporal or causal clause (``after``, ``because``, …) relates its event to the main one,
+which neither clause's own facts state: (Blood cultures, had been taken after, the patient
+was started on antibiotics), beside the clause's own facts.
+
 ``xcomp`` complements without their own subject are folded into the relation instead
 (``began to record albums`` → (band, began to record, albums)); see
 :mod:`enoki_hd.extract.rules.clauses`.
@@ -32,6 +36,13 @@ EXAMPLES = (
         (
             ("She", "said", "that the band split up in 2003"),
             ("band", "split up in", "2003"),
+        ),
+    ),
+    Example(
+        "Blood cultures had been taken after the patient was started on antibiotics.",
+        (
+            ("Blood cultures", "had been taken after", "the patient was started on antibiotics"),
+            ("patient", "was started on", "antibiotics"),
         ),
     ),
     Example(
