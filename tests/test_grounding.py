@@ -363,6 +363,28 @@ def test_a_unit_conflict_needs_the_same_dimension_and_no_statement_in_the_unit()
     assert ground("about 100 km", "It is 101 miles long.").mismatches == [("100 km", "101 mile")]
 
 
+def test_the_same_amount_in_another_currency_is_a_mismatch() -> None:
+    """ "40 million dollars" against "40 million euros": the number is there, the money is
+    not. No exchange rate is applied, so only the same amount can conflict."""
+    evidence = "Harlan Biotech raised 40 million euros in its Series B round."
+    dollars = ground("Harlan Biotech raised 40 million dollars", evidence)
+    assert dollars.status == "mismatch"
+    assert dollars.mismatches == [("40 million dollars", "40 million euros")]
+    assert dollars.missing_spans == [Span(22, 40)]
+    assert ground("raised $40 million", evidence).mismatches == [
+        ("$40 million", "40 million euros")
+    ]
+    # the same currency spelled another way, or stated in both currencies, is no conflict
+    assert ground("raised EUR 40 million", evidence).status == "grounded"
+    both = "It raised 40 million euros ($40 million at the time)."
+    assert ground("raised $40 million", both).mismatches == []
+    # an amount with no currency is no rival; another amount in another currency is a number
+    # mismatch as before, not a currency one
+    assert ground("Tickets cost 35 pounds", "Tickets cost 35 for adults.").mismatches == []
+    other = ground("raised $43 million", evidence)
+    assert other.mismatches == [("$43 million", "40 million euros")]
+
+
 def test_the_question_can_state_the_unit() -> None:
     result = ground("7 miles", "The bypass is 7 kilometres long.", question="Is it 7 miles?")
     assert result.status == "grounded"

@@ -37,7 +37,13 @@ from typing import Any, Literal
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
 from enoki_hd.units import MEASURES, UNITS, unit_names
-from enoki_hd.verify.quantities import HEDGE_TOLERANCE, Measure, find_measures, same_value
+from enoki_hd.verify.quantities import (
+    HEDGE_TOLERANCE,
+    Measure,
+    currency_of,
+    find_measures,
+    same_value,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -862,6 +868,28 @@ class GroundingIndex:
                     return own[dimension][1], f"{q.mention.text} {word}"
         return None
 
+    def rival_currency(
+        self, quantity: _Quantity, *, hedged: bool = False
+    ) -> tuple[str, str] | None:
+        """``("dollar", "40 million euros")`` when this text states ``quantity``'s amount of
+        money ("40 million dollars") only in another currency: the currency ``quantity`` names
+        and the rival's surface text. None when ``quantity`` names no currency, when the text
+        also states the amount in it, or when no amount of the same value names one (a bare
+        "35" is no rival of "35 pounds"). No exchange rate is applied."""
+        if quantity.mention.kind != "money":
+            return None
+        own = currency_of(quantity.mention.text)
+        if own is None:
+            return None
+        named = [
+            (q, currency)
+            for q in self._same_value(quantity, hedged)
+            if q.mention.kind == "money" and (currency := currency_of(q.mention.text)) is not None
+        ]
+        if not named or any(currency == own for _, currency in named):
+            return None
+        return own, named[0][0].mention.text
+
     def rival_date(self, date: DateMention) -> str | None:
         """Surface text of the context's nearest date stating every field ``date`` states
         (decades: another decade), or None. The question is never consulted."""
@@ -1022,7 +1050,9 @@ def ground(
     (nor the question) is a **mismatch** when ``evidence`` holds one of the same kind (see
     :meth:`GroundingIndex.rival_number` and :meth:`GroundingIndex.rival_date`); so is a number
     with a unit of measure that ``evidence`` states only in another unit of the same dimension
-    ("7 miles" against "7 kilometres", :meth:`GroundingIndex.rival_unit`). A value with a unit,
+    ("7 miles" against "7 kilometres", :meth:`GroundingIndex.rival_unit`), and an amount of
+    money that ``evidence`` states only in another currency ("40 million dollars" against "40
+    million euros", :meth:`GroundingIndex.rival_currency`). A value with a unit,
     a percent or a fraction is also found when stated in another unit of its dimension,
     rounded to its written precision ("10 miles" as "16 kilometres", "a quarter" as "25%";
     :meth:`GroundingIndex.has_measure`), the unit's word with it; one that is not is a mismatch
@@ -1070,6 +1100,15 @@ def ground(
                 asked is not None and asked.states_in_unit(unit.number, hedged=unit.hedged)
             ):
                 rival_unit = evidence.rival_unit(unit.number, hedged=unit.hedged)
+            if rival_unit is None and unit.number is not None:
+                # "40 million dollars" against "40 million euros"
+                rival_currency = evidence.rival_currency(unit.number, hedged=unit.hedged)
+                if rival_currency is not None:
+                    mismatches.append((unit.label, rival_currency[1]))
+                    missing.append(unit.label)
+                    missing_spans.extend(unit.spans)
+                    missing_weight += unit.weight
+                    continue
             if rival_unit is None:
                 continue
             # the value is there, in another unit: "7 miles" against "7 kilometres"

@@ -184,6 +184,13 @@ def _currency(text: str) -> str:
     return "?"
 
 
+def currency_of(text: str) -> str | None:
+    """The currency an amount of money names ("$40 million", "40 million euros", "EUR 12"):
+    ``"dollar"``, ``"euro"``, ``"pound"``, ..., or None when it names none."""
+    found = _currency(text)
+    return None if found == "?" else found
+
+
 def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
     for m in _PART_RE.finditer(text):
         count = _count(m.group(1)) if m.group(1) else 1
