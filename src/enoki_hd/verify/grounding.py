@@ -1100,19 +1100,18 @@ def ground(
                 asked is not None and asked.states_in_unit(unit.number, hedged=unit.hedged)
             ):
                 rival_unit = evidence.rival_unit(unit.number, hedged=unit.hedged)
-            if rival_unit is None and unit.number is not None:
-                # "40 million dollars" against "40 million euros"
+            conflict = None
+            if rival_unit is not None:
+                # the value is there, in another unit: "7 miles" against "7 kilometres"
+                conflict = (f"{unit.label} {rival_unit[0]}", rival_unit[1])
+            elif unit.number is not None:
+                # the amount is there, in another currency: "40 million dollars" / "euros"
                 rival_currency = evidence.rival_currency(unit.number, hedged=unit.hedged)
                 if rival_currency is not None:
-                    mismatches.append((unit.label, rival_currency[1]))
-                    missing.append(unit.label)
-                    missing_spans.extend(unit.spans)
-                    missing_weight += unit.weight
-                    continue
-            if rival_unit is None:
+                    conflict = (unit.label, rival_currency[1])
+            if conflict is None:
                 continue
-            # the value is there, in another unit: "7 miles" against "7 kilometres"
-            mismatches.append((f"{unit.label} {rival_unit[0]}", rival_unit[1]))
+            mismatches.append(conflict)
             missing.append(unit.label)
             missing_spans.extend(unit.spans)
             missing_weight += unit.weight
