@@ -93,6 +93,11 @@ def emit_predicate(
         preps = verb_preps(clause, objects)
     moved = frozenset(p.i for p in preps)
     limit = builder.max_phrase_tokens
+    complements = clausal.complements(clause)
+    purposes = purpose.purposes(clause)
+    adverbials = clausal.adverbials(clause)
+    bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
+    bare = not objects and not preps and not complements and not purposes and not adverbials
     for subject_head, subject_family in alternatives(clause.subject):
         subject = widest(subject_head, max_tokens=limit)
         if not subject:
@@ -156,11 +161,6 @@ def emit_predicate(
                 chains[prep.i] = added
                 if parent is None:
                     previous = (prep, added)
-        complements = clausal.complements(clause)
-        purposes = purpose.purposes(clause)
-        bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
-        adverbials = clausal.adverbials(clause)
-        bare = not objects and not preps and not complements and not purposes and not adverbials
         if bare and intransitive and not bare_there:
             builder.add(subject_family or object_family, subject, clause.relation, frozenset())
         # a purpose refines the one object chain (built wall → built wall to protect harbour)
