@@ -1,4 +1,5 @@
-"""Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations."""
+"""Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations,
+directions, values given in another role."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from enoki_hd.verify.conflicts import (
     find_conflict,
     negation_conflict,
     role_conflict,
+    value_role_conflict,
 )
 from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR, GroundingResult
 from enoki_hd.verify.judge import fuse
@@ -215,3 +217,78 @@ def test_stems_join_regular_forms_only() -> None:
 def test_particles_are_no_direction() -> None:
     evidence = "The company shut down its Leeds factory in 2004."
     assert direction_conflict(fact("The company", "set up", "a factory"), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# value role
+# ---------------------------------------------------------------------------------------------
+
+KESTREL = (
+    "Revenue at Kestrel Foods fell 4% in the first half. Export revenue, however, rose 9% and "
+    "now makes up a fifth of the total. The firm hired 120 drivers this year, up from 85 the "
+    "year before."
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "sentence", "value"),
+    [
+        # the 4% is the total's fall; the export figure is 9%
+        ("Kestrel Foods' export revenue", "rose", "4%", 1, "4%"),
+        # 85 is last year's figure; this year's slot says 120
+        ("The firm", "hired", "85 drivers", 2, "85"),
+    ],
+)
+def test_a_value_stated_for_something_else_is_a_value_role_conflict(
+    subject: str, relation: str, obj: str, sentence: int, value: str
+) -> None:
+    conflict = value_role_conflict(fact(subject, relation, obj), KESTREL)
+    sentences = [
+        "Revenue at Kestrel Foods fell 4% in the first half.",
+        "Export revenue, however, rose 9% and now makes up a fifth of the total.",
+        "The firm hired 120 drivers this year, up from 85 the year before.",
+    ]
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.value, conflict.decided_by) == (
+        "value_role",
+        sentences[sentence],
+        value,
+        "value_role_conflict",
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the value as stated
+        ("Export revenue", "rose", "9%", KESTREL),
+        ("The firm", "hired", "about 120 drivers", KESTREL),
+        # a coordinated value is given the same relation
+        ("Sales", "grew", "7%", "Sales grew 5% in the first quarter and 7% in the second."),
+        # the same value in other words
+        ("The plant", "produced", "2.1 million tonnes", "The plant produced 2,100,000 tonnes."),
+        # another subject, another relation, a pronoun subject, no value, a negated relation
+        ("Imports", "rose", "4%", "Exports rose 9% last year."),
+        ("Export revenue", "climbed", "4%", KESTREL),
+        ("It", "rose", "4%", "It rose 9% last year."),
+        ("Export revenue", "rose", "sharply", KESTREL),
+        ("Export revenue", "did not rise", "4%", KESTREL),
+        ("Export revenue", "rose", "9%", "Export revenue did not rise 4% as forecast."),
+        # two values in the object: which one would be wrong is unclear
+        ("Export revenue", "rose", "4% to 9%", KESTREL),
+    ],
+)
+def test_value_role_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert value_role_conflict(fact(subject, relation, obj), evidence) is None
+
+
+def test_value_role_compares_dates_and_takes_digits_in_the_subject() -> None:
+    evidence = "The Orla 3 bridge was completed in 1979, two years after work began in 1977."
+    conflict = value_role_conflict(fact("The Orla 3 bridge", "was completed in", "1981"), evidence)
+    assert conflict is not None and conflict.value == "1981"
+    assert (
+        value_role_conflict(fact("The Orla 3 bridge", "was completed in", "1979"), evidence) is None
+    )
+    assert find_conflict(fact("work", "began in", "1979"), evidence) is not None

@@ -158,6 +158,42 @@ def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() ->
     assert [ANSWER[s.start : s.end] for s in verdict.blamed or []] == ["sold", "12"]
 
 
+def test_fact_judge_blames_the_value_a_value_role_conflict_finds() -> None:
+    answer = "Suede sold 7 albums in Japan."
+    context = "Suede sold 12 albums in Japan and released 7 albums in all."
+    fact = Fact(
+        "f0.0",
+        0,
+        "Suede",
+        "sold",
+        "7 albums in Japan",
+        subject_spans=[Span(0, 5)],
+        relation_spans=[Span(6, 10)],
+        object_spans=[Span(11, 28)],
+    )
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.9, 0.05, 0.05), Evidence(0, len(context), context), 1
+    )
+    verdict = FactJudge("hybrid").judge(
+        answer,
+        [fact],
+        ["Suede sold 7 albums in Japan."],
+        [decision],
+        grounding=GroundingIndex(context),
+    )[0]
+    # every word and the 7 occur in the context, but "sold" is given 12 there
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "value_role_conflict")
+    assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["7"]
+    no_conflicts = FactJudge("hybrid", conflicts=False).judge(
+        answer,
+        [fact],
+        ["Suede sold 7 albums in Japan."],
+        [decision],
+        grounding=GroundingIndex(context),
+    )[0]
+    assert no_conflicts.label == "supported" and no_conflicts.blamed is None
+
+
 def test_fact_judge_nli_mode_labels_by_threshold_and_decision() -> None:
     judge = FactJudge("nli", threshold=0.5)
     facts, hypotheses = [_fact(), _fact()], ["h1", "h2"]

@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Three checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Five checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -23,11 +23,20 @@ firing only when it is sure; silence means "no conflict found", never "supported
   direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
   words after the fact's subject.
 
+- **value role**: the fact states a value for its relation ("online sales grew 8%"), an
+  evidence sentence gives the same relation of the same subject another value of that kind
+  ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
+  the fact took a value the context states for something else ("Sales fell 8%"). Only for an
+  object with exactly one number or date, a subject that is a name or noun phrase, a relation
+  with a content word, and neither side negated; the subject's last word at most six words
+  before the relation word and the value at most eight words after it, with no clause word
+  or punctuation between.
+
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
-``"direction_conflict"``).
+``"direction_conflict"`` / ``"value_role_conflict"``).
 """
 
 from __future__ import annotations
@@ -40,14 +49,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from enoki_hd.text import segment_sentences, tokenize_words
-from enoki_hd.types import Fact
+from enoki_hd.types import Fact, Span
+from enoki_hd.verify.grounding import compare_value, value_of
 
 
 def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-ConflictKind = Literal["role", "exception", "negation", "direction"]
+ConflictKind = Literal["role", "exception", "negation", "direction", "value_role"]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
 _PRONOUNS = _set(
@@ -82,6 +92,7 @@ class Conflict:
 
     kind: ConflictKind
     sentence: str
+    value: str | None = None  # value_role: the fact's value as the fact states it ("8%")
 
     @property
     def decided_by(self) -> str:
@@ -154,13 +165,15 @@ def _words(text: str) -> list[str]:
     return [s.text(text).lower().replace("’", "'") for s in tokenize_words(text)]
 
 
-def _phrase(text: str, *, max_words: int = 6) -> list[str] | None:
+def _phrase(text: str, *, max_words: int = 6, digits: bool = False) -> list[str] | None:
     """The stems of a noun phrase without leading determiners; None when it is not a clear
-    noun phrase (empty, a pronoun, digits, more than ``max_words`` words)."""
+    noun phrase (empty, a pronoun, more than ``max_words`` words, digits unless ``digits``)."""
     words = [w for w in _words(text) if any(c.isalnum() for c in w)]
     while words and words[0] in _DETERMINERS:
         words = words[1:]
-    if not words or len(words) > max_words or any(any(c.isdigit() for c in w) for w in words):
+    if not words or len(words) > max_words:
+        return None
+    if not digits and any(any(c.isdigit() for c in w) for w in words):
         return None
     if len(words) == 1 and words[0] in _PRONOUNS:
         return None
@@ -334,9 +347,93 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+_VALUE_GAP = 8  # words between the relation and the value it is given at most
+_SLOT_STOPS = frozenset(",;:.!?()[]")
+_COORDINATORS = _set("and or but")
+
+
+_NUMBER_WORDS = _set(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+    "forty fifty hundred thousand million billion half quarter third"
+)
+
+
+def _is_value_word(word: str) -> bool:
+    return word[:1].isdigit() or word[:1] in "$€£¥" or word in _NUMBER_WORDS
+
+
+@functools.lru_cache(maxsize=256)
+def _sentence_tokens(text: str) -> tuple[Span, ...]:
+    return tuple(tokenize_words(text))
+
+
+def _values_given(
+    text: str, words: list[str], stems: list[str], subject: str, head: str
+) -> Iterator[str]:
+    """The text after each occurrence of the relation word ``head`` that has the subject's
+    last word ``subject`` at most _MAX_GAP words before it (no clause word, no negation
+    between), up to _VALUE_GAP words and before the first clause word or punctuation: the slot
+    where the sentence gives the relation its value ("38 research grants this year" of "The
+    foundation awarded 38 research grants this year, up from 29 the year before"), and the
+    text of each coordinate after it ("7% in the second" of "grew 5% in the first quarter and
+    7% in the second")."""
+    tokens = _sentence_tokens(text)
+    for r, stem in enumerate(stems):
+        if stem != head:
+            continue
+        before = range(max(0, r - _MAX_GAP - 1), r)
+        if not any(
+            stems[k] == subject
+            and not any(w in _CLAUSE_WORDS or w in _NEGATORS for w in words[k + 1 : r])
+            for k in before
+        ):
+            continue
+        start = r + 1
+        while True:
+            end = start
+            while (
+                end < len(words)
+                and end < start + _VALUE_GAP
+                and words[end] not in _CLAUSE_WORDS
+                and words[end] not in _SLOT_STOPS
+                and words[end] not in _NEGATORS
+            ):
+                end += 1
+            if end > start:
+                yield text[tokens[start].start : tokens[end - 1].end]
+            # "grew 5% in the first quarter and 7% in the second": a coordinated value is
+            # given the same relation (not "... and released 7 albums": another clause)
+            if end >= len(words) or words[end] not in _COORDINATORS:
+                break
+            start = end + 1
+            lead = start
+            while lead < len(words) and words[lead] in _PREPOSITIONS | _DETERMINERS:
+                lead += 1
+            if lead == len(words) or not _is_value_word(words[lead]):
+                break
+
+
+def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The value-role check of the module docstring."""
+    head, _, negated = _relation_head(fact.relation)
+    subject = _phrase(fact.subject, max_words=10, digits=True)
+    value = value_of(fact.object)
+    if head is None or subject is None or value is None or negated or fact.negated:
+        return None
+    rival = None
+    for text, words, stems in _evidence_sentences(evidence):
+        for given in _values_given(text, words, stems, subject[-1], head):
+            comparison = compare_value(fact.object, given)
+            if comparison == "same":
+                return None
+            if comparison == "other" and rival is None:
+                rival = text
+    return None if rival is None else Conflict("value_role", rival, value)
+
+
 def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction), or None."""
+    exception, negation, direction, value role), or None."""
     if not evidence.strip():
         return None
     return (
@@ -344,4 +441,5 @@ def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
         or exception_conflict(fact, evidence)
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
+        or value_role_conflict(fact, evidence)
     )

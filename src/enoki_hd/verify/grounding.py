@@ -1203,5 +1203,37 @@ def shares_a_value(sentence: str, hypothesis: str) -> bool:
     return bool(values) and any(_is_found(unit, _index_of(sentence)) for unit in values)
 
 
+ValueComparison = Literal["same", "other"]
+
+
+def value_of(text: str) -> str | None:
+    """The surface text of the one number or date ``text`` states ("29" of "29 research
+    grants"), or None when it states none or several."""
+    values = _values_of(text)
+    return values[0].label if len(values) == 1 else None
+
+
+def compare_value(claim: str, stated: str) -> ValueComparison | None:
+    """How the one number or date of ``claim`` ("29 research grants") relates to ``stated``
+    ("38 research grants this year"): ``same`` when ``stated`` states that value (any unit,
+    within a hedge's tolerance, as :func:`ground` finds values), ``other`` when it states only
+    another value of its kind (:meth:`GroundingIndex.rival_number`, ``rival_date``,
+    ``rival_measure``), else None — also when ``claim`` states no value or several."""
+    values = _values_of(claim)
+    if len(values) != 1:
+        return None
+    unit, index = values[0], _index_of(stated)
+    if _is_found(unit, index):
+        return "same"
+    if unit.date is not None:
+        rival = index.rival_date(unit.date)
+    else:
+        assert unit.number is not None
+        rival = index.rival_number(unit.number.mention, unit.number.unit)
+        if rival is None and unit.measure is not None:
+            rival = index.rival_measure(unit.measure)
+    return None if rival is None else "other"
+
+
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())

@@ -8,7 +8,8 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    deciding evidence (grounding ``mismatch``) — is ``contradicted``, score at least
    :data:`~enoki_hd.verify.grounding.CONTRADICTED_HALL_FLOOR`, whatever NLI says. So is a
    **structural conflict** (:mod:`enoki_hd.verify.conflicts`: swapped roles, a stated
-   exception, a negation) when ``conflicts`` is on.
+   exception, a negation, a direction word, a value the evidence gives the relation in
+   another role) when ``conflicts`` is on; a value-role conflict blames the fact's value.
 3. ``grounding`` mode: the grounding status alone (``absent`` → unverifiable, ``grounded`` /
    ``partial`` → supported), score = share of unfound words.
 4. ``hybrid`` mode, **decisive NLI**: when the verifier gives at least
@@ -29,7 +30,8 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    evidence contradicts, else ``unverifiable``).
 
 ``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
-``exception_conflict``, ``negation_conflict``) for 2, ``grounding`` for 3,
+``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
+``value_role_conflict``) for 2, ``grounding`` for 3,
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``.
 
@@ -268,11 +270,11 @@ class FactJudge:
                 result,
                 refinement=fact.parent is not None and bool(fact.delta),
             )
+        conflict = None
         if self.verification == "calibrated":
             assert self.calibration is not None and features is not None
             fusion = self._calibrated(decision, features)
         else:
-            conflict = None
             if self.conflicts and self.uses_grounding and decision.evidence is not None:
                 conflict = find_conflict(fact, decision.evidence.text)
             fusion = fuse(
@@ -293,6 +295,11 @@ class FactJudge:
         blamed = None
         if result is not None:
             blamed = [to_answer_span(span, offsets) for span in result.missing_spans] or None
+            if conflict is not None and conflict.value is not None:
+                # a value given the wrong role: the value is what is wrong
+                at = text.rfind(conflict.value)
+                if at >= 0:
+                    blamed = [to_answer_span(Span(at, at + len(conflict.value)), offsets)]
         return FactVerdict(
             fact=fact,
             hypothesis=hypothesis,
