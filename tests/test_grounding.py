@@ -363,6 +363,22 @@ def test_a_unit_conflict_needs_the_same_dimension_and_no_statement_in_the_unit()
     assert ground("about 100 km", "It is 101 miles long.").mismatches == [("100 km", "101 mile")]
 
 
+def test_a_value_stated_only_with_units_of_another_dimension_is_not_found() -> None:
+    """ "5 mg" where the evidence gives 5 only as "5 ml": the value is there, the quantity is
+    not — the 5 is missing (and, being a number, weighs as a name), while the "mg" of
+    another value does not ground it."""
+    evidence = "Give 5 ml of the syrup twice a day. Each 5 ml dose contains 120 mg of paracetamol."
+    dose = ground("a dose of 5 mg", evidence)
+    assert dose.missing == ["5"] and dose.missing_names == ["5"]
+    assert dose.missing_spans == [Span(10, 11)]
+    assert ground("a dose of 5 ml", evidence).status == "grounded"
+    # a bare mention of the value could be the fact's; so could one in the fact's dimension
+    assert ground("a 5 km walk", "The walk takes 5 hours; 5 people finished.").missing == ["km"]
+    assert ground("5 km", "It is 5 miles, or 5 hours on foot.").mismatches == [("5 km", "5 mile")]
+    # a count or amount without a unit of measure is found as before
+    assert ground("5 albums", "They released 5 singles.").missing == ["album"]
+
+
 def test_the_same_amount_in_another_currency_is_a_mismatch() -> None:
     """ "40 million dollars" against "40 million euros": the number is there, the money is
     not. No exchange rate is applied, so only the same amount can conflict."""

@@ -853,6 +853,21 @@ class GroundingIndex:
             for q in self._same_value(quantity, hedged)
         )
 
+    def in_other_dimensions_only(self, quantity: _Quantity, *, hedged: bool = False) -> bool:
+        """Whether every mention of ``quantity``'s value here has a unit of measure, none of
+        ``quantity``'s dimension ("5 ml" and "5 ml dose" for "5 mg"): the value is here, the
+        quantity is not. False when ``quantity`` has no unit of measure or the value also
+        appears bare ("5", which could be the fact's) or in a unit of its dimension."""
+        own = _measures(quantity.unit)
+        same = self._same_value(quantity, hedged)
+        return (
+            bool(own)
+            and bool(same)
+            and all(
+                (dimensions := _measures(q.unit)) and not set(dimensions) & set(own) for q in same
+            )
+        )
+
     def rival_unit(self, quantity: _Quantity, *, hedged: bool = False) -> tuple[str, str] | None:
         """``("mile", "7 kilometre")`` when this text states ``quantity``'s value ("7 miles")
         only in another unit of the same dimension: the word naming ``quantity``'s unit and the
@@ -1015,9 +1030,11 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
         return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
     if unit.number is not None:
-        return index.has_number(unit.number.mention, hedged=unit.hedged) or (
-            unit.measure is not None and index.has_measure(unit.measure)
-        )
+        if unit.measure is not None and index.has_measure(unit.measure):
+            return True
+        return index.has_number(
+            unit.number.mention, hedged=unit.hedged
+        ) and not index.in_other_dimensions_only(unit.number, hedged=unit.hedged)
     assert unit.date is not None
     return index.has_date(unit.date)
 
