@@ -166,3 +166,39 @@ def test_a_value_in_other_words_is_supported(detector: Detector) -> None:
     wrong = detector.detect(answer="The Tamber tent weighs 3 kg.", context=context)
     assert [(v.label, v.decided_by) for v in wrong.facts] == [("contradicted", "value_conflict")]
     assert [s.text for s in wrong.spans] == ["3 kg"]
+
+
+def test_a_value_the_context_gives_another_role_is_contradicted(detector: Detector) -> None:
+    """ "export revenue rose 4%" where the context's 4% is the fall of the total and export
+    revenue "rose 9%": every word and the value occur in the context, the value-role check
+    finds the relation given another value, and the value alone is blamed."""
+    context = (
+        "Revenue at Kestrel Foods fell 4% in the first half, the company said on Monday. "
+        "Export revenue, however, rose 9% and now makes up a fifth of the total."
+    )
+    report = detector.detect(
+        answer="Kestrel Foods' export revenue rose 4% in the first half.", context=context
+    )
+    assert (report.facts[0].fact.object, report.facts[0].label, report.facts[0].decided_by) == (
+        "4%",
+        "contradicted",
+        "value_role_conflict",
+    )
+    assert [(s.text, s.label) for s in report.spans] == [("4%", "contradicted")]
+    right = detector.detect(
+        answer="Kestrel Foods' export revenue rose 9% in the first half.", context=context
+    )
+    assert right.spans == [] and all(v.label == "supported" for v in right.facts)
+
+
+def test_a_value_given_only_in_a_unit_of_another_dimension_is_not_supported(
+    detector: Detector,
+) -> None:
+    """ "5 mg" where the context gives 5 only as "5 ml" (and "mg" only for another value):
+    the quantity is not found, so the fact is not supported and the 5 is blamed."""
+    context = "Give 5 ml of the syrup twice a day. Each 5 ml dose contains 120 mg of paracetamol."
+    report = detector.detect(answer="The dose is 5 mg of the syrup twice a day.", context=context)
+    assert report.facts[0].fact.object == "5 mg" and report.facts[0].label != "supported"
+    assert [s.text for s in report.spans] == ["5"]
+    right = detector.detect(answer="The dose is 5 ml of the syrup twice a day.", context=context)
+    assert right.spans == [] and all(v.label == "supported" for v in right.facts)

@@ -277,6 +277,13 @@ class FactJudge:
         else:
             if self.conflicts and self.uses_grounding and decision.evidence is not None:
                 conflict = find_conflict(fact, decision.evidence.text)
+                if (
+                    conflict is not None
+                    and conflict.kind == "value_role"
+                    and result is not None
+                    and result.status == "mismatch"
+                ):
+                    conflict = None  # the value itself conflicts: a value conflict
             fusion = fuse(
                 decision.probs,
                 result,
