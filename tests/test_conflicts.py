@@ -1,5 +1,5 @@
 """Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations,
-directions, values given in another role."""
+directions, values given in another role, dropped hedges, uniqueness."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from enoki_hd.verify.conflicts import (
     direction_conflict,
     exception_conflict,
     find_conflict,
+    hedge_conflict,
     negation_conflict,
     role_conflict,
+    uniqueness_conflict,
     value_role_conflict,
 )
 from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR, GroundingResult
@@ -292,3 +294,119 @@ def test_value_role_compares_dates_and_takes_digits_in_the_subject() -> None:
         value_role_conflict(fact("The Orla 3 bridge", "was completed in", "1979"), evidence) is None
     )
     assert find_conflict(fact("work", "began in", "1979"), evidence) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# dropped hedge
+# ---------------------------------------------------------------------------------------------
+
+TRIAL = "Early figures suggest that the new triage rota may shorten waiting times in the clinic."
+
+
+def test_a_plain_fact_from_a_hedged_sentence_is_an_unverifiable_hedge_conflict() -> None:
+    conflict = hedge_conflict(fact("The new triage rota", "shortens", "waiting times"), TRIAL)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.label, conflict.decided_by) == (
+        "hedge",
+        TRIAL,
+        "unverifiable",
+        "hedge_conflict",
+    )
+    fused = fuse(
+        NLIScores(0.95, 0.03, 0.02),
+        GroundingResult(status="grounded", score=0.0),
+        mode="hybrid",
+        conflict=conflict,
+    )
+    assert (fused.label, fused.decided_by) == ("unverifiable", "hedge_conflict")
+    assert fused.score == pytest.approx(CONTRADICTED_HALL_FLOOR)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the fact keeps the hedge
+        ("The new triage rota", "may shorten", "waiting times", TRIAL),
+        ("The new triage rota", "could shorten", "waiting times", TRIAL),
+        # stated plainly elsewhere in the evidence
+        (
+            "The new triage rota",
+            "shortens",
+            "waiting times",
+            TRIAL + " The rota shortens waiting times, the audit found.",
+        ),
+        # another relation word, another object, a negated fact
+        ("The new triage rota", "cuts", "waiting times", TRIAL),
+        ("The new triage rota", "shortens", "queues", TRIAL),
+        ("The new triage rota", "does not shorten", "waiting times", TRIAL),
+    ],
+)
+def test_hedge_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert hedge_conflict(fact(subject, relation, obj), evidence) is None
+
+
+def test_a_modal_the_extractor_recorded_keeps_the_fact_hedged() -> None:
+    hedged = Fact("f0", 0, "The new triage rota", "shortens", "waiting times", modality="may")
+    assert hedge_conflict(hedged, TRIAL) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# uniqueness
+# ---------------------------------------------------------------------------------------------
+
+RUNOFF = "The survey lists road salt as one of several sources of chloride in the Avon Brook."
+SEA_WALL = "The Kelby sea wall is one of three defences the town relies on during storms."
+FIRE = "A faulty heater was one of several causes of the warehouse fire, investigators said."
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("road salt", "is", "main source of chloride", RUNOFF),  # a word before the noun
+        ("The Kelby sea wall alone", "would protect", "the town", SEA_WALL),  # on the subject
+        ("The warehouse fire", "was caused solely by", "a faulty heater", FIRE),  # relation
+    ],
+)
+def test_the_only_or_main_one_against_one_of_several_is_a_uniqueness_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = uniqueness_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.label) == (
+        "uniqueness",
+        evidence,
+        "contradicted",
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("road salt", "is", "source of chloride", RUNOFF),  # no word of uniqueness
+        ("road salt", "is", "one of the main sources of chloride", RUNOFF),  # the fact hedges
+        ("road salt", "is", "main cause of erosion", RUNOFF),  # another noun after "one of"
+        # the evidence itself says "only": it is about something else
+        (
+            "Castle Mill",
+            "is",
+            "only museum in the town",
+            "Castle Mill, one of the oldest buildings, is the only museum in the town.",
+        ),
+        # "one of" about another noun of the sentence
+        (
+            "Castle Mill",
+            "is",
+            "only museum in the town",
+            "Castle Mill, one of the oldest buildings in the town, houses a museum.",
+        ),
+        ("The warehouse fire", "was caused by", "a faulty heater", FIRE),
+        ("The warehouse fire", "was not caused solely by", "a faulty heater", FIRE),
+    ],
+)
+def test_uniqueness_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert uniqueness_conflict(fact(subject, relation, obj, negated=negated), evidence) is None

@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Five checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Seven checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -32,11 +32,20 @@ firing only when it is sure; silence means "no conflict found", never "supported
   before the relation word and the value at most eight words after it, with no clause word
   or punctuation between.
 
+- **dropped hedge**: the fact states plainly what an evidence sentence states only under a
+  hedge between the same subject and relation ("the checklist reduces readmissions" against
+  "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
+  is ``unverifiable``, not contradicted: the evidence allows it, it does not establish it.
+- **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
+  source", "caused solely by", "the barrier alone") and an evidence sentence without such a
+  word makes it one of several ("lists runoff as one of several sources").
+
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
-``"direction_conflict"`` / ``"value_role_conflict"``).
+``"direction_conflict"`` / ``"value_role_conflict"`` / ``"uniqueness_conflict"``), or
+``unverifiable`` (``"hedge_conflict"``).
 """
 
 from __future__ import annotations
@@ -57,7 +66,9 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-ConflictKind = Literal["role", "exception", "negation", "direction", "value_role"]
+ConflictKind = Literal[
+    "role", "exception", "negation", "direction", "value_role", "hedge", "uniqueness"
+]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
 _PRONOUNS = _set(
@@ -97,6 +108,12 @@ class Conflict:
     @property
     def decided_by(self) -> str:
         return f"{self.kind}_conflict"
+
+    @property
+    def label(self) -> Literal["contradicted", "unverifiable"]:
+        """What the conflict makes the fact: a dropped hedge leaves it ``unverifiable`` (the
+        evidence allows it without establishing it); every other conflict ``contradicted``."""
+        return "unverifiable" if self.kind == "hedge" else "contradicted"
 
 
 def _stem(word: str) -> str:
@@ -431,9 +448,121 @@ def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None if rival is None else Conflict("value_role", rival, value)
 
 
+_HEDGES = _set(
+    "may might could possibly probably perhaps likely unlikely reportedly allegedly "
+    "apparently seemingly suggest suggests suggested appear appears appeared seem seems "
+    "seemed thought believed expected"
+)
+_UNIQUE = _set("main only sole solely primary principal single alone exclusively chief")
+_UNIQUE_RELATION = _set("solely alone exclusively only")
+
+
+def _head_after(
+    words: list[str], stems: list[str], r: int, target: str, *, gap: int = _MAX_GAP + 2
+) -> bool:
+    """Whether ``target`` (a stem) occurs within ``gap`` words after position ``r``, before a
+    clause word."""
+    for k in range(r + 1, min(len(stems), r + gap + 1)):
+        if words[k] in _CLAUSE_WORDS:
+            return False
+        if stems[k] == target:
+            return True
+    return False
+
+
+def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The dropped-hedge check of the module docstring."""
+    head, _, negated = _relation_head(fact.relation)
+    subject = _phrase(fact.subject, max_words=10, digits=True)
+    objects = [w for w in _words(fact.object) if any(c.isalpha() for c in w)]
+    relation_words = set(_words(fact.relation))
+    if head is None or subject is None or not objects or negated or fact.negated:
+        return None
+    if fact.modality is not None or relation_words & (_HEDGES | _NEGATORS):
+        return None
+    target = _stem(objects[-1])
+    hedged = None
+    for text, words, stems in _evidence_sentences(evidence):
+        for k, stem in enumerate(stems):
+            if stem != subject[-1]:
+                continue
+            for r in range(k + 1, min(len(stems), k + _MAX_GAP + 2)):
+                between = words[k + 1 : r]
+                if any(w in _CLAUSE_WORDS for w in between):
+                    break
+                if stems[r] != head or not _head_after(words, stems, r, target):
+                    continue
+                if any(w in _NEGATORS for w in between):
+                    continue
+                if not any(w in _HEDGES for w in between):
+                    return None  # stated plainly
+                hedged = hedged or text
+    return None if hedged is None else Conflict("hedge", hedged)
+
+
+def _one_of_after(words: list[str], stems: list[str], anchor: str, noun: str | None) -> bool:
+    """Whether ``anchor`` (a stem) is followed, before a clause word and within _MAX_GAP + 2
+    words, by "one of", with ``noun`` (a stem; None: any) among the _MAX_GAP words after it."""
+    for k, stem in enumerate(stems):
+        if stem != anchor:
+            continue
+        for j in range(k + 1, min(len(words) - 1, k + _MAX_GAP + 3)):
+            if words[j] in _CLAUSE_WORDS:
+                break
+            if (
+                words[j] == "one"
+                and words[j + 1] == "of"
+                and (noun is None or noun in stems[j + 2 : j + 2 + _MAX_GAP])
+            ):
+                return True
+    return False
+
+
+def _first_chunk_head(text: str) -> str | None:
+    """The stem of the last word before the first preposition of ``text``, unless it is a
+    word of uniqueness ("main source of nitrate pollution" → "sourc")."""
+    chunk: list[str] = []
+    for word in _words(text):
+        if word in _PREPOSITIONS or word in _CLAUSE_WORDS:
+            break
+        if any(c.isalpha() for c in word):
+            chunk.append(word)
+    return _stem(chunk[-1]) if chunk and chunk[-1] not in _UNIQUE else None
+
+
+def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The uniqueness check of the module docstring: a word of uniqueness on the subject
+    ("the barrier alone"), in the relation ("caused solely by") or before the object's noun
+    ("the main source"); the evidence's "one of" must follow the subject (for the object's
+    word, with the object's noun after it), or the object (for the relation's word)."""
+    if fact.negated:
+        return None
+    subject_words = [w for w in _words(fact.subject) if any(c.isalpha() for c in w)]
+    relation_words, object_words = _words(fact.relation), _words(fact.object)
+    said = subject_words + relation_words + object_words
+    if any(a == "one" and b == "of" for a, b in itertools.pairwise(said)):
+        return None
+    subject = [_stem(w) for w in subject_words if w not in _UNIQUE and w not in _DETERMINERS]
+    checks: list[tuple[str, str | None]] = []  # (anchor, noun that must follow "one of")
+    if subject and set(subject_words) & _UNIQUE:
+        checks.append((subject[-1], None))
+    if subject and set(object_words[:2]) & _UNIQUE and (noun := _first_chunk_head(fact.object)):
+        checks.append((subject[-1], noun))
+    if set(relation_words) & _UNIQUE_RELATION and (anchor := _first_chunk_head(fact.object)):
+        checks.append((anchor, None))
+    if not checks:
+        return None
+    for text, words, stems in _evidence_sentences(evidence):
+        if set(words) & _UNIQUE:
+            continue
+        if any(_one_of_after(words, stems, anchor, noun) for anchor, noun in checks):
+            return Conflict("uniqueness", text)
+    return None
+
+
 def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, value role), or None."""
+    exception, negation, direction, value role, uniqueness, dropped hedge), or None."""
     if not evidence.strip():
         return None
     return (
@@ -442,4 +571,6 @@ def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
         or value_role_conflict(fact, evidence)
+        or uniqueness_conflict(fact, evidence)
+        or hedge_conflict(fact, evidence)
     )

@@ -9,7 +9,9 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    :data:`~enoki_hd.verify.grounding.CONTRADICTED_HALL_FLOOR`, whatever NLI says. So is a
    **structural conflict** (:mod:`enoki_hd.verify.conflicts`: swapped roles, a stated
    exception, a negation, a direction word, a value the evidence gives the relation in
-   another role) when ``conflicts`` is on; a value-role conflict blames the fact's value.
+   another role, "the only / main one" against "one of several") when ``conflicts`` is on; a
+   value-role conflict blames the fact's value. A **dropped hedge** (the evidence states the
+   fact only under "may", "suggest", …) makes the fact ``unverifiable`` the same way.
 3. ``grounding`` mode: the grounding status alone (``absent`` → unverifiable, ``grounded`` /
    ``partial`` → supported), score = share of unfound words.
 4. ``hybrid`` mode, **decisive NLI**: when the verifier gives at least
@@ -31,7 +33,7 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 
 ``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
 ``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
-``value_role_conflict``) for 2, ``grounding`` for 3,
+``value_role_conflict``, ``uniqueness_conflict``, ``hedge_conflict``) for 2, ``grounding`` for 3,
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``.
 
@@ -131,9 +133,12 @@ def fuse(
     if grounding.status == "mismatch" or conflict is not None:
         floor = grounding.score if mode == "grounding" else hall
         decided_by = "value_conflict" if conflict is None else conflict.decided_by
-        return Fusion(max(CONTRADICTED_HALL_FLOOR, floor), "contradicted", decided_by)
+        label: FactLabel = "contradicted"
+        if conflict is not None and grounding.status != "mismatch":
+            label = conflict.label
+        return Fusion(max(CONTRADICTED_HALL_FLOOR, floor), label, decided_by)
     if mode == "grounding":
-        label: FactLabel = "unverifiable" if grounding.status == "absent" else "supported"
+        label = "unverifiable" if grounding.status == "absent" else "supported"
         return Fusion(grounding.score, label, "grounding")
     if hall >= NLI_DECISIVE:
         label = "contradicted" if nli.contradiction > nli.neutral else "unverifiable"
