@@ -278,6 +278,13 @@ def test_a_value_stated_for_something_else_is_a_value_role_conflict(
         ("Export revenue", "rose", "9%", "Export revenue did not rise 4% as forecast."),
         # two values in the object: which one would be wrong is unclear
         ("Export revenue", "rose", "4% to 9%", KESTREL),
+        # the value comes before the relation word: not "S R value"
+        (
+            "Sleep time",
+            "therapy",
+            "+34 min",
+            "Sleep time rose by 34 minutes with therapy and by 10 minutes with advice.",
+        ),
     ],
 )
 def test_value_role_check_is_silent_otherwise(

@@ -388,7 +388,7 @@ def _values_given(
     text: str, words: list[str], stems: list[str], subject: str, head: str
 ) -> Iterator[str]:
     """The text after each occurrence of the relation word ``head`` that has the subject's
-    last word ``subject`` at most _MAX_GAP words before it (no clause word, no negation
+    last word ``subject`` at most _MAX_GAP words before it (no clause word, negation or value
     between), up to _VALUE_GAP words and before the first clause word or punctuation: the slot
     where the sentence gives the relation its value ("38 research grants this year" of "The
     foundation awarded 38 research grants this year, up from 29 the year before"), and the
@@ -401,10 +401,12 @@ def _values_given(
         before = range(max(0, r - _MAX_GAP - 1), r)
         if not any(
             stems[k] == subject
-            and not any(w in _CLAUSE_WORDS or w in _NEGATORS for w in words[k + 1 : r])
+            and not any(
+                w in _CLAUSE_WORDS or w in _NEGATORS or _is_value_word(w) for w in words[k + 1 : r]
+            )
             for k in before
         ):
-            continue
+            continue  # no "S R value" order: "time rose by 34 minutes with therapy"
         start = r + 1
         while True:
             end = start
