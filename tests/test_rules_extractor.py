@@ -832,3 +832,14 @@ def test_a_time_before_the_verb_or_the_mark_is_no_object(extractor: RulesExtract
     facts = triples(extractor.extract(answer))
     assert ("Fire", "destroyed premises two years before", "the club moved to Leeds") in facts
     assert not [t for t in facts if t[2] == "two years"]
+
+
+def test_a_hyphenated_word_split_across_heads_stays_whole(extractor: RulesExtractor) -> None:
+    # the parser reads "e", "-", "bike" as three subjects; the subject is the whole word
+    text = "The Nordhaven 2 e-bike will retail for 2,799 euros."
+    facts = extractor.extract(text)
+    assert triples(facts) == {("Nordhaven 2 e-bike", "will retail for", "2,799 euros")}
+    assert [text[s.start : s.end] for s in facts[0].subject_spans] == ["Nordhaven 2 e-bike"]
+    assert ("new e-bike", "costs", "900 euros") in triples(
+        extractor.extract("The new e-bike costs 900 euros.")
+    )

@@ -107,6 +107,7 @@ class FactBuilder:
         """Add a candidate; returns its index (or the equal earlier one's), None if filtered."""
         if not subject or (not relation and relation_text is None):
             return None
+        subject, obj = hyphen_words(self.doc, subject), hyphen_words(self.doc, obj)
         if subject & relation or subject & obj or relation & obj:
             return None
         key = (subject, relation, obj, relation_text)
@@ -164,6 +165,9 @@ class FactBuilder:
         return last
 
 
+_HYPHENS = frozenset({"-", "‐", "‑"})
+
+
 def _neighbours(doc: Doc, index: int) -> tuple[int | None, int | None]:
     """Indices of the nearest non-whitespace tokens before and after ``index``."""
     before = index - 1
@@ -173,6 +177,35 @@ def _neighbours(doc: Doc, index: int) -> tuple[int | None, int | None]:
     while after < len(doc) and doc[after].is_space:
         after += 1
     return (before if before >= 0 else None), (after if after < len(doc) else None)
+
+
+def hyphen_words(doc: Doc, tokens: frozenset[int]) -> frozenset[int]:
+    """``tokens`` grown to whole hyphenated words: the parser sometimes splits one written word
+    across heads ("e", "-", "bike" as three subjects of "will retail"), and a phrase that ends
+    in "e" says something else than one that ends in "e-bike"."""
+    out = set(tokens)
+    for i in sorted(tokens):
+        j = i
+        while (
+            j + 2 < len(doc)
+            and not doc[j].whitespace_
+            and doc[j + 1].text in _HYPHENS
+            and not doc[j + 1].whitespace_
+            and doc[j + 2].is_alpha
+        ):
+            out.update((j + 1, j + 2))
+            j += 2
+        j = i
+        while (
+            j - 2 >= 0
+            and not doc[j - 1].whitespace_
+            and doc[j - 1].text in _HYPHENS
+            and not doc[j - 2].whitespace_
+            and doc[j - 2].is_alpha
+        ):
+            out.update((j - 1, j - 2))
+            j -= 2
+    return frozenset(out) if len(out) > len(tokens) else tokens
 
 
 def with_punctuation(doc: Doc, tokens: frozenset[int]) -> set[int]:
