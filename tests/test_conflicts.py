@@ -271,6 +271,8 @@ def test_a_value_stated_for_something_else_is_a_value_role_conflict(
         ("The plant", "produced", "2.1 million tonnes", "The plant produced 2,100,000 tonnes."),
         # another subject, another relation, a pronoun subject, no value, a negated relation
         ("Imports", "rose", "4%", "Exports rose 9% last year."),
+        # the subject's head is "imports", not the "county" of its modifier
+        ("Imports into the county", "rose by", "4%", "Exports of county cheese rose by 9%."),
         ("Export revenue", "climbed", "4%", KESTREL),
         ("It", "rose", "4%", "It rose 9% last year."),
         ("Export revenue", "rose", "sharply", KESTREL),

@@ -28,10 +28,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
   the fact took a value the context states for something else ("Sales fell 8%"). Only for an
   object with exactly one number or date, a subject that is a name or noun phrase, a relation
-  with a content word, and neither side negated; the subject's last word at most six words
-  before the relation word and the value at most eight words after it, with no clause word
-  or punctuation between.
-
+  with a content word, and neither side negated; only in the order subject, relation, value:
+  the subject's head word (its last word before a preposition) at most six words before the
+  relation word with no clause word, negation or value between, and the value at most eight
+  words after it before any clause word or punctuation (a coordinated value, "and 7% in the
+  second", is given the same relation).
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
@@ -384,11 +385,26 @@ def _sentence_tokens(text: str) -> tuple[Span, ...]:
     return tuple(tokenize_words(text))
 
 
+def _subject_head(text: str) -> str | None:
+    """The stem of the subject's head word: its last word before a preposition or clause word,
+    leaving out words of uniqueness ("Imports of seaweed into the county" → "import", "The
+    sea wall alone" → "wall"); None for a pronoun or no clear noun phrase."""
+    if _phrase(text, max_words=10, digits=True) is None:
+        return None
+    chunk: list[str] = []
+    for word in _words(text):
+        if word in _PREPOSITIONS or word in _CLAUSE_WORDS:
+            break
+        if any(c.isalnum() for c in word) and word not in _DETERMINERS | _UNIQUE:
+            chunk.append(word)
+    return _stem(chunk[-1]) if chunk else None
+
+
 def _values_given(
     text: str, words: list[str], stems: list[str], subject: str, head: str
 ) -> Iterator[str]:
     """The text after each occurrence of the relation word ``head`` that has the subject's
-    last word ``subject`` at most _MAX_GAP words before it (no clause word, negation or value
+    head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause word, negation or value
     between), up to _VALUE_GAP words and before the first clause word or punctuation: the slot
     where the sentence gives the relation its value ("38 research grants this year" of "The
     foundation awarded 38 research grants this year, up from 29 the year before"), and the
@@ -435,13 +451,13 @@ def _values_given(
 def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The value-role check of the module docstring."""
     head, _, negated = _relation_head(fact.relation)
-    subject = _phrase(fact.subject, max_words=10, digits=True)
+    subject = _subject_head(fact.subject)
     value = value_of(fact.object)
     if head is None or subject is None or value is None or negated or fact.negated:
         return None
     rival = None
     for text, words, stems in _evidence_sentences(evidence):
-        for given in _values_given(text, words, stems, subject[-1], head):
+        for given in _values_given(text, words, stems, subject, head):
             comparison = compare_value(fact.object, given)
             if comparison == "same":
                 return None
@@ -475,7 +491,7 @@ def _head_after(
 def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The dropped-hedge check of the module docstring."""
     head, _, negated = _relation_head(fact.relation)
-    subject = _phrase(fact.subject, max_words=10, digits=True)
+    subject = _subject_head(fact.subject)
     objects = [w for w in _words(fact.object) if any(c.isalpha() for c in w)]
     relation_words = set(_words(fact.relation))
     if head is None or subject is None or not objects or negated or fact.negated:
@@ -486,7 +502,7 @@ def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
     hedged = None
     for text, words, stems in _evidence_sentences(evidence):
         for k, stem in enumerate(stems):
-            if stem != subject[-1]:
+            if stem != subject:
                 continue
             for r in range(k + 1, min(len(stems), k + _MAX_GAP + 2)):
                 between = words[k + 1 : r]
@@ -544,12 +560,12 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     said = subject_words + relation_words + object_words
     if any(a == "one" and b == "of" for a, b in itertools.pairwise(said)):
         return None
-    subject = [_stem(w) for w in subject_words if w not in _UNIQUE and w not in _DETERMINERS]
+    subject = _subject_head(fact.subject)
     checks: list[tuple[str, str | None]] = []  # (anchor, noun that must follow "one of")
     if subject and set(subject_words) & _UNIQUE:
-        checks.append((subject[-1], None))
+        checks.append((subject, None))
     if subject and set(object_words[:2]) & _UNIQUE and (noun := _first_chunk_head(fact.object)):
-        checks.append((subject[-1], noun))
+        checks.append((subject, noun))
     if set(relation_words) & _UNIQUE_RELATION and (anchor := _first_chunk_head(fact.object)):
         checks.append((anchor, None))
     if not checks:
