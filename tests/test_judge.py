@@ -174,23 +174,15 @@ def test_fact_judge_blames_the_value_a_value_role_conflict_finds() -> None:
     decision = EvidenceDecision(
         "supported", NLIScores(0.9, 0.05, 0.05), Evidence(0, len(context), context), 1
     )
-    verdict = FactJudge("hybrid").judge(
-        answer,
-        [fact],
-        ["Suede sold 7 albums in Japan."],
-        [decision],
-        grounding=GroundingIndex(context),
-    )[0]
+    verdict, no_conflicts = (
+        FactJudge("hybrid", conflicts=conflicts).judge(
+            answer, [fact], [answer], [decision], grounding=GroundingIndex(context)
+        )[0]
+        for conflicts in (True, False)
+    )
     # every word and the 7 occur in the context, but "sold" is given 12 there
     assert (verdict.label, verdict.decided_by) == ("contradicted", "value_role_conflict")
     assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["7"]
-    no_conflicts = FactJudge("hybrid", conflicts=False).judge(
-        answer,
-        [fact],
-        ["Suede sold 7 albums in Japan."],
-        [decision],
-        grounding=GroundingIndex(context),
-    )[0]
     assert no_conflicts.label == "supported" and no_conflicts.blamed is None
 
 
