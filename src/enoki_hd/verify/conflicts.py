@@ -22,7 +22,6 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "approved") and an evidence sentence, without negation and without any word of that
   direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
   words after the fact's subject.
-
 - **value role**: the fact states a value for its relation ("online sales grew 8%"), an
   evidence sentence gives the same relation of the same subject another value of that kind
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
@@ -365,11 +364,16 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+_HEDGES = _set(
+    "may might could possibly probably perhaps likely unlikely reportedly allegedly "
+    "apparently seemingly suggest suggests suggested appear appears appeared seem seems "
+    "seemed thought believed expected"
+)
+_UNIQUE = _set("main only sole solely primary principal single alone exclusively chief")
+_UNIQUE_RELATION = _set("solely alone exclusively only")
 _VALUE_GAP = 8  # words between the relation and the value it is given at most
 _SLOT_STOPS = frozenset(",;:.!?()[]")
 _COORDINATORS = _set("and or but")
-
-
 _NUMBER_WORDS = _set(
     "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
     "forty fifty hundred thousand million billion half quarter third"
@@ -385,12 +389,10 @@ def _sentence_tokens(text: str) -> tuple[Span, ...]:
     return tuple(tokenize_words(text))
 
 
-def _subject_head(text: str) -> str | None:
-    """The stem of the subject's head word: its last word before a preposition or clause word,
-    leaving out words of uniqueness ("Imports of seaweed into the county" → "import", "The
-    sea wall alone" → "wall"); None for a pronoun or no clear noun phrase."""
-    if _phrase(text, max_words=10, digits=True) is None:
-        return None
+def _chunk_head(text: str) -> str | None:
+    """The stem of the last word of ``text`` before a preposition or clause word, leaving out
+    determiners and words of uniqueness ("main source of nitrate pollution" → "sourc", "The
+    sea wall alone" → "wall"); None when no word is left."""
     chunk: list[str] = []
     for word in _words(text):
         if word in _PREPOSITIONS or word in _CLAUSE_WORDS:
@@ -400,12 +402,19 @@ def _subject_head(text: str) -> str | None:
     return _stem(chunk[-1]) if chunk else None
 
 
+def _subject_head(text: str) -> str | None:
+    """The subject's head word (:func:`_chunk_head`: "Imports of seaweed into the county" →
+    "import"); None for a pronoun or no clear noun phrase."""
+    return _chunk_head(text) if _phrase(text, max_words=10, digits=True) is not None else None
+
+
 def _values_given(
     text: str, words: list[str], stems: list[str], subject: str, head: str
 ) -> Iterator[str]:
     """The text after each occurrence of the relation word ``head`` that has the subject's
-    head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause word, negation or value
-    between), up to _VALUE_GAP words and before the first clause word or punctuation: the slot
+    head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause
+    word, negation or value between), up to _VALUE_GAP words and before the first clause word
+    or punctuation: the slot
     where the sentence gives the relation its value ("38 research grants this year" of "The
     foundation awarded 38 research grants this year, up from 29 the year before"), and the
     text of each coordinate after it ("7% in the second" of "grew 5% in the first quarter and
@@ -464,15 +473,6 @@ def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
             if comparison == "other" and rival is None:
                 rival = text
     return None if rival is None else Conflict("value_role", rival, value)
-
-
-_HEDGES = _set(
-    "may might could possibly probably perhaps likely unlikely reportedly allegedly "
-    "apparently seemingly suggest suggests suggested appear appears appeared seem seems "
-    "seemed thought believed expected"
-)
-_UNIQUE = _set("main only sole solely primary principal single alone exclusively chief")
-_UNIQUE_RELATION = _set("solely alone exclusively only")
 
 
 def _head_after(
@@ -536,18 +536,6 @@ def _one_of_after(words: list[str], stems: list[str], anchor: str, noun: str | N
     return False
 
 
-def _first_chunk_head(text: str) -> str | None:
-    """The stem of the last word before the first preposition of ``text``, unless it is a
-    word of uniqueness ("main source of nitrate pollution" → "sourc")."""
-    chunk: list[str] = []
-    for word in _words(text):
-        if word in _PREPOSITIONS or word in _CLAUSE_WORDS:
-            break
-        if any(c.isalpha() for c in word):
-            chunk.append(word)
-    return _stem(chunk[-1]) if chunk and chunk[-1] not in _UNIQUE else None
-
-
 def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The uniqueness check of the module docstring: a word of uniqueness on the subject
     ("the barrier alone"), in the relation ("caused solely by") or before the object's noun
@@ -564,9 +552,9 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     checks: list[tuple[str, str | None]] = []  # (anchor, noun that must follow "one of")
     if subject and set(subject_words) & _UNIQUE:
         checks.append((subject, None))
-    if subject and set(object_words[:2]) & _UNIQUE and (noun := _first_chunk_head(fact.object)):
+    if subject and set(object_words[:2]) & _UNIQUE and (noun := _chunk_head(fact.object)):
         checks.append((subject, noun))
-    if set(relation_words) & _UNIQUE_RELATION and (anchor := _first_chunk_head(fact.object)):
+    if set(relation_words) & _UNIQUE_RELATION and (anchor := _chunk_head(fact.object)):
         checks.append((anchor, None))
     if not checks:
         return None
