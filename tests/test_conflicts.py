@@ -265,8 +265,14 @@ def test_a_value_stated_for_something_else_is_a_value_role_conflict(
         # the value as stated
         ("Export revenue", "rose", "9%", KESTREL),
         ("The firm", "hired", "about 120 drivers", KESTREL),
-        # a coordinated value is given the same relation
+        # a coordinated or listed value is given the same relation
         ("Sales", "grew", "7%", "Sales grew 5% in the first quarter and 7% in the second."),
+        (
+            "The band",
+            "released",
+            "four single albums",
+            "The band released two studio albums, four single albums, and one compilation.",
+        ),
         # the same value in other words
         ("The plant", "produced", "2.1 million tonnes", "The plant produced 2,100,000 tonnes."),
         # another subject, another relation, a pronoun subject, no value, a negated relation
@@ -293,6 +299,12 @@ def test_value_role_check_is_silent_otherwise(
     subject: str, relation: str, obj: str, evidence: str
 ) -> None:
     assert value_role_conflict(fact(subject, relation, obj), evidence) is None
+
+
+def test_a_value_missing_from_a_list_of_values_is_a_value_role_conflict() -> None:
+    evidence = "The band released two studio albums, four single albums, and one compilation."
+    conflict = value_role_conflict(fact("The band", "released", "five single albums"), evidence)
+    assert conflict is not None and conflict.value == "five"
 
 
 def test_value_role_compares_dates_and_takes_digits_in_the_subject() -> None:

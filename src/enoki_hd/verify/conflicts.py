@@ -414,11 +414,11 @@ def _values_given(
     """The text after each occurrence of the relation word ``head`` that has the subject's
     head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause
     word, negation or value between), up to _VALUE_GAP words and before the first clause word
-    or punctuation: the slot
-    where the sentence gives the relation its value ("38 research grants this year" of "The
-    foundation awarded 38 research grants this year, up from 29 the year before"), and the
-    text of each coordinate after it ("7% in the second" of "grew 5% in the first quarter and
-    7% in the second")."""
+    or punctuation: the slot where the sentence gives the relation its value ("38 research
+    grants this year" of "The foundation awarded 38 research grants this year, up from 29 the
+    year before"); then the text of each coordinate or list item after it that starts with a
+    value ("7% in the second" of "grew 5% in the first quarter and 7% in the second", "four
+    single albums" of "released two studio albums, four single albums")."""
     tokens = _sentence_tokens(text)
     for r, stem in enumerate(stems):
         if stem != head:
@@ -445,10 +445,13 @@ def _values_given(
                 end += 1
             if end > start:
                 yield text[tokens[start].start : tokens[end - 1].end]
-            # "grew 5% in the first quarter and 7% in the second": a coordinated value is
-            # given the same relation (not "... and released 7 albums": another clause)
-            if end >= len(words) or words[end] not in _COORDINATORS:
+            # "grew 5% in the first quarter and 7% in the second", "released two studio
+            # albums, four single albums": a coordinated or listed value is given the same
+            # relation (not "... and released 7 albums": another clause)
+            if end >= len(words) or words[end] not in _COORDINATORS | {","}:
                 break
+            if words[end] == "," and end + 1 < len(words) and words[end + 1] in _COORDINATORS:
+                end += 1  # "5 cars, 3 trucks, and 2 vans"
             start = end + 1
             lead = start
             while lead < len(words) and words[lead] in _PREPOSITIONS | _DETERMINERS:
