@@ -268,6 +268,12 @@ def test_a_value_stated_for_something_else_is_a_value_role_conflict(
         # a coordinated or listed value is given the same relation
         ("Sales", "grew", "7%", "Sales grew 5% in the first quarter and 7% in the second."),
         (
+            "The hearings",
+            "were scheduled for",
+            "January 2020",
+            "The hearings were scheduled for December 2019 and January 2020.",
+        ),
+        (
             "The band",
             "released",
             "four single albums",

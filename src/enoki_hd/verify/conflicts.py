@@ -380,8 +380,16 @@ _NUMBER_WORDS = _set(
 )
 
 
+# not "may", a modal far more often than a month
+_MONTHS = _set(
+    "january february march april june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+
+
 def _is_value_word(word: str) -> bool:
-    return word[:1].isdigit() or word[:1] in "$€£¥" or word in _NUMBER_WORDS
+    """Whether ``word`` (lower-cased) can start a number, an amount or a date."""
+    return word[:1].isdigit() or word[:1] in "$€£¥" or word in _NUMBER_WORDS | _MONTHS
 
 
 @functools.lru_cache(maxsize=256)
