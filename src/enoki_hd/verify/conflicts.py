@@ -577,9 +577,11 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
-def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
+def find_conflict(fact: Fact, evidence: str, *, value_role: bool = True) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, value role, uniqueness, dropped hedge), or None."""
+    exception, negation, direction, value role, uniqueness, dropped hedge), or None.
+    ``value_role=False`` skips the value-role check (the caller already found the fact's value
+    in conflict with the evidence, the more direct finding)."""
     if not evidence.strip():
         return None
     return (
@@ -587,7 +589,7 @@ def find_conflict(fact: Fact, evidence: str) -> Conflict | None:
         or exception_conflict(fact, evidence)
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
-        or value_role_conflict(fact, evidence)
+        or (value_role_conflict(fact, evidence) if value_role else None)
         or uniqueness_conflict(fact, evidence)
         or hedge_conflict(fact, evidence)
     )

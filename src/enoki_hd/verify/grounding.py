@@ -1026,6 +1026,17 @@ def _units(text: str) -> list[_Unit]:
     return list(units.values())
 
 
+def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
+    """Surface text of ``index``'s value that contradicts ``unit``'s number (same kind, or a
+    measure of its dimension) or date, or None; None for a word."""
+    if unit.number is not None:
+        rival = index.rival_number(unit.number.mention, unit.number.unit)
+        if rival is None and unit.measure is not None:
+            rival = index.rival_measure(unit.measure)
+        return rival
+    return index.rival_date(unit.date) if unit.date is not None else None
+
+
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
         return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
@@ -1133,14 +1144,7 @@ def ground(
             missing_spans.extend(unit.spans)
             missing_weight += unit.weight
             continue
-        if unit.number is not None:
-            rival = evidence.rival_number(unit.number.mention, unit.number.unit)
-            if rival is None and unit.measure is not None:
-                rival = evidence.rival_measure(unit.measure)
-        elif unit.date is not None:
-            rival = evidence.rival_date(unit.date)
-        else:
-            rival = None
+        rival = _rival(unit, evidence)
         if rival is not None:
             mismatches.append((unit.label, rival))
         elif scope is not None and _is_found(unit, scope):
@@ -1242,14 +1246,7 @@ def compare_value(claim: str, stated: str) -> ValueComparison | None:
     unit, index = values[0], _index_of(stated)
     if _is_found(unit, index):
         return "same"
-    if unit.date is not None:
-        rival = index.rival_date(unit.date)
-    else:
-        assert unit.number is not None
-        rival = index.rival_number(unit.number.mention, unit.number.unit)
-        if rival is None and unit.measure is not None:
-            rival = index.rival_measure(unit.measure)
-    return None if rival is None else "other"
+    return None if _rival(unit, index) is None else "other"
 
 
 def _fold(text: str) -> str:

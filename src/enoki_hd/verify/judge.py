@@ -281,14 +281,9 @@ class FactJudge:
             fusion = self._calibrated(decision, features)
         else:
             if self.conflicts and self.uses_grounding and decision.evidence is not None:
-                conflict = find_conflict(fact, decision.evidence.text)
-                if (
-                    conflict is not None
-                    and conflict.kind == "value_role"
-                    and result is not None
-                    and result.status == "mismatch"
-                ):
-                    conflict = None  # the value itself conflicts: a value conflict
+                # a value the grounding check already found in conflict is a value conflict
+                value_role = result is None or result.status != "mismatch"
+                conflict = find_conflict(fact, decision.evidence.text, value_role=value_role)
             fusion = fuse(
                 decision.probs,
                 result,

@@ -184,27 +184,16 @@ def hyphen_words(doc: Doc, tokens: frozenset[int]) -> frozenset[int]:
     across heads ("e", "-", "bike" as three subjects of "will retail"), and a phrase that ends
     in "e" says something else than one that ends in "e-bike"."""
     out = set(tokens)
-    for i in sorted(tokens):
-        j = i
-        while (
-            j + 2 < len(doc)
-            and not doc[j].whitespace_
-            and doc[j + 1].text in _HYPHENS
-            and not doc[j + 1].whitespace_
-            and doc[j + 2].is_alpha
-        ):
-            out.update((j + 1, j + 2))
-            j += 2
-        j = i
-        while (
-            j - 2 >= 0
-            and not doc[j - 1].whitespace_
-            and doc[j - 1].text in _HYPHENS
-            and not doc[j - 2].whitespace_
-            and doc[j - 2].is_alpha
-        ):
-            out.update((j - 1, j - 2))
-            j -= 2
+    for i in tokens:
+        for step in (1, -1):  # the word's parts after the token, then before it
+            j = i
+            while 0 <= j + 2 * step < len(doc):
+                hyphen, part = doc[j + step], doc[j + 2 * step]
+                glued = not doc[min(j, part.i)].whitespace_ and not hyphen.whitespace_
+                if not (glued and hyphen.text in _HYPHENS and part.is_alpha):
+                    break
+                out.update((hyphen.i, part.i))
+                j = part.i
     return frozenset(out) if len(out) > len(tokens) else tokens
 
 
