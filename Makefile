@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export bench eval eval-all calibrate carb clean
+.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards bench eval eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -65,6 +65,9 @@ distill: install ## distil LLM-extracted triples into the IGL tagger, export and
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
 	$(PY) scripts/export.py $(ARGS)
+
+strip-guards: install ## remove the torch exporter's no-op NaN guards from the shipped ONNX graphs in place (outputs checked bitwise first; manifests and fusion.json updated; new exports leave them out already)
+	$(PY) scripts/strip_nan_guards.py $(ARGS)
 
 bench: install ## speed and memory numbers → bench/results.json
 	$(PY) scripts/bench.py $(ARGS)

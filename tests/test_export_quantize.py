@@ -13,7 +13,11 @@ pytest.importorskip("onnxruntime.quantization")
 
 from onnx import numpy_helper  # noqa: E402
 
-from enoki_hd.export.onnx import quantize_int8  # noqa: E402
+from enoki_hd.export.onnx import (  # noqa: E402
+    export_onnx,
+    quantize_int8,
+    strip_nan_guards_file,
+)
 
 
 def _logits(path: Path, feed: dict[str, np.ndarray]) -> np.ndarray:
@@ -89,3 +93,37 @@ def test_fp16_embeddings_and_kept_float_layers(tiny_nli_dir: Path, tmp_path: Pat
 def test_unknown_embedding_storage_is_rejected(tiny_nli_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"int8.embeddings must be 'fp16', 'int8_rows' or"):
         quantize_int8(tiny_nli_dir / "model.onnx", tmp_path / "x.onnx", embeddings="int4")
+
+
+def _ops(path: Path) -> list[str]:
+    return [n.op_type for n in onnx.load(str(path)).graph.node]
+
+
+def test_nan_guards_go_and_the_logits_stay_bitwise(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    # the fixture's graph is the torch exporter's own: Where(IsNaN(p), 0, p) after each of the
+    # two layers' attention softmax
+    guarded = tiny_nli_dir / "model.onnx"
+    before = _ops(guarded)
+    assert before.count("IsNaN") == 2
+    stripped = tmp_path / "stripped.onnx"
+    stripped.write_bytes(guarded.read_bytes())
+    assert strip_nan_guards_file(stripped) == 2
+    after = _ops(stripped)
+    assert "IsNaN" not in after
+    assert after.count("Where") == before.count("Where") - 2
+    assert after.count("Softmax") == before.count("Softmax") == 2
+    feed = _feed(tiny_nli_dir)
+    assert feed["attention_mask"].min() == 0, "the batch must hold padding"
+    np.testing.assert_array_equal(_logits(stripped, feed), _logits(guarded, feed))
+    # nothing left to remove: the file is not rewritten
+    written = stripped.stat().st_mtime_ns
+    assert strip_nan_guards_file(stripped) == 0
+    assert stripped.stat().st_mtime_ns == written
+
+
+def test_export_strips_the_guards_unless_asked_not_to(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    plain = export_onnx(tiny_nli_dir, tmp_path / "plain.onnx")
+    kept = export_onnx(tiny_nli_dir, tmp_path / "kept.onnx", strip_guards=False)
+    assert "IsNaN" not in _ops(plain) and _ops(kept).count("IsNaN") == 2
+    feed = _feed(tiny_nli_dir)
+    np.testing.assert_array_equal(_logits(plain, feed), _logits(kept, feed))

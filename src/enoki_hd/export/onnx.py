@@ -28,11 +28,20 @@ TOKENIZER_FILES = (
 )
 
 
-def export_onnx(model_dir: str | Path, onnx_path: str | Path, *, opset: int = 17) -> Path:
+def export_onnx(
+    model_dir: str | Path,
+    onnx_path: str | Path,
+    *,
+    opset: int = 17,
+    strip_guards: bool | None = None,
+) -> Path:
     """Export a sequence-classification model to ONNX with dynamic batch and sequence axes.
 
     The graph takes the inputs the model's tokenizer produces (``input_ids``,
     ``attention_mask`` and, for BERT-style models, ``token_type_ids``) and returns ``logits``.
+    ``strip_guards`` removes the exporter's NaN guards (:func:`strip_nan_guards`); None
+    removes them when they are no-ops, i.e. when every layer attends globally
+    (:func:`attends_globally`).
     """
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -61,8 +70,86 @@ def export_onnx(model_dir: str | Path, onnx_path: str | Path, *, opset: int = 17
             opset_version=opset,
             dynamo=False,
         )
+    if strip_guards or (strip_guards is None and attends_globally(model.config)):
+        strip_nan_guards_file(tmp)
     os.replace(tmp, onnx_path)
     return onnx_path
+
+
+def attends_globally(config: Any) -> bool:
+    """Whether every attention layer of ``config``'s encoder lets each query see every key
+    that is not padding (BERT, MiniLM); False for local or sliding-window attention
+    (ModernBERT's ``local_attention``, a ``sliding_window``), where a query near padding can
+    have every key of its window masked — the case :func:`strip_nan_guards` must not touch."""
+    return not (getattr(config, "local_attention", None) or getattr(config, "sliding_window", None))
+
+
+def strip_nan_guards(model: Any) -> int:
+    """Remove the ``Where(IsNaN(p), 0, p)`` guard the torch exporter puts after every
+    attention softmax; returns how many were removed (``model``, an ``onnx.ModelProto``, is
+    changed in place).
+
+    The guard zeroes the attention of a query whose keys are *all* masked (softmax of a row of
+    ``-inf`` is NaN, which would then spread through the values to every token). In an encoder
+    that attends globally (:func:`attends_globally`) the mask covers padding keys only, and
+    every sequence the tokenizers build keeps at least its ``[CLS]`` and ``[SEP]`` tokens, so
+    no row is ever all masked and the guard returns its input unchanged: outputs are bitwise
+    identical without it, and ONNX Runtime is spared two elementwise passes over every
+    attention matrix (``tests/test_export_quantize.py`` checks both on a padded batch). Do not
+    use it on local or sliding-window attention.
+    Constant nodes left without consumers are removed with the guards.
+    """
+    import onnx
+
+    graph = model.graph
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    outputs = {o.name for o in graph.output}
+    alias: dict[str, str] = {}
+    dropped: set[int] = set()
+    for node in graph.node:
+        if node.op_type != "IsNaN" or node.output[0] in outputs:
+            continue
+        users = consumers.get(node.output[0], [])
+        if len(users) != 1 or users[0].op_type != "Where":
+            continue
+        where = users[0]
+        if where.input[0] != node.output[0] or where.input[2] != node.input[0]:
+            continue
+        if where.output[0] in outputs:
+            continue
+        alias[where.output[0]] = node.input[0]
+        dropped.update((id(node), id(where)))
+    if not alias:
+        return 0
+    kept = [n for n in graph.node if id(n) not in dropped]
+    for node in kept:
+        for k, name in enumerate(node.input):
+            if name in alias:
+                node.input[k] = alias[name]
+    used = {name for n in kept for name in n.input} | outputs
+    kept = [n for n in kept if n.op_type != "Constant" or any(o in used for o in n.output)]
+    del graph.node[:]
+    graph.node.extend(kept)
+    onnx.checker.check_model(model)
+    return len(alias)
+
+
+def strip_nan_guards_file(path: str | Path) -> int:
+    """:func:`strip_nan_guards` on the graph at ``path``, rewritten atomically when anything
+    was removed; returns the number of guards removed."""
+    import onnx
+
+    path = Path(path)
+    model = onnx.load(str(path))
+    removed = strip_nan_guards(model)
+    if removed:
+        tmp = path.with_name(path.name + ".tmp")
+        onnx.save(model, str(tmp))
+        os.replace(tmp, path)
+    return removed
 
 
 def quantize_int8(

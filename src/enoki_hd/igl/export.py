@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from enoki_hd.export.onnx import git_commit, quantize_int8, ship_model
+from enoki_hd.export.onnx import (
+    attends_globally,
+    git_commit,
+    quantize_int8,
+    ship_model,
+    strip_nan_guards_file,
+)
 from enoki_hd.extract.encoder import (
     MODEL_INPUTS,
     MODEL_OUTPUTS,
@@ -81,7 +87,9 @@ def export_tagger_onnx(
     model: Any, sample: dict[str, np.ndarray], onnx_path: str | Path, *, depth: int, opset: int = 17
 ) -> Path:
     """Trace ``model.predict_with_scores`` at ``depth`` on ``sample`` (a padded batch, as
-    :func:`~enoki_hd.extract.encoder.pad_windows` builds) into ``onnx_path``."""
+    :func:`~enoki_hd.extract.encoder.pad_windows` builds) into ``onnx_path``; the exporter's
+    NaN guards are removed when the backbone attends globally
+    (:func:`~enoki_hd.export.onnx.strip_nan_guards`)."""
     import os
 
     import torch
@@ -114,6 +122,8 @@ def export_tagger_onnx(
             dynamo=False,
         )
     _fold_weight_identities(tmp)
+    if attends_globally(model.backbone.config):
+        strip_nan_guards_file(tmp)
     os.replace(tmp, onnx_path)
     return onnx_path
 
