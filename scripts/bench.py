@@ -357,11 +357,15 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     from enoki_hd.verify.nli import NLICrossEncoder
 
     limit = cfg.matrix.limit
+    long_names = cfg.matrix.long_context_benchmark
+    long_names = [long_names] if isinstance(long_names, str) else list(long_names or [])
+    normal = cfg.matrix.get("normal_length", True)
     sets = {}
-    for name in cfg.matrix.benchmarks:
+    for name in dict.fromkeys([*cfg.matrix.benchmarks, *long_names]):
         benchmark = load_benchmark(name, cfg.paths.shared_dir)
-        sets[name] = benchmark.examples[:limit] if limit else benchmark.examples
-        if cfg.matrix.long_context and name == cfg.matrix.long_context_benchmark:
+        if normal and name in cfg.matrix.benchmarks:
+            sets[name] = benchmark.examples[:limit] if limit else benchmark.examples
+        if cfg.matrix.long_context and name in long_names:
             long = _long_context_examples(benchmark, int(cfg.matrix.long_context))
             long_limit = min(x for x in (limit, cfg.matrix.long_context_limit, len(long)) if x)
             sets[f"{name}@{int(cfg.matrix.long_context)}chars"] = long[:long_limit]
@@ -390,6 +394,8 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
 
 
 def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
+    from enoki_hd.eval.metrics import char_iou
+
     def one_pass() -> tuple[list[float], list[Any]]:
         seconds, reports = [], []
         for e in examples:
@@ -398,13 +404,19 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
             seconds.append(time.perf_counter() - started)
         return seconds, reports
 
-    one_pass()  # warm-up: spaCy, the ONNX sessions' memory arenas
+    # warm-up (spaCy, the ONNX sessions' memory arenas): a whole pass, or the first example
+    # only (matrix.warmup=first, for slow cells such as window on long contexts)
+    if cfg.matrix.get("warmup", "all") == "first":
+        e = examples[0]
+        detector.detect(answer=e.answer, context=e.context, question=e.question)
+    else:
+        one_pass()
     pairs_before = verifier.stats["pairs"]
     passes = [one_pass() for _ in range(int(cfg.matrix.repeats))]
     pairs = (verifier.stats["pairs"] - pairs_before) / (len(passes) * len(examples))
     per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
     batch_times = []
-    for _ in range(int(cfg.matrix.repeats)):
+    for _ in range(int(cfg.matrix.repeats) if cfg.matrix.get("batch32", True) else 0):
         started = time.perf_counter()
         for start in range(0, len(examples), 32):
             detector.detect_batch(
@@ -417,20 +429,22 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
         batch_times.append(time.perf_counter() - started)
     reports = passes[-1][1]
     scored = [(e, r) for e, r in zip(examples, reports, strict=True) if e.gold_spans is not None]
-    f1 = char_prf(
-        [[(s.start, s.end) for s in r.spans] for _, r in scored],
-        [[(s.start, s.end) for s in e.gold_spans] for e, _ in scored],
-        [len(e.answer) for e, _ in scored],
-    )["f1"]
+    predicted = [[(s.start, s.end) for s in r.spans] for _, r in scored]
+    gold = [[(s.start, s.end) for s in e.gold_spans] for e, _ in scored]
+    f1 = char_prf(predicted, gold, [len(e.answer) for e, _ in scored])["f1"]
+    iou = char_iou(predicted, gold)["iou"] if scored else None
     return {
         "examples": len(examples),
         "median_context_chars": int(statistics.median(len(e.context) for e in examples)),
         "median_seconds": round(statistics.median(per_example), 4),
         "p95_seconds": round(sorted(per_example)[int(0.95 * (len(per_example) - 1))], 4),
         "examples_per_second_batch1": round(len(examples) / sum(per_example), 2),
-        "examples_per_second_batch32": round(len(examples) / statistics.median(batch_times), 2),
+        "examples_per_second_batch32": round(len(examples) / statistics.median(batch_times), 2)
+        if batch_times
+        else None,
         "nli_pairs_per_example": round(pairs, 1),
         "char_f1": round(float(f1), 4),
+        "char_iou": None if iou is None else round(float(iou), 4),
     }
 
 

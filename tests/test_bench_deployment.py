@@ -58,5 +58,46 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
         assert 0.0 <= cell["char_f1"] <= 1.0
     long = matrix["psiloqa_en50@1200chars/rules/retrieve"]
     assert long["median_context_chars"] == 1200
+    assert 0.0 <= long["char_iou"] <= 1.0
     assert "psiloqa_en50@1200chars/rules/window_over_retrieve_latency" in matrix
     assert "skipped" in saved["gpu"] or saved["gpu"]["items_per_second"] > 0
+
+
+@pytest.mark.skipif(
+    not (default_verifier_path() / "model.onnx").is_file(), reason="no shipped verifier"
+)
+def test_bench_matrix_on_long_contexts_only(tmp_path: Path, shared_dir: Path) -> None:
+    import bench
+
+    out = tmp_path / "results.json"
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="bench",
+            overrides=[
+                "sections=[matrix]",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                "matrix.benchmarks=[]",
+                "matrix.long_context_benchmark=[psiloqa_en50,mushroom_dev30]",
+                "matrix.long_context=1500",
+                "matrix.long_context_limit=2",
+                "matrix.normal_length=false",
+                "matrix.evidence=[retrieve]",
+                "matrix.extractors=[rules]",
+                "matrix.repeats=1",
+                "matrix.warmup=first",
+                "matrix.batch32=false",
+                f"output={out}",
+            ],
+        )
+    bench.run(cfg)
+    matrix = json.loads(out.read_text())["matrix"]
+    cells = sorted(k for k in matrix if "/" in k)
+    assert cells == [
+        "mushroom_dev30@1500chars/rules/retrieve",
+        "psiloqa_en50@1500chars/rules/retrieve",
+    ]
+    for key in cells:
+        assert matrix[key]["examples"] == 2
+        assert matrix[key]["examples_per_second_batch32"] is None
