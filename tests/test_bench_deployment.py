@@ -15,37 +15,51 @@ from enoki_hd.verify.loading import default_verifier_path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-
-@pytest.mark.skipif(
+needs_verifier = pytest.mark.skipif(
     not (default_verifier_path() / "model.onnx").is_file(), reason="no shipped verifier"
 )
-def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
+
+
+def _run_bench(tmp_path: Path, shared_dir: Path, out: Path, overrides: list[str]) -> None:
+    """``bench.run`` on the bench config with paths under ``tmp_path``, writing ``out``."""
     import bench
 
-    out = tmp_path / "results.json"
-    out.write_text(json.dumps({"nli": {"kept": True}}))
     with initialize(version_base="1.3", config_path="../configs"):
         cfg = compose(
             config_name="bench",
             overrides=[
-                "sections=[startup,matrix,gpu]",
                 f"paths.shared_dir={shared_dir}",
                 f"paths.root_dir={tmp_path}",
                 f"paths.output_dir={tmp_path}",
-                "startup.repeats=1",
-                "startup.extractors=[rules]",
-                "startup.runtimes=[torch-free]",
-                "matrix.benchmarks=[psiloqa_en50]",
-                "matrix.long_context_benchmark=psiloqa_en50",
-                "matrix.long_context=1200",
-                "matrix.extractors=[rules]",
-                "matrix.limit=1",
-                "matrix.repeats=1",
-                "nli.pairs=8",
                 f"output={out}",
+                *overrides,
             ],
         )
     bench.run(cfg)
+
+
+@needs_verifier
+def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
+    out = tmp_path / "results.json"
+    out.write_text(json.dumps({"nli": {"kept": True}}))
+    _run_bench(
+        tmp_path,
+        shared_dir,
+        out,
+        [
+            "sections=[startup,matrix,gpu]",
+            "startup.repeats=1",
+            "startup.extractors=[rules]",
+            "startup.runtimes=[torch-free]",
+            "matrix.benchmarks=[psiloqa_en50]",
+            "matrix.long_context_benchmark=psiloqa_en50",
+            "matrix.long_context=1200",
+            "matrix.extractors=[rules]",
+            "matrix.limit=1",
+            "matrix.repeats=1",
+            "nli.pairs=8",
+        ],
+    )
     saved = json.loads(out.read_text())
     assert saved["nli"] == {"kept": True}  # keep_other_sections
     startup = saved["startup"]
@@ -63,35 +77,27 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
     assert "skipped" in saved["gpu"] or saved["gpu"]["items_per_second"] > 0
 
 
-@pytest.mark.skipif(
-    not (default_verifier_path() / "model.onnx").is_file(), reason="no shipped verifier"
-)
+@needs_verifier
 def test_bench_matrix_on_long_contexts_only(tmp_path: Path, shared_dir: Path) -> None:
-    import bench
-
     out = tmp_path / "results.json"
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(
-            config_name="bench",
-            overrides=[
-                "sections=[matrix]",
-                f"paths.shared_dir={shared_dir}",
-                f"paths.root_dir={tmp_path}",
-                f"paths.output_dir={tmp_path}",
-                "matrix.benchmarks=[]",
-                "matrix.long_context_benchmark=[psiloqa_en50,mushroom_dev30]",
-                "matrix.long_context=1500",
-                "matrix.long_context_limit=2",
-                "matrix.normal_length=false",
-                "matrix.evidence=[retrieve]",
-                "matrix.extractors=[rules]",
-                "matrix.repeats=1",
-                "matrix.warmup=first",
-                "matrix.batch32=false",
-                f"output={out}",
-            ],
-        )
-    bench.run(cfg)
+    _run_bench(
+        tmp_path,
+        shared_dir,
+        out,
+        [
+            "sections=[matrix]",
+            "matrix.benchmarks=[]",
+            "matrix.long_context_benchmark=[psiloqa_en50,mushroom_dev30]",
+            "matrix.long_context=1500",
+            "matrix.long_context_limit=2",
+            "matrix.normal_length=false",
+            "matrix.evidence=[retrieve]",
+            "matrix.extractors=[rules]",
+            "matrix.repeats=1",
+            "matrix.warmup=first",
+            "matrix.batch32=false",
+        ],
+    )
     matrix = json.loads(out.read_text())["matrix"]
     cells = sorted(k for k in matrix if "/" in k)
     assert cells == [
