@@ -24,6 +24,7 @@ from enoki_hd.train.distill import (  # noqa: E402
     build_teacher_data,
     checkpoint_dirs,
     distill,
+    load_source,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,9 +72,14 @@ def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: 
     assert default.model.backbone == "minilm" and default.model.random_init is None
     assert default.trainer.mixed_precision == "no" and default.loss == "hungarian"
     assert set(default.data.sources) == {"lsoie_gpt", "oie2016"}
-    for experiment in ("cpu_smoke", "rules_teacher"):
+    for experiment in ("cpu_smoke", "rules_teacher", "answers_teacher"):
         cfg = _compose(tmp_path, shared_dir, experiment=experiment)
         assert ROOT / "checkpoints" not in Path(cfg.ship_dir).parents
+    answers = _plain(_compose(tmp_path, shared_dir, experiment="answers_teacher"))["data"]
+    assert list(answers["sources"]) == ["lsoie_gpt", "oie2016", "mushroom_answers_rules"]
+    sentences = answers["sources"]["mushroom_answers_rules"]["sentences"]
+    assert sentences["kind"] == "texts" and sentences["field"] == "model_output_text"
+    assert Path(sentences["path"]).is_file()
     for model in ("igl_modernbert_base", "igl_modernbert_large"):
         cfg = _compose(tmp_path, shared_dir, f"model={model}", "trainer=distill_gpu", experiment="")
         assert cfg.model.backbone.startswith("answerdotai/ModernBERT-")
@@ -196,6 +202,40 @@ def test_rules_teacher_source_is_cached(tmp_path: Path, shared_dir: Path) -> Non
     )
     again = build_teacher_data(spec, cache_dir=tmp_path / "cache")
     assert [e.rows for e in again.train + again.dev] == [e.rows for e in data.train + data.dev]
+
+
+def test_texts_source_gives_the_sentences_of_a_jsonl_field(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        json.dumps({"model_output_text": " Suede formed in London. It split up in 2003. "})
+        + "\n\n"
+        + json.dumps({"other": "no text here"})
+        + "\n"
+        + json.dumps({"model_output_text": "   "})
+        + "\n"
+        + json.dumps({"model_output_text": "Bath is a city."})
+        + "\n"
+    )
+    spec = {"kind": "texts", "path": str(answers), "field": "model_output_text"}
+    examples, report = load_source("answers", spec)
+    assert [(e.id, e.text, e.rows) for e in examples] == [
+        ("line1:0", "Suede formed in London.", []),
+        ("line1:1", "It split up in 2003.", []),
+        ("line5:0", "Bath is a city.", []),
+    ]
+    assert report.sources["answers"].sentences == 3
+    assert [e.text for e in load_source("answers", {**spec, "limit": 2})[0]] == [
+        "Suede formed in London.",
+        "It split up in 2003.",
+    ]
+    # the rules extractor reads them as a teacher: rows for every sentence
+    rules = {"kind": "rules", "extractor": {"name": "rules"}, "sentences": spec}
+    taught, _ = load_source("answers_rules", rules, cache_dir=tmp_path / "cache")
+    assert [e.text for e in taught] == [e.text for e in examples]
+    assert all(e.rows for e in taught)
+    answers.write_text(json.dumps({"model_output_text": ["a list"]}) + "\n")
+    with pytest.raises(ValueError, match=r"answers\.jsonl:1: field 'model_output_text' must be"):
+        load_source("answers", spec)
 
 
 def test_dev_f1_matches_depths_to_gold_rows_in_any_order() -> None:

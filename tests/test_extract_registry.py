@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from enoki_hd.extract import Extractor, available_extractors, get_extractor, register, verbalize
 from enoki_hd.extract.carb import carb_predictions, carb_tuples, widest_facts
 from enoki_hd.extract.preextracted import PreextractedExtractor
+from enoki_hd.extract.verbalize import reading_order
 from enoki_hd.types import Fact, Span
 
 # --- registry -------------------------------------------------------------------------------
@@ -172,6 +175,78 @@ def _fact(subject: str, relation: str, obj: str, **kwargs: object) -> Fact:
 )  # fmt: skip
 def test_verbalize(fact: Fact, expected: str) -> None:
     assert verbalize(fact) == expected
+
+
+MUSEUM = "The museum was founded in 1901 by a local trader."
+
+
+def _museum_fact(relation: list[tuple[int, int]], obj: list[tuple[int, int]], **kw: object) -> Fact:
+    """A fact of MUSEUM whose relation and object strings are their spans' text, as the
+    tagger's decoding writes them."""
+
+    def text(spans: list[tuple[int, int]]) -> str:
+        return " ".join(MUSEUM[a:b] for a, b in spans)
+
+    return _fact(
+        "The museum",
+        text(relation),
+        text(obj),
+        subject_spans=[Span(0, 10)],
+        relation_spans=[Span(a, b) for a, b in relation],
+        object_spans=[Span(a, b) for a, b in obj],
+        **kw,
+    )
+
+
+def test_verbalize_reads_interleaved_relation_and_object_in_answer_order() -> None:
+    # relation "was founded in" + "by", object "1901" + "a local trader", interleaved
+    fact = _museum_fact([(11, 25), (31, 33)], [(26, 30), (34, 48)], source="encoder")
+    assert fact.relation == "was founded in by" and fact.object == "1901 a local trader"
+    assert verbalize(fact) == "The museum was founded in by 1901 a local trader."
+    assert reading_order(fact, MUSEUM) == "was founded in 1901 by a local trader"
+    assert verbalize(fact, MUSEUM) == "The museum was founded in 1901 by a local trader."
+
+
+@pytest.mark.parametrize(
+    ("relation", "obj"),
+    [
+        ([(11, 25)], [(26, 30)]),  # relation, then object: already in order
+        ([(11, 25)], [(26, 30), (34, 48)]),  # a gap in the object only
+        ([(31, 33)], [(26, 30)]),  # the object wholly before the relation: left as it is
+    ],
+)
+def test_reading_order_leaves_facts_that_do_not_interleave(
+    relation: list[tuple[int, int]], obj: list[tuple[int, int]]
+) -> None:
+    fact = _museum_fact(relation, obj)
+    assert reading_order(fact, MUSEUM) is None
+    assert verbalize(fact, MUSEUM) == verbalize(fact)
+
+
+def test_reading_order_needs_strings_that_are_the_spans_text() -> None:
+    # the rules extractor writes its own strings (articles dropped, words moved): not re-read
+    fact = _museum_fact([(11, 25), (31, 33)], [(26, 30), (34, 48)])
+    rules = dataclasses.replace(fact, object="1901 local trader")
+    assert reading_order(rules, MUSEUM) is None
+    implicit = dataclasses.replace(fact, relation="is", relation_spans=[])
+    assert reading_order(implicit, MUSEUM) is None
+
+
+def test_reading_order_keeps_negation_and_rejects_a_foreign_answer() -> None:
+    text = "The band did not play in 2019 at the festival."
+    fact = _fact(
+        "The band",
+        "did not play in at",
+        "2019 the festival",
+        relation_spans=[Span(9, 24), Span(30, 32)],
+        object_spans=[Span(25, 29), Span(33, 45)],
+        negated=True,
+    )
+    assert verbalize(fact, text) == "The band did not play in 2019 at the festival."
+    with pytest.raises(
+        ValueError, match=r"fact f0.0: span \[9, 24\) is outside the answer \(10 characters\)"
+    ):
+        verbalize(fact, "The band.!")
 
 
 def test_verbalize_rules_facts() -> None:

@@ -360,7 +360,7 @@ class Detector:
             index = self.index(context)
 
         with clock("verify"):
-            hypotheses = [verbalize(f) for f in facts or []]
+            hypotheses = [verbalize(f, answer) for f in facts or []]
             whole = sentences_to_judge(
                 len(spans),
                 None if facts is None else {f.sentence for f in facts},

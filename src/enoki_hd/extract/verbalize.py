@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from enoki_hd.types import Fact
+from enoki_hd.types import Fact, Span
 
 # the source of the facts a table row gives, one per cell (see :mod:`enoki_hd.select`)
 TABLE_SOURCE = "table"
@@ -76,7 +76,48 @@ def cell_hypothesis(row: str, header: str, value: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def verbalize(fact: Fact) -> str:
+def _span_text(answer: str, spans: list[Span]) -> str:
+    return " ".join(answer[s.start : s.end] for s in sorted(spans, key=lambda s: s.start))
+
+
+def reading_order(fact: Fact, answer: str) -> str | None:
+    """The fact's relation and object words in the order the answer has them, or None when
+    that order is already relation, then object (or cannot be read from the spans).
+
+    A tagger labels words, and its relation and object words can interleave: "The museum was
+    founded in 1901 by a local trader" gives the relation "was founded in by" and the object
+    "1901 a local trader". Joined part after part, as :func:`verbalize` joins them, they read
+    "was founded in by 1901 a local trader"; in the answer's order they read "was founded in
+    1901 by a local trader". Only a fact whose relation and object strings are exactly the
+    text of their spans (as :func:`enoki_hd.igl.decode.decode_rows` writes them) is read this
+    way, and only when a relation span follows the start of an object span while another
+    precedes it; an implicit relation (no span of its own) or any other fact gives None.
+
+    Raises:
+        ValueError: a span outside ``answer``.
+    """
+    relation, obj = fact.relation_spans, fact.object_spans
+    if not relation or not obj:
+        return None
+    for span in (*relation, *obj):
+        if span.end > len(answer):
+            raise ValueError(
+                f"fact {fact.id}: span [{span.start}, {span.end}) is outside the answer "
+                f"({len(answer)} characters); pass the text its spans point into"
+            )
+    if " ".join(fact.relation.split()) != _span_text(answer, relation) or " ".join(
+        fact.object.split()
+    ) != _span_text(answer, obj):
+        return None
+    first_object = min(s.start for s in obj)
+    if min(s.start for s in relation) > first_object or all(
+        s.start < first_object for s in relation
+    ):
+        return None
+    return " ".join(_span_text(answer, [*relation, *obj]).split())
+
+
+def verbalize(fact: Fact, answer: str | None = None) -> str:
     """The hypothesis for NLI: subject, relation and object as one sentence.
 
     - Whitespace is collapsed; the first letter is capitalised and a final period added.
@@ -90,12 +131,22 @@ def verbalize(fact: Fact) -> str:
     - An empty object gives ``Subject relation.`` (``The band split up.``).
     - A table cell (``source="table"``: subject the row label, relation the column header,
       object the cell) reads ``row — header: value.`` (``standard — no severe attack: 38%.``).
+    - Given the ``answer`` the fact's spans point into, relation and object words that
+      interleave there are read in the answer's order (:func:`reading_order`): ``The museum
+      was founded in 1901 by a local trader.``, not ``… was founded in by 1901 a local
+      trader.``
+
+    Raises:
+        ValueError: ``answer`` is given and a relation or object span lies outside it.
     """
     if fact.source == TABLE_SOURCE:
         return cell_hypothesis(fact.subject, fact.relation, fact.object)
     subject, relation, obj = (
         " ".join(part.split()) for part in (fact.subject, fact.relation, fact.object)
     )
+    predicate = None if answer is None else reading_order(fact, answer)
+    if predicate is not None:
+        relation, obj = predicate, ""
     if fact.negated and not _NEGATION_RE.search(f"{relation} {obj}"):
         relation = _negate(relation)
     synthesized = not fact.relation_spans and relation.lower() in _COPULAS

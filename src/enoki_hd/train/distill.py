@@ -43,6 +43,7 @@ from enoki_hd.igl.labels import (
     facts_to_example,
     read_oie4,
     read_teacher_jsonl,
+    teacher_examples,
 )
 from enoki_hd.train.nli_data import stable_fraction
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
@@ -50,7 +51,7 @@ from enoki_hd.types import Fact, Span
 
 logger = logging.getLogger(__name__)
 
-SOURCE_KINDS = ("lsoie_gpt", "oie2016", "teacher_jsonl", "oie4", "rules")
+SOURCE_KINDS = ("lsoie_gpt", "oie2016", "teacher_jsonl", "oie4", "rules", "texts")
 STATE_FILE = "state.pt"
 CONFIG_FILE = "config.yaml"
 _CHECKPOINT_PREFIX = "step-"
@@ -98,9 +99,11 @@ def load_source(
     """The grid examples of one ``data.sources`` entry and their coverage.
 
     ``spec["kind"]`` is ``lsoie_gpt``, ``oie2016``, ``teacher_jsonl`` (one ``{text, facts}``
-    record per line), ``oie4`` (OpenIE6's format) or ``rules`` (the rules extractor over the
-    sentences of the source ``spec["sentences"]``, itself a source spec). ``limit`` keeps the
-    first sentences.
+    record per line), ``oie4`` (OpenIE6's format), ``texts`` (the sentences, without rows, of
+    the string field ``spec["field"]``, default ``text``, of each JSONL record, segmented as
+    the detector segments answers: unlabelled answers for a teacher to read) or ``rules`` (the
+    rules extractor over the sentences of the source ``spec["sentences"]``, itself a source
+    spec). ``limit`` keeps the first sentences.
 
     Raises:
         FileNotFoundError / ValueError: a missing file or an unknown kind, naming the field
@@ -136,6 +139,10 @@ def load_source(
     elif kind == "oie4":
         examples = read_oie4(path, source=name)[:limit]
         report = _rows_report(name, examples)
+    elif kind == "texts":
+        examples = text_sentences(path, field=str(spec.get("field") or "text"), source=name)
+        examples = examples[:limit]
+        report = _rows_report(name, examples)
     else:
         examples = []
         for example in read_teacher_jsonl(path, source=name):
@@ -144,6 +151,46 @@ def load_source(
             examples.append(example)
         report = _rows_report(name, examples)
     return examples, report
+
+
+def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
+    """One example without rows per sentence of the string ``field`` of each JSONL record of
+    ``path`` (spaCy segmentation, as the detector's), ids ``{line}:{k}``; a record without
+    the field or with an empty one gives no sentence, a sentence without words neither.
+
+    Raises:
+        ValueError: a line that is not a JSON object, or a ``field`` that is not a string,
+            naming the file, line and field.
+    """
+    examples: list[GridExample] = []
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object")
+            text = record.get(field)
+            if text is None:
+                continue
+            if not isinstance(text, str):
+                raise ValueError(
+                    f"{path}:{lineno}: field {field!r} must be a string, got "
+                    f"{type(text).__name__}; set data.sources.<name>.field to the text field"
+                )
+            if not text.strip():
+                continue
+            examples.extend(
+                e
+                for e in teacher_examples(
+                    text, [], source=source, id=f"line{lineno}", segmenter="spacy"
+                )
+                if e.words
+            )
+    return examples
 
 
 def _rows_report(
