@@ -257,6 +257,21 @@ def test_verbalize_rules_facts() -> None:
     assert "Suede was not formed in London." in hypotheses
 
 
+def test_verbalize_reads_a_rules_fact_with_its_object_inside_the_relation_in_order() -> None:
+    # the rules extractor folds "to pay" into the relation of "ordered"; its object "Acme"
+    # stands between them: read part after part, the hypothesis would make Acme the payee
+    pytest.importorskip("spacy")
+    text = "The court ordered Acme to pay the fine."
+    facts = {f.object: f for f in get_extractor("rules").extract(text)}
+    acme = facts["Acme"]
+    assert acme.relation == "ordered to pay"
+    assert verbalize(acme) == "Court ordered to pay Acme."
+    assert verbalize(acme, text) == "Court ordered Acme to pay."
+    assert (
+        verbalize(facts["fine"], text) == verbalize(facts["fine"]) == "Court ordered to pay fine."
+    )
+
+
 # --- CaRB helpers ---------------------------------------------------------------------------
 
 
