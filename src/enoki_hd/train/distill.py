@@ -45,7 +45,7 @@ from enoki_hd.igl.labels import (
     read_teacher_jsonl,
     teacher_examples,
 )
-from enoki_hd.train.nli_data import stable_fraction
+from enoki_hd.train.nli_data import read_jsonl, stable_fraction
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
 
@@ -155,7 +155,7 @@ def load_source(
 
 def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
     """One example without rows per sentence of the string ``field`` of each JSONL record of
-    ``path`` (spaCy segmentation, as the detector's), ids ``{line}:{k}``; a record without
+    ``path`` (gzipped or not; spaCy segmentation, as the detector's), ids ``line{n}:{k}``; a record without
     the field or with an empty one gives no sentence, a sentence without words neither.
 
     Raises:
@@ -163,26 +163,18 @@ def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
             naming the file, line and field.
     """
     examples: list[GridExample] = []
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({err.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object")
-            text = record.get(field)
-            if text is None:
-                continue
-            if not isinstance(text, str):
-                raise ValueError(
-                    f"{path}:{lineno}: field {field!r} must be a string, got "
-                    f"{type(text).__name__}; set data.sources.<name>.field to the text field"
-                )
-            if not text.strip():
-                continue
+    for lineno, record in read_jsonl(path):
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{lineno}: expected a JSON object")
+        text = record.get(field)
+        if text is None:
+            continue
+        if not isinstance(text, str):
+            raise ValueError(
+                f"{path}:{lineno}: field {field!r} must be a string, got "
+                f"{type(text).__name__}; set data.sources.<name>.field to the text field"
+            )
+        if text.strip():
             examples.extend(
                 e
                 for e in teacher_examples(
