@@ -140,8 +140,8 @@ def load_source(
         examples = read_oie4(path, source=name)[:limit]
         report = _rows_report(name, examples)
     elif kind == "texts":
-        examples = text_sentences(path, field=str(spec.get("field") or "text"), source=name)
-        examples = examples[:limit]
+        field_name = str(spec.get("field") or "text")
+        examples = text_sentences(path, field=field_name, source=name, limit=limit)
         report = _rows_report(name, examples)
     else:
         examples = []
@@ -153,10 +153,13 @@ def load_source(
     return examples, report
 
 
-def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
+def text_sentences(
+    path: Path, *, field: str, source: str, limit: int | None = None
+) -> list[GridExample]:
     """One example without rows per sentence of the string ``field`` of each JSONL record of
-    ``path`` (gzipped or not; spaCy segmentation, as the detector's), ids ``line{n}:{k}``; a record without
-    the field or with an empty one gives no sentence, a sentence without words neither.
+    ``path`` (gzipped or not; spaCy segmentation, as the detector's), ids ``line{n}:{k}``; a
+    record without the field or with an empty one gives no sentence, a sentence without words
+    neither. ``limit``: the first sentences only (later records are not read).
 
     Raises:
         ValueError: a line that is not a JSON object, or a ``field`` that is not a string,
@@ -164,6 +167,8 @@ def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
     """
     examples: list[GridExample] = []
     for lineno, record in read_jsonl(path):
+        if limit is not None and len(examples) >= limit:
+            break
         if not isinstance(record, dict):
             raise ValueError(f"{path}:{lineno}: expected a JSON object")
         text = record.get(field)
@@ -182,7 +187,7 @@ def text_sentences(path: Path, *, field: str, source: str) -> list[GridExample]:
                 )
                 if e.words
             )
-    return examples
+    return examples[:limit]
 
 
 def _rows_report(
