@@ -267,11 +267,13 @@ def bench_memory(cfg: DictConfig) -> dict[str, Any]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-# Cold start and peak memory of one detection in a fresh process; argv[1] "torch-free" blocks
-# torch and transformers (what a base install has), "torch" imports them first (the detector
+# Cold start and peak memory of one detection in a fresh process; argv[1] "installed" runs in a
+# venv with the wheel installed (base dependencies only: no torch anywhere), "torch-free" in
+# this venv with torch and transformers blocked, "torch" imports them first (the detector
 # before enoki_hd.runtime, which loaded them through AutoConfig/AutoTokenizer).
 STARTUP_PROBE = """
-import importlib.abc, json, resource, sys, time
+import importlib.abc, importlib.util, json, resource, sys, time
+torch_installed = importlib.util.find_spec("torch") is not None  # (not timed)
 started = time.perf_counter()
 if sys.argv[1] == "torch-free":
     class Block(importlib.abc.MetaPathFinder):
@@ -279,7 +281,7 @@ if sys.argv[1] == "torch-free":
             if name.split(".")[0] in ("torch", "transformers"):
                 raise ImportError(name)
     sys.meta_path.insert(0, Block())
-else:
+elif sys.argv[1] == "torch":
     import torch, transformers
 from pathlib import Path
 import enoki_hd
@@ -290,8 +292,38 @@ loaded = time.perf_counter() - started
 detector.detect(answer=(ex / "suede_answer.txt").read_text(), context=(ex / "suede_context.txt").read_text())
 print(json.dumps({"load_seconds": loaded, "cold_start_seconds": time.perf_counter() - started,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "torch_imported": "torch" in sys.modules}))
+                  "torch_imported": "torch" in sys.modules,
+                  "torch_installed": torch_installed}))
 """
+
+
+def _installed_python(cfg: DictConfig) -> Path:
+    """The python of a venv under ``startup.install_dir`` with the wheel of the checkout this
+    script belongs to installed
+    (base dependencies only, as ``pip install enoki-hd`` gives a user): the venv is made once,
+    the package rebuilt and reinstalled on every run."""
+    import shutil
+    import venv
+
+    target = Path(cfg.startup.install_dir)
+    wheels = target / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    pip, root = [sys.executable, "-m", "pip"], str(Path(__file__).resolve().parents[1])
+    subprocess.run(
+        [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), root],
+        check=True,
+    )
+    (built,) = wheels.glob("enoki_hd-*.whl")
+    wheel = str(built)
+    python = target / "venv" / "bin" / "python"
+    if not python.exists():
+        venv.EnvBuilder(with_pip=False).create(target / "venv")
+    subprocess.run([*pip, "--python", str(python), "install", "-q", wheel], check=True)
+    subprocess.run(
+        [*pip, "--python", str(python), "install", "-q", "--force-reinstall", "--no-deps", wheel],
+        check=True,
+    )
+    return python
 
 
 def bench_startup(cfg: DictConfig) -> dict[str, Any]:
@@ -299,21 +331,30 @@ def bench_startup(cfg: DictConfig) -> dict[str, Any]:
     of the bundled example) and peak RSS of a fresh process, torch-free vs with torch and
     transformers imported, per extractor; medians over ``startup.repeats`` processes."""
     results: dict[str, Any] = {"repeats": int(cfg.startup.repeats)}
+    installed = _installed_python(cfg) if "installed" in cfg.startup.runtimes else None
+    # the installed package runs outside the source tree, with nothing of it on the path
+    outside = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ENOKI_CHECKPOINTS")}
     for extractor in cfg.startup.extractors:
         for runtime in cfg.startup.runtimes:
+            python = installed if runtime == "installed" else Path(sys.executable)
             runs = []
             for _ in range(int(cfg.startup.repeats)):
                 result = subprocess.run(
-                    [sys.executable, "-c", STARTUP_PROBE, runtime, extractor],
+                    [str(python), "-c", STARTUP_PROBE, runtime, extractor],
                     capture_output=True,
                     text=True,
                     check=True,
+                    **(
+                        {"cwd": cfg.startup.install_dir, "env": outside}
+                        if runtime == "installed"
+                        else {}
+                    ),
                 )
                 runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
             results[f"{extractor}/{runtime}"] = {
                 key: round(statistics.median(r[key] for r in runs), 3)
                 for key in ("load_seconds", "cold_start_seconds", "peak_rss_mb")
-            } | {"torch_imported": runs[0]["torch_imported"]}
+            } | {key: runs[0][key] for key in ("torch_imported", "torch_installed")}
         free, torch = results.get(f"{extractor}/torch-free"), results.get(f"{extractor}/torch")
         if free and torch:
             results[f"{extractor}/rss_saving"] = round(

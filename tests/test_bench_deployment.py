@@ -50,7 +50,7 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
             "sections=[startup,matrix,gpu]",
             "startup.repeats=1",
             "startup.extractors=[rules]",
-            "startup.runtimes=[torch-free]",
+            "startup.runtimes=[installed,torch-free]",
             "matrix.benchmarks=[psiloqa_en50]",
             "matrix.long_context_benchmark=psiloqa_en50",
             "matrix.long_context=1200",
@@ -65,6 +65,11 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
     startup = saved["startup"]
     assert startup["rules/torch-free"]["torch_imported"] is False
     assert startup["rules/torch-free"]["cold_start_seconds"] > 0
+    # the wheel in a venv of its own: base dependencies only, so torch is not even installed
+    assert startup["rules/installed"]["torch_installed"] is False
+    assert startup["rules/installed"]["torch_imported"] is False
+    assert startup["rules/installed"]["cold_start_seconds"] > 0
+    assert (tmp_path / ".cache" / "bench_install" / "venv" / "bin" / "python").exists()
     matrix = saved["matrix"]
     for strategy in ("window", "retrieve"):
         cell = matrix[f"psiloqa_en50/rules/{strategy}"]

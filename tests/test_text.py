@@ -291,14 +291,52 @@ def test_spacy_pipeline_is_loaded_once_and_shared(spacy_segmenter) -> None:
     assert not set(text_module.SEGMENTER_DISABLE) & set(spacy_segmenter.disabled)
 
 
-def test_combining_marks_scan_matches_the_full_code_space() -> None:
+def test_combining_marks_table_and_scan_match_the_full_code_space() -> None:
     import sys
     import unicodedata
 
+    from enoki_hd.unicode_marks import MARK_RANGES
+
     full = {cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)).startswith("M")}
-    pattern = re.compile(f"[{text_module._combining_marks()}]")
     everything = "".join(chr(cp) for cp in range(sys.maxunicode + 1) if not 0xD800 <= cp < 0xE000)
+    # the interpreters CI and our users run have a generated table (scripts/unicode_marks.py)
+    assert unicodedata.unidata_version in MARK_RANGES
+    pattern = re.compile(f"[{text_module._combining_marks()}]")
     assert {ord(m.group()) for m in pattern.finditer(everything)} == full
+    # the fallback for a Unicode version without a table
+    assert text_module._scanned_mark_ranges() == text_module._mark_ranges()
+    assert {cp for a, b in text_module._scanned_mark_ranges() for cp in range(a, b + 1)} == full
+
+
+def test_spacy_pipeline_reads_its_own_serialized_tokenizer(tmp_path) -> None:
+    """The shipped pipeline loads without building the language's default tokenizer first,
+    and ends with exactly the tokenizer a plain ``spacy.load`` gives; a pipeline saved with a
+    special case keeps it, and one whose tokenizer was saved without special cases has none,
+    as with ``spacy.load``."""
+    import spacy
+
+    loaded = load_spacy_pipeline(DEFAULT_SPACY_MODEL)
+    plain = spacy.load(DEFAULT_SPACY_MODEL, exclude=list(loaded.component_names))
+    # (vocab excluded: the shared pipeline has read other tests' texts)
+    assert loaded.tokenizer.to_bytes(exclude=["vocab"]) == plain.tokenizer.to_bytes(
+        exclude=["vocab"]
+    )
+    sentence = "I don't think U.S. prices rose 3.5% in Jan. (see http://x.com)."
+    assert [t.text for t in loaded.make_doc(sentence)] == [t.text for t in plain.make_doc(sentence)]
+    assert [t.text for t in loaded.make_doc("don't")] == ["do", "n't"]
+
+    custom = spacy.blank("en")
+    custom.tokenizer.add_special_case("don't", [{"ORTH": "don't"}])
+    custom.add_pipe("sentencizer")
+    custom.to_disk(tmp_path / "custom")
+    assert [t.text for t in load_spacy_pipeline(str(tmp_path / "custom")).make_doc("don't")] == [
+        "don't"
+    ]
+    # a tokenizer serialized without its special cases has none, as with spacy.load
+    custom.tokenizer.to_disk(tmp_path / "custom" / "tokenizer", exclude=["exceptions"])
+    partial = load_spacy_pipeline(str(tmp_path / "custom") + "/")
+    assert partial.tokenizer.to_bytes() == spacy.load(tmp_path / "custom").tokenizer.to_bytes()
+    assert [t.text for t in partial.make_doc("don't stop.")] == ["don't", "stop", "."]
 
 
 def test_missing_spacy_model_error_says_how_to_fix() -> None:

