@@ -305,7 +305,7 @@ def _installed_python(cfg: DictConfig) -> Path:
     import shutil
     import venv
 
-    target = Path(cfg.startup.install_dir)
+    target = Path(cfg.startup.install_dir).resolve()
     wheels = target / "wheels"
     shutil.rmtree(wheels, ignore_errors=True)
     pip, root = [sys.executable, "-m", "pip"], str(Path(__file__).resolve().parents[1])
@@ -345,9 +345,7 @@ def bench_startup(cfg: DictConfig) -> dict[str, Any]:
                     text=True,
                     check=True,
                     **(
-                        {"cwd": cfg.startup.install_dir, "env": outside}
-                        if runtime == "installed"
-                        else {}
+                        {"cwd": python.parents[2], "env": outside} if runtime == "installed" else {}
                     ),
                 )
                 runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
