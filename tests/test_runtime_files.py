@@ -13,6 +13,7 @@ from enoki_hd.runtime import (
     installed_checkpoint_dir,
     load_local_config,
     load_local_tokenizer,
+    quantizes_activations_per_batch,
     session_options,
 )
 from enoki_hd.verify.loading import default_checkpoint_dir
@@ -92,6 +93,22 @@ def test_create_session_runs_the_shipped_verifier(monkeypatch: pytest.MonkeyPatc
         "attention_mask",
         "token_type_ids",
     }
+
+
+def test_per_batch_activation_quantization_is_found_in_the_graph_bytes(tmp_path: Path) -> None:
+    """The verifier is quantised dynamically (one activation range per batch tensor); the
+    tagger keeps its MatMuls float; files are searched for the op's name as stored."""
+    verifier, tagger = (directory / "model.onnx" for directory in SHIPPED)
+    if not verifier.is_file() or not tagger.is_file():
+        pytest.skip("no shipped checkpoints")
+    assert quantizes_activations_per_batch(verifier) is True
+    assert quantizes_activations_per_batch(tagger) is False
+    (tmp_path / "with.onnx").write_bytes(b"\x0a\x15" + b"DynamicQuantizeLinear" + b"\x00" * 64)
+    (tmp_path / "without.onnx").write_bytes(b"\x0a\x06MatMul" + b"\x00" * 64)
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    assert quantizes_activations_per_batch(tmp_path / "with.onnx") is True
+    assert quantizes_activations_per_batch(tmp_path / "without.onnx") is False
+    assert quantizes_activations_per_batch(tmp_path / "empty.onnx") is False
 
 
 def test_installed_checkpoints_are_the_shipped_ones() -> None:

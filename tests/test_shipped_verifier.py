@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from enoki_hd.runtime.onnx import quantizes_activations_per_batch
 from enoki_hd.verify.loading import default_verifier_path, load_default_verifier
 from enoki_hd.verify.nli import NLICrossEncoder
 
@@ -107,6 +108,28 @@ def test_manifest_records_data_config_inference_and_measured_size(manifest: dict
 def test_obvious_pairs_get_their_labels(verifier: NLICrossEncoder) -> None:
     scores = verifier.predict([(p, h) for p, h, _ in OBVIOUS_PAIRS])
     assert [s.label() for s in scores] == [label for _, _, label in OBVIOUS_PAIRS]
+
+
+def test_each_pair_is_scored_alone_so_its_batch_does_not_change_it() -> None:
+    """The shipped graph quantises activations with one range per batch: batched, a pair's
+    probabilities depend on the pairs beside it (and their padding). By default it is scored
+    alone, so its scores are the same in any batch and in any cache state."""
+    assert quantizes_activations_per_batch(SHIPPED / "model.onnx")
+    pair = (
+        "The museum is open every day except Mondays, when it is closed for maintenance.",
+        "The museum is open on Mondays.",
+    )
+    others = [("A much longer premise about something else. " * 12, "Nothing."), ("Hi.", "Yo.")]
+    default = NLICrossEncoder(SHIPPED, cache_size=0)
+    assert default.batch_size == 1 and default.config()["batch_size"] == 1
+    assert default.predict([pair]) == [default.predict([*others, pair])[2]]
+    assert default.stats["model_calls"] == 4
+    # an explicit batch size is honoured, and then the batch shows in the scores
+    batched = NLICrossEncoder(SHIPPED, cache_size=0, batch_size=32)
+    assert batched.config()["batch_size"] == 32
+    alone, among = batched.predict([pair])[0], batched.predict([*others, pair])[2]
+    assert alone == default.predict([pair])[0]  # a batch of one is the same computation
+    assert abs(alone.entailment - among.entailment) > 1e-3
 
 
 @pytest.mark.xfail(

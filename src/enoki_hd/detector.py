@@ -236,7 +236,7 @@ class Detector:
         """Build from a plain mapping (a resolved Hydra ``detector`` node, or the output of
         :meth:`config`, which this round-trips)::
 
-        {"verifier": {"path": null, "backend": "onnx", "max_length": 256, "batch_size": 32},
+        {"verifier": {"path": null, "backend": "onnx", "max_length": 256, "batch_size": 1},
          "evidence": {"strategy": "retrieve", "top_k": 3, "neighbours": 1},
          "extractor": {"name": "rules"}, "verification": "hybrid", "hybrid_weight": 0.5,
          "sentence_aggregation": "max", "sentence_backend": "spacy",

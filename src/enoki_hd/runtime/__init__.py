@@ -5,7 +5,8 @@
   ONNX verifier and tagger use), and where the shipped checkpoints are (the source tree or the
   installed package's data);
 - :mod:`enoki_hd.runtime.onnx` — ONNX Runtime sessions with explicit threads and graph
-  optimisation.
+  optimisation, and whether a graph quantises activations per batch (its rows then depend on
+  each other).
 
 Nothing here imports torch or transformers; ``tests/test_torch_free.py`` checks that a whole
 detection on the shipped checkpoints never does.
@@ -21,7 +22,12 @@ from enoki_hd.runtime.files import (
     pad_token_id,
     read_json,
 )
-from enoki_hd.runtime.onnx import THREADS_ENV, create_session, session_options
+from enoki_hd.runtime.onnx import (
+    THREADS_ENV,
+    create_session,
+    quantizes_activations_per_batch,
+    session_options,
+)
 
 __all__ = [
     "THREADS_ENV",
@@ -31,6 +37,7 @@ __all__ = [
     "load_local_config",
     "load_local_tokenizer",
     "pad_token_id",
+    "quantizes_activations_per_batch",
     "read_json",
     "session_options",
 ]

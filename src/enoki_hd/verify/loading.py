@@ -77,7 +77,7 @@ def load_default_verifier(path: str | Path | None = None, **options: Any) -> NLI
 def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
     """The verifier a ``verifier`` config node describes (``configs/verifier/*.yaml``)::
 
-        {"path": null, "backend": "auto", "max_length": null, "batch_size": 32, ...}
+        {"path": null, "backend": "auto", "max_length": null, "batch_size": null, ...}
 
     ``path`` null is the shipped default (:func:`default_verifier_path`); ``sha256``, when
     given (as :meth:`NLICrossEncoder.config` records it), must match the loaded graph; any

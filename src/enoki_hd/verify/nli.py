@@ -34,7 +34,7 @@ from tokenizers import Encoding, Tokenizer
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.lru import LRUCache
 from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
-from enoki_hd.runtime.onnx import create_session
+from enoki_hd.runtime.onnx import create_session, quantizes_activations_per_batch
 from enoki_hd.types import NLIScores
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ Backend = Literal["torch", "onnx"]
 # The inputs a sequence-classification graph may declare, in the order tokenizers produce them.
 MODEL_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 DEFAULT_MAX_LENGTH = 512
+DEFAULT_BATCH_SIZE = 32  # pairs per forward pass, for graphs whose rows do not depend on each other
 MISSING_MODEL_HINT = (
     "run `make train-verifier` to build the shipped verifier, or pass a hub id / local path"
 )
@@ -365,6 +366,14 @@ class NLICrossEncoder:
     ``batch_size`` padded to their longest pair, and returned in input order. Scores are kept
     in a bounded LRU cache keyed by ``(premise, hypothesis)``.
 
+    A graph that quantises activations with one range per batch tensor (dynamic int8, as the
+    shipped verifier is: :func:`~enoki_hd.runtime.onnx.quantizes_activations_per_batch`) gives
+    a pair different probabilities in different batches — by up to ~0.4 in a logit on the
+    detector's pairs — so by default it scores each pair alone, unpadded: a pair's scores are
+    then a function of the pair only (the same in any answer, batch or cache state), and on
+    the detector's long pairs this is also faster than padded batches of 32 (README,
+    "Each pair scored alone").
+
     A checkpoint directory with a ``manifest.json`` runs as its ``inference`` block says
     (``backend``, ``max_length``) unless an option is given explicitly. An explicit
     ``max_length`` that differs from the manifest's is allowed (logged at INFO and reported by
@@ -377,7 +386,8 @@ class NLICrossEncoder:
         model: a checkpoint directory or a hub id.
         backend: ``"torch"``, ``"onnx"`` or ``"auto"``: the manifest's ``inference.backend``,
             else onnx when ``<model>/<onnx_file>`` exists, else torch.
-        batch_size: pairs per forward pass.
+        batch_size: pairs per forward pass; None: 1 for a graph that quantises activations
+            per batch (see above), else 32. An explicit size is honoured either way.
         max_length: tokens per pair including special tokens, at most the model's position
             embeddings; default the manifest's ``inference.max_length``, else the tokenizer's
             ``model_max_length`` capped at 512 (and at the position embeddings).
@@ -398,7 +408,7 @@ class NLICrossEncoder:
         model: str | Path,
         *,
         backend: Literal["torch", "onnx", "auto"] = "auto",
-        batch_size: int = 32,
+        batch_size: int | None = None,
         max_length: int | None = None,
         device: str = "cpu",
         cache_size: int = 4096,
@@ -412,7 +422,7 @@ class NLICrossEncoder:
                 f"backend (config `verifier.backend`) must be 'torch', 'onnx' or 'auto', "
                 f"got {backend!r}"
             )
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise ValueError(
                 f"batch_size (config `verifier.batch_size`) must be >= 1, got {batch_size}"
             )
@@ -428,7 +438,7 @@ class NLICrossEncoder:
         backend = _choose_backend(backend, ref, directory, onnx_file, inference.get("backend"))
         self.name = ref
         self.backend: Backend = backend
-        self.batch_size = batch_size
+        self.batch_size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
         self.cache_size = cache_size
         self.onnx_file = onnx_file
         self.revision = revision
@@ -465,6 +475,8 @@ class NLICrossEncoder:
             self.sha256 = sha256_file(graph)
             expected = (self.manifest.get("files") or {}).get(onnx_file)
             self._session = _OnnxSession(graph, sha256=self.sha256, expected_sha256=expected)
+            if batch_size is None and quantizes_activations_per_batch(graph):
+                self.batch_size = 1
             if expected is not None and expected != self.sha256:
                 logger.warning(
                     "%s has sha256 %s but %s records %s: its recorded metrics may not describe "
@@ -531,8 +543,9 @@ class NLICrossEncoder:
     def config(self) -> dict[str, Any]:
         """Every setting that can change this verifier's outputs, for reports and cache keys.
 
-        ``batch_size`` is among them: padding, and the int8 graph's per-batch activation
-        scales, make a pair's probabilities depend slightly on the batch it is scored in.
+        ``batch_size`` is among them: padding, and a dynamically quantised graph's per-batch
+        activation ranges, make a pair's probabilities depend on the batch it is scored in
+        (1, the default for such a graph, scores each pair alone).
         ``sha256`` is that of the ONNX graph as loaded (onnx backend only). ``path`` is the
         checkpoint directory or hub id: the mapping is a ``verifier`` config node that
         :func:`enoki_hd.verify.loading.load_verifier_from_config` rebuilds this verifier from.
