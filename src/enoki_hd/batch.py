@@ -22,8 +22,10 @@ Resumable: every finished row is appended to ``--out`` with one ``write`` + ``fl
 (a torn last line from a crash is cut off), checks that they are the input's first rows,
 skips those ids and appends the rest. A crash loses at most the rows in flight, and a run
 killed and rerun writes the same bytes as one uninterrupted run: reports hold no timings and
-each worker's verifier runs without a score cache (an int8 score depends slightly on the
-batch a pair was first scored in, and a cache would remember that batch across rows).
+each worker's verifier runs without a score cache (the shipped int8 graph scores each pair
+alone, so a cache could not change a score; with an explicit ``verifier.batch_size`` above 1
+a score depends on the batch a pair was first scored in, and a cache would remember that
+batch across rows).
 
 ``workers > 1`` runs that many processes, each with its own detector (ONNX intra-op threads
 set to share the cores); ``ray_address`` runs the rows on a Ray cluster through
