@@ -11,10 +11,10 @@ lacks falls back to the scan (``enoki_hd.text._combining_marks``)::
 
 from __future__ import annotations
 
-import ast
 import sys
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 TARGET = Path(__file__).resolve().parents[1] / "src" / "enoki_hd" / "unicode_marks.py"
 HEADER = '''"""Unicode combining marks (category ``M*``) as ``"first-last"`` hexadecimal code-point ranges,
@@ -23,7 +23,6 @@ do not edit by hand. ``tests/test_text.py`` checks the running version's table a
 of every code point.
 """
 
-MARK_RANGES: dict[str, str] = {
 '''
 
 
@@ -39,23 +38,34 @@ def mark_ranges() -> str:
     return " ".join(f"{a:04X}-{b:04X}" for a, b in ranges)
 
 
+def _constant(version: str) -> str:
+    return "_UNICODE_" + version.replace(".", "_")
+
+
 def main() -> None:
     tables: dict[str, str] = {}
     if TARGET.is_file():
-        tree = ast.parse(TARGET.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Dict):
-                tables = ast.literal_eval(node.value)
+        namespace: dict[str, Any] = {}
+        exec(compile(TARGET.read_text(encoding="utf-8"), str(TARGET), "exec"), namespace)
+        tables = dict(namespace["MARK_RANGES"])
     tables[unicodedata.unidata_version] = mark_ranges()
+    versions = sorted(tables, key=lambda v: tuple(int(p) for p in v.split(".")))
+    # one constant per distinct table, named after the first version that has it
+    first_with: dict[str, str] = {}
+    for version in versions:
+        first_with.setdefault(tables[version], version)
     lines = [HEADER]
-    for version in sorted(tables, key=lambda v: tuple(int(p) for p in v.split("."))):
-        ranges = tables[version].split()
-        lines.append(f'    "{version}": (\n')
+    for table, version in first_with.items():
+        ranges = table.split()
+        lines.append(f"{_constant(version)} = (\n")
         for start in range(0, len(ranges), 8):
-            lines.append(f'        "{" ".join(ranges[start : start + 8])} "\n')
-        lines.append("    ),\n")
+            lines.append(f'    "{" ".join(ranges[start : start + 8])} "\n')
+        lines.append(")\n\n")
+    lines.append("MARK_RANGES: dict[str, str] = {\n")
+    for version in versions:
+        lines.append(f'    "{version}": {_constant(first_with[tables[version]])},\n')
     lines.append("}\n")
-    text = "".join(lines).replace(' "\n    ),', '"\n    ),')
+    text = "".join(lines).replace(' "\n)', '"\n)')
     tmp = TARGET.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(TARGET)
