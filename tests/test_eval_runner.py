@@ -154,6 +154,21 @@ def test_run_writes_every_file(psiloqa_run) -> None:
 
 
 @needs_shared
+def test_run_reports_bootstrap_intervals(psiloqa_run) -> None:
+    _, _, objects = psiloqa_run
+    written = json.loads(objects["files"]["metrics"].read_text())
+    boot = written["bootstrap"]
+    assert (boot["samples"], boot["seed"], boot["level"], boot["n"]) == (1000, 0, 0.95, 3)
+    assert boot["reference"] == "detector"
+    for method, values in written["methods"].items():
+        assert boot["methods"][method]["span.iou"]["value"] == values["span"]["iou"]
+        assert boot["methods"][method]["span.char_f1"]["value"] == values["span"]["char"]["f1"]
+    assert set(boot["differences"]) == set(DEFAULT_METHODS) - {"detector"}
+    report = objects["files"]["report"].read_text()
+    assert report.index("## Uncertainty (95% bootstrap intervals)") < report.index("## Timings")
+
+
+@needs_shared
 def test_rerun_reuses_the_cache(psiloqa_run) -> None:
     root, _, first = psiloqa_run
     before = (first["output_dir"] / "predictions.jsonl").read_bytes()

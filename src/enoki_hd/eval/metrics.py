@@ -42,6 +42,7 @@ __all__ = [
     "coverage_f1_sweep",
     "entity_auc",
     "example_prf",
+    "prf_from_counts",
     "roc_auc",
     "soft_spearman",
     "span_scores_to_char_scores",
@@ -222,6 +223,12 @@ def char_prf(
         tp += len(p_chars & g_chars)
         fp += len(p_chars - g_chars)
         fn += len(g_chars - p_chars)
+    return prf_from_counts(tp, fp, fn)
+
+
+def prf_from_counts(tp: int, fp: int, fn: int) -> dict[str, float | int]:
+    """``precision``, ``recall`` and ``f1`` from pooled counts (each 0.0 when its denominator
+    is 0), with the counts: what :func:`char_prf` returns for those totals."""
     precision = _ratio(tp, tp + fp, empty=0.0)
     recall = _ratio(tp, tp + fn, empty=0.0)
     return {

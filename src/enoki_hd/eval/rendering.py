@@ -314,6 +314,8 @@ def render_report(metrics: Mapping[str, Any]) -> str:
         "",
     ]
     lines += _method_tables(metrics, float(detector.get("threshold", 0.5)))
+    if metrics.get("bootstrap"):
+        lines += render_bootstrap(metrics["bootstrap"])
     lines += ["## Timings", ""]
     timing = metrics["timings"]["methods"]
     lines += _table(
@@ -325,6 +327,64 @@ def render_report(metrics: Mapping[str, Any]) -> str:
     )
     lines += ["", f"Total wall time {metrics['timings']['total']:.1f} s.", ""]
     return "\n".join(lines)
+
+
+def _interval(cell: Mapping[str, Any], *, signed: bool = False) -> str:
+    value, low, high = cell.get("value"), cell.get("low"), cell.get("high")
+    if value is None:
+        return "—"
+    number = f"{value:+.3f}" if signed else f"{value:.3f}"
+    if low is None or high is None:
+        return number
+    bounds = f"[{low:+.3f}, {high:+.3f}]" if signed else f"[{low:.3f}, {high:.3f}]"
+    return f"{number} {bounds}"
+
+
+def render_bootstrap(bootstrap: Mapping[str, Any]) -> list[str]:
+    """The report's uncertainty section: each method's headline metrics with their bootstrap
+    interval, then the reference method's difference from each other method."""
+    keys = list(next(iter(bootstrap["methods"].values()), {}))
+    if not keys:
+        return []
+    percent = f"{100 * bootstrap['level']:g}%"
+    lines = [
+        f"## Uncertainty ({percent} bootstrap intervals)",
+        "",
+        f"{bootstrap['samples']} resamples of the {bootstrap['n']} examples with replacement "
+        f"(seed {bootstrap['seed']}); each metric recomputed on every resample, the interval "
+        "is its percentile interval.",
+        "",
+    ]
+    lines += _table(
+        ["method", *keys],
+        (
+            [name, *(_interval(cells[k]) for k in keys)]
+            for name, cells in bootstrap["methods"].items()
+        ),
+    )
+    lines.append("")
+    if bootstrap["differences"]:
+        reference = bootstrap["reference"]
+        lines += [
+            f"{reference} minus each other method on the same resamples; *ahead* is the share "
+            f"of resamples in which {reference} scores higher (ties count half).",
+            "",
+        ]
+        lines += _table(
+            ["against", *keys],
+            (
+                [
+                    name,
+                    *(
+                        f"{_interval(cells[k], signed=True)}, ahead {_fmt(cells[k]['ahead'])}"
+                        for k in keys
+                    ),
+                ]
+                for name, cells in bootstrap["differences"].items()
+            ),
+        )
+        lines.append("")
+    return lines
 
 
 def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, title: str) -> None:

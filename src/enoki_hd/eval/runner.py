@@ -56,6 +56,7 @@ from tqdm.auto import tqdm
 
 from enoki_hd import __version__
 from enoki_hd.eval import metrics as M
+from enoki_hd.eval.bootstrap import bootstrap_metrics
 from enoki_hd.eval.cache import PredictionCache
 from enoki_hd.eval.checkworthiness import checkworthiness_metrics
 from enoki_hd.eval.datasets import (
@@ -446,6 +447,35 @@ def evaluate(
     return result
 
 
+def _bootstrap(
+    benchmark: Benchmark,
+    predictions: Mapping[str, Sequence[Mapping[str, Any]]],
+    options: Mapping[str, Any] | None,
+) -> dict[str, Any] | None:
+    """:func:`~enoki_hd.eval.bootstrap.bootstrap_metrics` as the config's ``bootstrap`` group
+    asks (``samples``, ``seed``, ``level``); None when ``samples`` is 0 or the group is absent."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - {"samples", "seed", "level"})
+    if unknown:
+        raise ValueError(
+            f"bootstrap: unknown option(s) {unknown}; the options are samples, seed and level"
+        )
+    samples = options.get("samples", 0)
+    if samples == 0:
+        return None
+    seed = options.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"bootstrap.seed must be a whole number, got {seed!r}")
+    return bootstrap_metrics(
+        benchmark,
+        predictions,
+        families(benchmark),
+        samples=samples,
+        seed=seed,
+        level=float(options.get("level", 0.95)),
+    )
+
+
 def threshold_sweep(
     benchmark: Benchmark,
     predictions: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -583,6 +613,7 @@ def run_eval(
         n: evaluate(bench, predictions[n], threshold=threshold, deltas=deltas) for n in names
     }
     sweep = threshold_sweep(bench, predictions)
+    bootstrap = _bootstrap(bench, predictions, plain.get("bootstrap"))
     escalation = escalation_summary(predictions["detector"]) if "detector" in predictions else None
     detector_cfg = plain.get("detector") or {}
     checkworthiness = (
@@ -637,6 +668,8 @@ def run_eval(
         title=f"{bench.name}: {sweep['family'] or 'no'}-level metric vs threshold",
     )
     metrics["timings"]["total"] = round(time.perf_counter() - started, 3)
+    if bootstrap is not None:
+        metrics["bootstrap"] = bootstrap
     if escalation is not None:
         metrics["escalation"] = escalation
     if checkworthiness is not None:
