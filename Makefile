@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards bench eval eval-all calibrate carb clean
+.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards bench eval compare eval-all calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -77,6 +77,9 @@ loadtest: install ## enoki serve on 127.0.0.1 under 1,000 requests: latency perc
 
 eval: install ## evaluate on one benchmark: make eval BENCH=psiloqa_en50; a file of yours: BENCH=file ARGS="benchmark.path=… benchmark.format=…"
 	$(PY) scripts/eval.py benchmark=$(BENCH) $(ARGS)
+
+compare: install ## paired bootstrap of two eval runs of one benchmark: make compare A=outputs/eval/<set>/<run> B=outputs/eval/<set>/<other run> (ARGS="--method … --samples …")
+	$(VENV)/bin/enoki compare $(A) $(B) $(ARGS)
 
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 	$(PY) scripts/eval_all.py $(ARGS)

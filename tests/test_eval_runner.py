@@ -732,3 +732,60 @@ def test_changed_code_never_reuses_cached_predictions(tmp_path, monkeypatch) -> 
     assert again["cache"] == {"hits": 0, "misses": 4}
     assert detector.verifier.calls  # the detector really ran again
     assert len(cache_files(tmp_path, "detector")) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# enoki compare: two runs of one benchmark, paired bootstrap
+# --------------------------------------------------------------------------------------------
+
+
+def two_runs(root: Path) -> tuple[Path, Path]:
+    """A mushroom-file run, and a copy whose ``mark_all`` flags nothing (another config)."""
+    run_file(root, "mushroom.jsonl", "mushroom")
+    first = root / "outputs/eval/file/none-shipped"
+    second = root / "outputs/eval/file/other"
+    second.mkdir()
+    (second / "metrics.json").write_text((first / "metrics.json").read_text())
+    rows = [json.loads(line) for line in (first / "predictions.jsonl").read_text().splitlines()]
+    for row in rows:
+        if row["method"] == "mark_all":
+            row["spans"] = []
+    (second / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return first, second
+
+
+def test_compare_runs_pairs_the_resamples(tmp_path, capsys) -> None:
+    first, second = two_runs(tmp_path)
+    out = tmp_path / "compare.json"
+    options = ["--method", "mark_all", "--samples", "200", "--out", str(out)]
+    code = cli_main(["compare", str(first), str(second), *options])
+    assert code == 0
+    result = json.loads(out.read_text())
+    written = json.loads((first / "metrics.json").read_text())
+    iou = result["methods"]["none-shipped"]["span.iou"]
+    assert iou["value"] == written["methods"]["mark_all"]["span"]["iou"]
+    assert result["methods"]["other"]["span.char_f1"]["value"] == 0.0
+    gap = result["differences"]["other"]["span.char_f1"]
+    assert gap["value"] == written["methods"]["mark_all"]["span"]["char"]["f1"] > 0
+    # a resample without any gold character scores 0 for both: never behind, not always ahead
+    assert gap["low"] >= 0 and 0.5 < gap["ahead"] <= 1.0
+    assert result["runs"] == {"none-shipped": str(first), "other": str(second)}
+    assert (result["benchmark"], result["method"], result["samples"]) == ("file", "mark_all", 200)
+    text = capsys.readouterr().out
+    assert text.startswith("# file: none-shipped vs other (mark_all)")
+    assert "none-shipped minus each other run on the same resamples" in text
+
+
+def test_compare_refuses_runs_it_cannot_pair(tmp_path, capsys) -> None:
+    first, second = two_runs(tmp_path)
+    with pytest.raises(SystemExit):
+        cli_main(["compare", str(first), str(tmp_path / "nowhere")])
+    assert "no metrics.json in" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["compare", str(first), str(second), "--method", "detector"])
+    assert "has no predictions of method 'detector'" in capsys.readouterr().err
+    rows = (second / "predictions.jsonl").read_text().splitlines()
+    (second / "predictions.jsonl").write_text("\n".join(rows[3:]) + "\n")
+    with pytest.raises(SystemExit):
+        cli_main(["compare", str(first), str(second), "--method", "mark_all"])
+    assert "the runs scored different examples of file" in capsys.readouterr().err

@@ -208,6 +208,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder holding eval.yaml (default: the checkout's configs/)",
     )
 
+    compare = commands.add_parser(
+        "compare",
+        help="two make eval runs of one benchmark, compared with a paired bootstrap",
+        description="Is run A better than run B, or is the difference noise? Resamples the "
+        "benchmark's examples and prints A minus B for every headline metric with its interval "
+        "and the share of resamples in which A is ahead.",
+        epilog="example:\n  enoki compare outputs/eval/mushroom_dev30/rules-shipped "
+        "outputs/eval/mushroom_dev30/encoder-shipped",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compare.add_argument("first", metavar="RUN_A", help="a run folder (the reference)")
+    compare.add_argument("second", metavar="RUN_B", help="a run folder of the same benchmark")
+    compare.add_argument(
+        "--method", default="detector", help="whose predictions to compare (default: detector)"
+    )
+    compare.add_argument("--samples", type=int, default=1000, help="resamples (default: 1000)")
+    compare.add_argument("--seed", type=int, default=0, help="resampling seed (default: 0)")
+    compare.add_argument(
+        "--level", type=float, default=0.95, help="interval coverage (default: 0.95)"
+    )
+    compare.add_argument(
+        "--shared-dir",
+        default=None,
+        metavar="DIR",
+        help="the shared data folder (default: the one the first run recorded)",
+    )
+    compare.add_argument(
+        "--out", default=None, metavar="FILE", help="also write the result as JSON here"
+    )
+
     teach = commands.add_parser(
         "teach",
         help="teacher triples for make distill from a chat model (resumable)",
@@ -564,6 +594,29 @@ def _run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_compare(args: argparse.Namespace) -> int:
+    from enoki_hd.eval.compare import compare_runs
+    from enoki_hd.eval.files import atomic_write, to_json
+    from enoki_hd.eval.rendering import render_comparison
+
+    try:
+        result = compare_runs(
+            args.first,
+            args.second,
+            method=args.method,
+            shared_dir=args.shared_dir,
+            samples=args.samples,
+            seed=args.seed,
+            level=args.level,
+        )
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    if args.out:
+        atomic_write(Path(args.out), to_json(result, indent=2) + "\n")
+    sys.stdout.write(render_comparison(result))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -579,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_detect(args)
         if args.command == "eval":
             return _run_eval(args)
+        if args.command == "compare":
+            return _run_compare(args)
         if args.command == "extract":
             return _run_extract(args)
         if args.command == "teach":

@@ -340,9 +340,10 @@ def _interval(cell: Mapping[str, Any], *, signed: bool = False) -> str:
     return f"{number} {bounds}"
 
 
-def render_bootstrap(bootstrap: Mapping[str, Any]) -> list[str]:
+def render_bootstrap(bootstrap: Mapping[str, Any], *, rows: str = "method") -> list[str]:
     """The report's uncertainty section: each method's headline metrics with their bootstrap
-    interval, then the reference method's difference from each other method."""
+    interval, then the reference method's difference from each other method (``rows`` names
+    what the rows are: ``"method"``, or ``"run"`` for ``enoki compare``)."""
     keys = list(next(iter(bootstrap["methods"].values()), {}))
     if not keys:
         return []
@@ -356,7 +357,7 @@ def render_bootstrap(bootstrap: Mapping[str, Any]) -> list[str]:
         "",
     ]
     lines += _table(
-        ["method", *keys],
+        [rows, *keys],
         (
             [name, *(_interval(cells[k]) for k in keys)]
             for name, cells in bootstrap["methods"].items()
@@ -366,7 +367,7 @@ def render_bootstrap(bootstrap: Mapping[str, Any]) -> list[str]:
     if bootstrap["differences"]:
         reference = bootstrap["reference"]
         lines += [
-            f"{reference} minus each other method on the same resamples; *ahead* is the share "
+            f"{reference} minus each other {rows} on the same resamples; *ahead* is the share "
             f"of resamples in which {reference} scores higher (ties count half).",
             "",
         ]
@@ -385,6 +386,19 @@ def render_bootstrap(bootstrap: Mapping[str, Any]) -> list[str]:
         )
         lines.append("")
     return lines
+
+
+def render_comparison(comparison: Mapping[str, Any]) -> str:
+    """``enoki compare``'s Markdown: which runs, then the paired intervals."""
+    runs = comparison["runs"]
+    lines = [
+        f"# {comparison['benchmark']}: {' vs '.join(runs)} ({comparison['method']})",
+        "",
+        *(f"- {label}: `{path}`" for label, path in runs.items()),
+        "",
+    ]
+    lines += render_bootstrap(comparison, rows="run")
+    return "\n".join(lines)
 
 
 def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, title: str) -> None:
