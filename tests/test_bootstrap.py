@@ -7,7 +7,7 @@ import pytest
 
 from enoki_hd.eval.bootstrap import bootstrap_metrics, headline_statistics
 from enoki_hd.eval.datasets import Benchmark, ClaimGold, EvalExample, SentenceGold
-from enoki_hd.eval.rendering import render_bootstrap
+from enoki_hd.eval.rendering import render_bootstrap, render_summary
 from enoki_hd.eval.runner import _bootstrap, evaluate, families
 from enoki_hd.types import Span
 
@@ -192,3 +192,23 @@ def test_report_section() -> None:
     assert "100 resamples of the 4 examples with replacement (seed 0)" in text
     assert f"| detector | {iou['value']:.3f} [{iou['low']:.3f}, {iou['high']:.3f}] |" in text
     assert "| mark_all | " in text and "ahead" in text
+
+
+def test_summary_lists_the_differences() -> None:
+    bench, predictions = span_benchmark()
+    result = bootstrap_metrics(bench, predictions, ["span"], samples=100)
+    metrics = {
+        "benchmark": {"families": ["span"], "level": "span", "n_examples": 4},
+        "methods": {name: evaluate(bench, records) for name, records in predictions.items()},
+        "bootstrap": result,
+    }
+    text = render_summary({"toy-spans": metrics}, {})
+    iou = result["differences"]["mark_all"]["span.iou"]
+    row = (
+        f"| toy-spans | span.iou | mark_all | {iou['value']:+.3f} [{iou['low']:+.3f}, "
+        f"{iou['high']:+.3f}] | {iou['ahead']:.3f} |"
+    )
+    assert row in text
+    assert "detector minus each other method, 95% bootstrap interval over 100 resamples" in text
+    without = render_summary({"toy-spans": {**metrics, "bootstrap": None}}, {})
+    assert "bootstrap" not in without

@@ -443,6 +443,28 @@ SUMMARY_COLUMNS = (
 SUMMARY_UNIT_COLUMNS = (("macro-F1", "macro_f1"), ("ROC-AUC", "roc_auc"), ("PR-AUC", "pr_auc"))
 
 
+def _summary_differences(results: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The reference method's bootstrap difference from each other method, every benchmark."""
+    rows, notes = [], set()
+    for name, metrics in results.items():
+        bootstrap = metrics.get("bootstrap") or {}
+        for other, cells in (bootstrap.get("differences") or {}).items():
+            notes.add((bootstrap["reference"], bootstrap["level"], bootstrap["samples"]))
+            for key, cell in cells.items():
+                rows.append([name, key, other, _interval(cell, signed=True), cell["ahead"]])
+    if not rows:
+        return []
+    lines = [""]
+    for reference, level, samples in sorted(notes):
+        lines.append(
+            f"{reference} minus each other method, {100 * level:g}% bootstrap interval over "
+            f"{samples} resamples of the examples; *ahead*: share of resamples in which "
+            f"{reference} scores higher (ties count half)."
+        )
+    lines.append("")
+    return lines + _table(["benchmark", "metric", "against", "difference", "ahead"], rows)
+
+
 def render_summary(results: Mapping[str, Mapping[str, Any]], skipped: Mapping[str, str]) -> str:
     """``summary.md``: one table, benchmark × method × key metrics."""
     header = ["benchmark", "level", "method", "n", *(c for c, _ in SUMMARY_COLUMNS)]
@@ -473,6 +495,7 @@ def render_summary(results: Mapping[str, Mapping[str, Any]], skipped: Mapping[st
         "Span metrics against each set's primary gold; macro-F1 at the detector threshold. "
         "Each benchmark's report.md has every metric.",
     ]
+    lines += _summary_differences(results)
     if skipped:
         lines += ["", "Skipped:", ""]
         lines += [f"- `{name}`: {reason}" for name, reason in skipped.items()]
