@@ -595,10 +595,14 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from enoki_hd.eval.compare import compare_runs
-    from enoki_hd.eval.files import atomic_write, to_json
-    from enoki_hd.eval.rendering import render_comparison
-
+    try:
+        from enoki_hd.eval.compare import compare_runs
+        from enoki_hd.eval.files import atomic_write, to_json
+        from enoki_hd.eval.rendering import render_comparison
+    except ImportError as err:
+        raise UsageError(
+            f"enoki compare needs the eval extra: pip install 'enoki-hd[eval]' ({err})"
+        ) from err
     try:
         result = compare_runs(
             args.first,
