@@ -177,6 +177,34 @@ def test_verbalize(fact: Fact, expected: str) -> None:
     assert verbalize(fact) == expected
 
 
+@pytest.mark.parametrize(
+    ("answer", "fact", "expected"),
+    [
+        ("The museum is open on Mondays.",
+         _fact("museum", "is", "open", relation_spans=[Span(11, 13)], object_spans=[Span(14, 18)]),
+         "Museum is open."),
+        ("It became part of Braathens.",
+         _fact("It", "became", "part of Braathens", relation_spans=[Span(3, 9)],
+               object_spans=[Span(10, 27)]),
+         "It became part of Braathens."),
+        ("Marie Curie is a physicist.",
+         _fact("Marie Curie", "is", "physicist", relation_spans=[Span(12, 14)],
+               object_spans=[Span(17, 26)]),
+         "Marie Curie is a physicist."),
+        ("Suede is an English rock band.",
+         _fact("Suede", "is", "band", relation_spans=[Span(6, 8)], object_spans=[Span(25, 29)]),
+         "Suede is a band."),
+        ("Suede, a band from London.",  # an appositive: a copula of the extractor's own
+         _fact("Suede", "is", "band", object_spans=[Span(9, 13)]),
+         "Suede is a band."),
+    ],
+)  # fmt: skip
+def test_verbalize_adds_no_article_the_answer_does_not_have(
+    answer: str, fact: Fact, expected: str
+) -> None:
+    assert verbalize(fact, answer) == expected
+
+
 MUSEUM = "The museum was founded in 1901 by a local trader."
 
 

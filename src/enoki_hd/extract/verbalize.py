@@ -117,6 +117,17 @@ def reading_order(fact: Fact, answer: str) -> str | None:
     return " ".join(_span_text(answer, [*relation, *obj]).split())
 
 
+def _adjoins(fact: Fact, answer: str) -> bool:
+    """Whether the answer puts the fact's object right after its relation, with nothing but
+    whitespace between ("is open", "became part of", "are reasonable"): the answer uses no
+    article there, so the hypothesis adds none."""
+    if not fact.relation_spans or not fact.object_spans:
+        return False
+    end = max(s.end for s in fact.relation_spans)
+    start = min(s.start for s in fact.object_spans)
+    return end <= start <= len(answer) and not answer[end:start].strip()
+
+
 def verbalize(fact: Fact, answer: str | None = None) -> str:
     """The hypothesis for NLI: subject, relation and object as one sentence.
 
@@ -127,7 +138,10 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
     - A synthesized copula (no relation spans, relation ``is``, as appositive facts have)
       reads ``X is a Y``: an article is added to a singular common-noun object; so it is after
       a relation ending in a copula (``is``, ``was``, ``became``, ...), since the rules
-      extractor leaves articles out of fact text (``Suede is a band.``).
+      extractor leaves articles out of fact text (``Suede is a band.``) — unless, given the
+      ``answer``, the object follows the relation there with nothing between: the answer
+      wrote no article, so none is added (``The museum is open.``, not ``… is an open.``;
+      ``It became part of Braathens.``).
     - An empty object gives ``Subject relation.`` (``The band split up.``).
     - A table cell (``source="table"``: subject the row label, relation the column header,
       object the cell) reads ``row — header: value.`` (``standard — no severe attack: 38%.``).
@@ -150,7 +164,12 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
     if fact.negated and not _NEGATION_RE.search(f"{relation} {obj}"):
         relation = _negate(relation)
     synthesized = not fact.relation_spans and relation.lower() in _COPULAS
-    if obj and relation and (synthesized or relation.split()[-1].lower() in _COPULA_ENDINGS):
+    if (
+        obj
+        and relation
+        and (synthesized or relation.split()[-1].lower() in _COPULA_ENDINGS)
+        and not (answer is not None and predicate is None and _adjoins(fact, answer))
+    ):
         obj = _article(obj)
     text = " ".join(part for part in (subject, relation, obj) if part).rstrip(_TRAILING)
     if not text:
