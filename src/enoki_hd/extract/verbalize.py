@@ -117,15 +117,21 @@ def reading_order(fact: Fact, answer: str) -> str | None:
     return " ".join(_span_text(answer, [*relation, *obj]).split())
 
 
-def _adjoins(fact: Fact, answer: str) -> bool:
-    """Whether the answer puts the fact's object right after its relation, with nothing but
-    whitespace between ("is open", "became part of", "are reasonable"): the answer uses no
-    article there, so the hypothesis adds none."""
+_ARTICLES = frozenset({"a", "an", "another", "one", "the", "this", "that", "these", "those"})
+
+
+def _writes_no_article(fact: Fact, answer: str) -> bool:
+    """Whether the answer writes no article or demonstrative between the fact's relation and
+    its object ("is open", "became part of", "were also surprised", "is approximately 500
+    metres"). False when the spans do not tell (no spans, or the object before the
+    relation)."""
     if not fact.relation_spans or not fact.object_spans:
         return False
     end = max(s.end for s in fact.relation_spans)
     start = min(s.start for s in fact.object_spans)
-    return end <= start <= len(answer) and not answer[end:start].strip()
+    if not end <= start <= len(answer):
+        return False
+    return not any(w.lower() in _ARTICLES for w in re.findall(r"\w+", answer[end:start]))
 
 
 def verbalize(fact: Fact, answer: str | None = None) -> str:
@@ -138,10 +144,10 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
     - A synthesized copula (no relation spans, relation ``is``, as appositive facts have)
       reads ``X is a Y``: an article is added to a singular common-noun object; so it is after
       a relation ending in a copula (``is``, ``was``, ``became``, ...), since the rules
-      extractor leaves articles out of fact text (``Suede is a band.``) — unless, given the
-      ``answer``, the object follows the relation there with nothing between: the answer
-      wrote no article, so none is added (``The museum is open.``, not ``… is an open.``;
-      ``It became part of Braathens.``).
+      extractor leaves articles out of fact text (``Suede is a band.``) — but not where the
+      ``answer``, when given, writes no article or demonstrative between the relation and the
+      object (``The museum is open.``, not ``… is an open.``; ``It became part of
+      Braathens.``; ``They were surprised.`` from "were also surprised").
     - An empty object gives ``Subject relation.`` (``The band split up.``).
     - A table cell (``source="table"``: subject the row label, relation the column header,
       object the cell) reads ``row — header: value.`` (``standard — no severe attack: 38%.``).
@@ -168,7 +174,7 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
         obj
         and relation
         and (synthesized or relation.split()[-1].lower() in _COPULA_ENDINGS)
-        and not (answer is not None and predicate is None and _adjoins(fact, answer))
+        and not (answer is not None and not synthesized and _writes_no_article(fact, answer))
     ):
         obj = _article(obj)
     text = " ".join(part for part in (subject, relation, obj) if part).rstrip(_TRAILING)
