@@ -78,6 +78,7 @@ def _span_statistics(
 def _unit_statistics(
     benchmark: Benchmark, predictions: Sequence[Mapping[str, Any]], family: str
 ) -> dict[str, Statistic]:
+    # imported here: the runner imports this module for run_eval
     from enoki_hd.eval.runner import unit_scores
 
     scores: list[np.ndarray] = []

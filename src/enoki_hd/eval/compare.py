@@ -16,7 +16,7 @@ from typing import Any
 
 from enoki_hd.eval.bootstrap import DEFAULT_LEVEL, DEFAULT_SAMPLES, bootstrap_metrics
 from enoki_hd.eval.datasets import Benchmark, benchmark_from_config
-from enoki_hd.eval.runner import _limit, families
+from enoki_hd.eval.runner import families, limit_benchmark
 
 
 def _check_run(run: Path) -> None:
@@ -103,7 +103,7 @@ def compare_runs(
         )
     config = metrics_a["config"]
     shared = Path(shared_dir or config["paths"]["shared_dir"]).expanduser().resolve()
-    benchmark: Benchmark = _limit(
+    benchmark: Benchmark = limit_benchmark(
         benchmark_from_config(config["benchmark"], shared), config.get("limit")
     )
     missing = [e.id for e in benchmark.examples if e.id not in records_a]

@@ -527,7 +527,7 @@ def threshold_sweep(
 # ---------------------------------------------------------------------------------------------
 
 
-def _limit(benchmark: Benchmark, limit: int | None) -> Benchmark:
+def limit_benchmark(benchmark: Benchmark, limit: int | None) -> Benchmark:
     if limit is None or limit >= len(benchmark):
         return benchmark
     if limit < 1:
@@ -586,7 +586,7 @@ def run_eval(
         logger.warning(
             "config says %s is %s level, the loader says %s", name, expected_level, full.level
         )
-    bench = _limit(full, plain.get("limit"))
+    bench = limit_benchmark(full, plain.get("limit"))
     load_seconds = time.perf_counter() - mark
     if not bench.examples:
         raise ValueError(f"benchmark {name} has no examples to evaluate")

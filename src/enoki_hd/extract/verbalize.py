@@ -174,7 +174,7 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
         obj
         and relation
         and (synthesized or relation.split()[-1].lower() in _COPULA_ENDINGS)
-        and not (answer is not None and not synthesized and _writes_no_article(fact, answer))
+        and not (answer is not None and _writes_no_article(fact, answer))
     ):
         obj = _article(obj)
     text = " ".join(part for part in (subject, relation, obj) if part).rstrip(_TRAILING)
