@@ -14,6 +14,7 @@ from hydra import compose, initialize
 from enoki_hd.train.nli_data import load_pairs, split_heldout
 from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
 from enoki_hd.train.verifier import (
+    keep_first_layers,
     length_grouped_batches,
     linear_lr_factor,
     staged_lr_factor,
@@ -258,6 +259,79 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared
     resumed = load_file(tmp_path / "resumed/model/model.safetensors")
     assert straight.keys() == resumed.keys()
     assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+
+
+def test_keep_first_layers_cuts_the_model_and_its_config(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny_nli_dir).eval()
+    first = model.bert.encoder.layer[0]
+    keep_first_layers(model, 1)
+    assert len(model.bert.encoder.layer) == 1 and model.bert.encoder.layer[0] is first
+    assert model.config.num_hidden_layers == 1
+    ids = torch.tensor([[101, 2023, 102, 2003, 102]])
+    with torch.no_grad():
+        logits = model(input_ids=ids).logits
+    model.save_pretrained(tmp_path / "cut")
+    reloaded = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "cut")
+    assert len(reloaded.eval().bert.encoder.layer) == 1
+    with torch.no_grad():
+        assert torch.allclose(reloaded(input_ids=ids).logits, logits)
+
+
+def test_keep_first_layers_rejects_counts_outside_the_model(tiny_nli_dir: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny_nli_dir)
+    for bad in (0, 3):
+        with pytest.raises(ValueError, match=rf"model.num_layers must be in \[1, 2\].*got {bad}"):
+            keep_first_layers(model, bad)
+    assert len(model.bert.encoder.layer) == 2
+
+
+def test_three_layer_experiment_ships_outside_checkpoints() -> None:
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="train_verifier",
+            overrides=["+experiment=l3", f"paths.root_dir={ROOT}"],
+        )
+    assert cfg.model.num_layers == 3 and cfg.trainer.max_steps == 10000
+    assert cfg.ship_dir.endswith("outputs/train_verifier/minilm-l3/export")
+    with initialize(version_base="1.3", config_path="../configs"):
+        shipped = compose(config_name="train_verifier", overrides=[f"paths.root_dir={ROOT}"])
+    assert shipped.model.num_layers is None
+
+
+def test_training_a_cut_verifier_ships_a_graph_of_that_depth(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    import onnx
+    import train_verifier
+
+    overrides = [
+        "trainer=tiny",
+        "data=nli_tiny",
+        "model.num_layers=2",
+        f"paths.shared_dir={shared_dir}",
+        f"paths.root_dir={ROOT}",
+        f"ship_dir={tmp_path / 'ship'}",
+        "export.parity_pairs=8",
+    ]
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(config_name="train_verifier", overrides=overrides)
+    cfg.paths.output_dir = str(tmp_path / "run")
+    metrics, _ = train_verifier.run(cfg)
+    ship = tmp_path / "ship"
+    assert json.loads((ship / "config.json").read_text())["num_hidden_layers"] == 2
+    graph = onnx.load(str(ship / "model.onnx"))
+    layers = {
+        n.name.split("/layer.")[1].split("/")[0] for n in graph.graph.node if "/layer." in n.name
+    }
+    assert layers == {"0", "1"}
+    assert metrics["onnx_parity"]["n"] == 8
+    manifest = json.loads((ship / "manifest.json").read_text())
+    assert manifest["config"]["model"]["num_layers"] == 2
 
 
 def test_shipped_training_config_has_valid_lr_stages() -> None:

@@ -365,6 +365,36 @@ def _atomic_save_checkpoint(
     os.replace(tmp, path / "state.pt")
 
 
+def keep_first_layers(model: Any, num_layers: int) -> None:
+    """Cut ``model``'s transformer to its first ``num_layers`` layers, in place (and in its
+    config, so ``save_pretrained`` writes the smaller model).
+
+    Dropping the top layers before fine-tuning keeps most of a model's downstream accuracy
+    (Sajjad et al., "On the effect of dropping layers of pre-trained transformer models",
+    2023) and makes every token cost ``num_layers / total`` as much.
+
+    Raises:
+        ValueError: ``num_layers`` is not in [1, the model's layer count], or the model keeps
+            its layers neither as ``encoder.layer`` (BERT family) nor as ``layers``
+            (ModernBERT).
+    """
+    base = model.base_model
+    holder, name = (base.encoder, "layer") if hasattr(base, "encoder") else (base, "layers")
+    layers = getattr(holder, name, None)
+    if layers is None:
+        raise ValueError(
+            f"model.num_layers: cannot find the layers of a {type(base).__name__} (neither "
+            "encoder.layer nor layers); leave model.num_layers null for this backbone"
+        )
+    total = len(layers)
+    if not 1 <= num_layers <= total:
+        raise ValueError(
+            f"model.num_layers must be in [1, {total}] for this backbone, got {num_layers}"
+        )
+    setattr(holder, name, layers[:num_layers])
+    model.config.num_hidden_layers = num_layers
+
+
 def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Train, evaluate and save a verifier; returns ``(metrics, objects)``.
 
@@ -403,6 +433,9 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         ignore_mismatched_sizes=True,
         **hub_kwargs,
     )
+    num_layers = model_cfg.get("num_layers")
+    if num_layers is not None:
+        keep_first_layers(model, int(num_layers))
     max_length = int(model_cfg.get("max_length", 128))
 
     data = build_pair_data(cfg["data"], seed=seed)
