@@ -18,7 +18,10 @@ from enoki_hd.runtime import (
 )
 from enoki_hd.verify.loading import default_checkpoint_dir
 
-SHIPPED = [default_checkpoint_dir() / name for name in ("verifier-minilm", "tagger-minilm")]
+SHIPPED = [
+    default_checkpoint_dir() / name
+    for name in ("verifier-minilm", "verifier-minilm-l3", "tagger-minilm")
+]
 PAIRS = [("Suede is leather with a napped finish.", "Suede is made of leather."), ("a", "b c")]
 
 
@@ -98,10 +101,11 @@ def test_create_session_runs_the_shipped_verifier(monkeypatch: pytest.MonkeyPatc
 def test_per_batch_activation_quantization_is_found_in_the_graph_bytes(tmp_path: Path) -> None:
     """The verifier is quantised dynamically (one activation range per batch tensor); the
     tagger keeps its MatMuls float; files are searched for the op's name as stored."""
-    verifier, tagger = (directory / "model.onnx" for directory in SHIPPED)
+    verifier, fast, tagger = (directory / "model.onnx" for directory in SHIPPED)
     if not verifier.is_file() or not tagger.is_file():
         pytest.skip("no shipped checkpoints")
     assert quantizes_activations_per_batch(verifier) is True
+    assert quantizes_activations_per_batch(fast) is True
     assert quantizes_activations_per_batch(tagger) is False
     (tmp_path / "with.onnx").write_bytes(b"\x0a\x15" + b"DynamicQuantizeLinear" + b"\x00" * 64)
     (tmp_path / "without.onnx").write_bytes(b"\x0a\x06MatMul" + b"\x00" * 64)

@@ -17,6 +17,7 @@ from enoki_hd.verify.loading import (
     default_verifier_path,
     load_default_verifier,
     load_verifier_from_config,
+    resolve_checkpoint,
 )
 from enoki_hd.verify.nli import NLICrossEncoder, VerifierError
 
@@ -27,6 +28,47 @@ needs_shipped = pytest.mark.skipif(
     not (SHIPPED / "model.onnx").is_file(),
     reason="the shipped verifier is missing; run `make train-verifier`",
 )
+
+
+FAST = ROOT / "checkpoints" / "verifier-minilm-l3"
+
+
+def test_a_bare_shipped_name_resolves_to_its_checkpoint(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ENOKI_CHECKPOINTS", raising=False)
+    assert resolve_checkpoint("verifier-minilm-l3") == FAST
+    # anything else is left as given: a hub id, a name no checkpoint has, a path with folders
+    for other in (
+        "cross-encoder/nli-deberta-v3-xsmall",
+        "roberta-large-mnli",
+        "a/verifier-minilm-l3",
+    ):
+        assert resolve_checkpoint(other) == other
+    # a folder of that name where the user stands shadows the shipped one
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "verifier-minilm-l3").mkdir()
+    assert resolve_checkpoint("verifier-minilm-l3") == "verifier-minilm-l3"
+
+
+def test_the_fast_verifier_is_the_three_layer_checkpoint_its_manifest_describes() -> None:
+    node = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "verifier" / "fast.yaml"))
+    assert node["path"] == "verifier-minilm-l3"
+    verifier = load_verifier_from_config({"path": node["path"]})
+    manifest = json.loads((FAST / "manifest.json").read_text())
+    assert verifier.sha256 == manifest["files"]["model.onnx"]
+    assert verifier.max_length == manifest["inference"]["max_length"] == 256
+    assert json.loads((FAST / "config.json").read_text())["num_hidden_layers"] == 3
+    assert manifest["config"]["model"]["num_layers"] == 3
+    assert manifest["reproduce"] == "make train-verifier EXP=l3"
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((FAST / name).read_bytes()).hexdigest() == digest, name
+    # the shipped 3-way order, and a clear entailment / contradiction
+    scores = verifier.predict(
+        [
+            ("Suede are an English rock band formed in London in 1989.", "Suede formed in 1989."),
+            ("Suede are an English rock band formed in London in 1989.", "Suede formed in 1999."),
+        ]
+    )
+    assert [s.label() for s in scores] == ["entailment", "contradiction"]
 
 
 def test_default_paths_follow_the_environment(monkeypatch, tmp_path: Path) -> None:
@@ -185,3 +227,36 @@ def test_a_recorded_config_rebuilds_the_verifier_and_notices_a_changed_model(
     changed = {**verifier.config(), "sha256": "0" * 64}
     with pytest.raises(ValueError, match=r"verifier\.sha256: .*the checkpoint changed"):
         load_verifier_from_config(changed)
+
+
+def test_the_fast_verifier_runs_the_bundled_example_by_name_and_by_config() -> None:
+    from hydra import compose, initialize
+
+    from enoki_hd.detector import Detector
+
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(config_name="eval", overrides=["verifier=fast", f"paths.root_dir={ROOT}"])
+    assert cfg.verifier.path == "verifier-minilm-l3" and cfg.verifier.name == "fast"
+    shipped = OmegaConf.load(ROOT / "configs" / "verifier" / "shipped.yaml")
+    assert cfg.verifier.evidence == shipped.evidence
+    examples = ROOT / "src" / "enoki_hd" / "examples"
+    detector = Detector("verifier-minilm-l3")
+    assert detector.verifier.sha256 == load_verifier_from_config(cfg.verifier).sha256
+    report = detector.detect(
+        answer=(examples / "suede_answer.txt").read_text().strip(),
+        context=(examples / "suede_context.txt").read_text(),
+    )
+    assert [s.label for s in report.sentences] == [
+        "supported",
+        "supported",
+        "contradicted",
+        "contradicted",
+    ]
+    assert [(s.text, s.label) for s in report.spans] == [
+        ("founded", "contradicted"),
+        ("Noel Gallagher", "contradicted"),
+        ("Manchester", "contradicted"),
+        ("released twelve", "contradicted"),
+        ("splitting", "contradicted"),
+        ("1998", "contradicted"),
+    ]

@@ -106,8 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument(
         "--verifier",
         default=None,
-        metavar="PATH|HUB_ID",
-        help="NLI verifier (default: the shipped checkpoints/verifier-minilm)",
+        metavar="PATH|HUB_ID|NAME",
+        help="NLI verifier (default: the shipped checkpoints/verifier-minilm; "
+        "verifier-minilm-l3: the shipped 3-layer one, half the cost per pair)",
     )
     detect.add_argument(
         "--evidence",

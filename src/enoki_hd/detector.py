@@ -60,7 +60,11 @@ from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSe
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hypothesis import verify_chains
 from enoki_hd.verify.judge import FactJudge, VerificationMode
-from enoki_hd.verify.loading import load_default_verifier, load_verifier_from_config
+from enoki_hd.verify.loading import (
+    load_default_verifier,
+    load_verifier_from_config,
+    resolve_checkpoint,
+)
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
 from enoki_hd.verify.routing import (
     DetectorVerification,
@@ -78,8 +82,10 @@ class Detector:
     """Detect unsupported content in an answer against its reference context.
 
     Args:
-        verifier: a :class:`~enoki_hd.verify.nli.Verifier`, a checkpoint path or hub id, or
-            None for the shipped default (``checkpoints/verifier-minilm``).
+        verifier: a :class:`~enoki_hd.verify.nli.Verifier`, a checkpoint path or hub id, the
+            name of a shipped checkpoint (``"verifier-minilm-l3"``: the 3-layer verifier, half
+            the cost per NLI pair), or None for the shipped default
+            (``checkpoints/verifier-minilm``).
         extractor: a registered extractor name (``"rules"``, the default; ``"preextracted"``),
             an :class:`~enoki_hd.extract.base.Extractor`, or None for sentence-level detection
             (no decomposition).
@@ -173,7 +179,7 @@ class Detector:
         if verifier is None:
             verifier = load_default_verifier()
         elif isinstance(verifier, (str, Path)):
-            verifier = NLICrossEncoder(verifier)
+            verifier = NLICrossEncoder(resolve_checkpoint(verifier))
         self.verifier: Verifier = verifier
         self.escalation = build_escalation(verification, judge, routing)
         base = (

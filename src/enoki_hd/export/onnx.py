@@ -460,7 +460,11 @@ def export_and_ship(
         "metrics": metrics,
         "git_commit": git_commit(),
         "python": platform.python_version(),
-        "reproduce": "make train-verifier",
+        "reproduce": str(
+            config.get("reproduce")
+            or (config.get("train") or {}).get("reproduce")
+            or "make train-verifier"
+        ),
         "licence": "weights derived from all-MiniLM-L6-v2 (Apache-2.0), fine-tuned on SNLI "
         "(CC BY-SA 4.0) and the other NLI sets listed under data (see their licences)",
     }

@@ -19,6 +19,8 @@ from enoki_hd.verify.nli import NLICrossEncoder
 VERIFIER_ENV = "ENOKI_VERIFIER"
 CHECKPOINTS_ENV = "ENOKI_CHECKPOINTS"
 DEFAULT_VERIFIER_NAME = "verifier-minilm"
+# The 3-layer verifier shipped beside the default (``verifier=fast``).
+FAST_VERIFIER_NAME = "verifier-minilm-l3"
 
 # Options of a ``verifier`` config node that NLICrossEncoder takes (besides ``path``).
 VERIFIER_OPTIONS = (
@@ -56,6 +58,18 @@ def default_verifier_path() -> Path:
     return Path(env) if env else default_checkpoint_dir() / DEFAULT_VERIFIER_NAME
 
 
+def resolve_checkpoint(path: str | Path) -> str | Path:
+    """``path`` itself, unless it is the bare name of a shipped checkpoint that no file or
+    folder of that name shadows (``"verifier-minilm-l3"``): then that checkpoint's folder under
+    :func:`default_checkpoint_dir`, in a source checkout and in an installed package alike."""
+    candidate = Path(path)
+    if len(candidate.parts) == 1 and not candidate.exists():
+        shipped = default_checkpoint_dir() / candidate
+        if (shipped / "model.onnx").is_file():
+            return shipped
+    return path
+
+
 def load_default_verifier(path: str | Path | None = None, **options: Any) -> NLICrossEncoder:
     """Load the shipped ONNX int8 verifier, with an error that says how to build it.
 
@@ -79,7 +93,8 @@ def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
 
         {"path": null, "backend": "auto", "max_length": null, "batch_size": null, ...}
 
-    ``path`` null is the shipped default (:func:`default_verifier_path`); ``sha256``, when
+    ``path`` null is the shipped default (:func:`default_verifier_path`), a bare name that of
+    the shipped checkpoints (:func:`resolve_checkpoint`); ``sha256``, when
     given (as :meth:`NLICrossEncoder.config` records it), must match the loaded graph; any
     other option that is null takes the checkpoint's own setting (its manifest's ``inference`` block, else the
     :class:`~enoki_hd.verify.nli.NLICrossEncoder` default). ``name`` and ``evidence`` belong to
@@ -102,7 +117,9 @@ def load_verifier_from_config(cfg: Mapping[str, Any]) -> NLICrossEncoder:
     options = {k: v for k, v in options.items() if v is not None}
     expected_sha256 = options.pop("sha256", None)
     verifier = (
-        load_default_verifier(**options) if path is None else NLICrossEncoder(path, **options)
+        load_default_verifier(**options)
+        if path is None
+        else NLICrossEncoder(resolve_checkpoint(path), **options)
     )
     if expected_sha256 is not None and verifier.sha256 != expected_sha256:
         raise ValueError(
