@@ -290,17 +290,20 @@ def test_keep_first_layers_rejects_counts_outside_the_model(tiny_nli_dir: Path) 
     assert len(model.bert.encoder.layer) == 2
 
 
-def test_three_layer_experiment_ships_outside_checkpoints() -> None:
+def test_three_layer_experiment_ships_beside_the_default_verifier() -> None:
     with initialize(version_base="1.3", config_path="../configs"):
         cfg = compose(
             config_name="train_verifier",
             overrides=["+experiment=l3", f"paths.root_dir={ROOT}"],
         )
     assert cfg.model.num_layers == 3 and cfg.trainer.max_steps == 10000
-    assert cfg.ship_dir.endswith("outputs/train_verifier/minilm-l3/export")
+    assert cfg.ship_dir.endswith("checkpoints/verifier-minilm-l3")
+    assert cfg.reproduce == "make train-verifier EXP=l3"
     with initialize(version_base="1.3", config_path="../configs"):
         shipped = compose(config_name="train_verifier", overrides=[f"paths.root_dir={ROOT}"])
     assert shipped.model.num_layers is None
+    assert shipped.ship_dir.endswith("checkpoints/verifier-minilm")
+    assert shipped.reproduce == "make train-verifier"
 
 
 def test_training_a_cut_verifier_ships_a_graph_of_that_depth(

@@ -307,7 +307,10 @@ exit codes: 0 every row reported, 1 runtime error (e.g. a verifier failure: reru
 def _add_detector_options(parser: argparse.ArgumentParser) -> None:
     """The detector options detect-batch and serve share (detect has its own help texts)."""
     parser.add_argument(
-        "--verifier", default=None, metavar="PATH", help="NLI verifier (default: shipped)"
+        "--verifier",
+        default=None,
+        metavar="PATH|NAME",
+        help="NLI verifier (default: shipped; verifier-minilm-l3: the shipped 3-layer one)",
     )
     parser.add_argument(
         "--extractor", default="rules", help="rules (default), encoder or none (sentence level)"
