@@ -141,6 +141,37 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
     assert report["spans"], "the bundled example has hallucinated spans"
     assert report["config"]["verifier"]["path"].startswith(site)
 
+    # the 3-layer verifier by its bare name, from the installed package's data
+    fast = subprocess.run(
+        [
+            str(env_dir / "bin" / "enoki"),
+            "detect",
+            "--context",
+            str(examples / "suede_context.txt"),
+            "--answer",
+            str(examples / "suede_answer.txt"),
+            "--verifier",
+            "verifier-minilm-l3",
+            "--stable",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=outside,
+        env=env,
+        timeout=300,
+    )
+    assert fast.returncode == 0, fast.stderr[-3000:]
+    fast_report = json.loads(fast.stdout)
+    assert fast_report["config"]["verifier"]["path"] == str(
+        Path(site) / "checkpoints" / "verifier-minilm-l3"
+    )
+    assert [s["label"] for s in fast_report["sentences"]] == [
+        "supported",
+        "supported",
+        "contradicted",
+        "contradicted",
+    ]
+
     probe = subprocess.run(
         [str(python), "-c", PROBE, "rules", "encoder"],
         capture_output=True,
