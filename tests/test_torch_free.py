@@ -120,48 +120,35 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
     ).stdout.strip()
     examples = Path(site) / "examples"
     env = {k: v for k, v in _env().items() if k not in ("PYTHONPATH", "ENOKI_CHECKPOINTS")}
-    detect = subprocess.run(
-        [
-            str(env_dir / "bin" / "enoki"),
-            "detect",
-            "--context",
-            str(examples / "suede_context.txt"),
-            "--answer",
-            str(examples / "suede_answer.txt"),
-            "--stable",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=outside,
-        env=env,
-        timeout=300,
-    )
-    assert detect.returncode == 0, detect.stderr[-3000:]
-    report = json.loads(detect.stdout)
+
+    def detect(*options: str) -> dict:
+        """``enoki detect`` of the installed package on its bundled example, outside the tree."""
+        done = subprocess.run(
+            [
+                str(env_dir / "bin" / "enoki"),
+                "detect",
+                "--context",
+                str(examples / "suede_context.txt"),
+                "--answer",
+                str(examples / "suede_answer.txt"),
+                "--stable",
+                *options,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=outside,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout)
+
+    report = detect()
     assert report["spans"], "the bundled example has hallucinated spans"
     assert report["config"]["verifier"]["path"].startswith(site)
 
     # the 3-layer verifier by its bare name, from the installed package's data
-    fast = subprocess.run(
-        [
-            str(env_dir / "bin" / "enoki"),
-            "detect",
-            "--context",
-            str(examples / "suede_context.txt"),
-            "--answer",
-            str(examples / "suede_answer.txt"),
-            "--verifier",
-            "verifier-minilm-l3",
-            "--stable",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=outside,
-        env=env,
-        timeout=300,
-    )
-    assert fast.returncode == 0, fast.stderr[-3000:]
-    fast_report = json.loads(fast.stdout)
+    fast_report = detect("--verifier", "verifier-minilm-l3")
     assert fast_report["config"]["verifier"]["path"] == str(
         Path(site) / "checkpoints" / "verifier-minilm-l3"
     )
