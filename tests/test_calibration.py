@@ -14,6 +14,7 @@ from enoki_hd.eval.datasets.schema import ClaimGold, EvalExample, SentenceGold
 from enoki_hd.train.calibrate import (
     FactRow,
     benchmark_weights,
+    calibrate_command,
     choose_threshold,
     fact_label,
     fit_fusion,
@@ -280,8 +281,34 @@ def test_ship_fusion_writes_the_file_and_the_manifest_entry(tmp_path: Path) -> N
     assert manifest["fusion"]["file"] == "fusion.json" and path == tmp_path / "fusion.json"
     assert manifest["fusion"]["held_out_metrics"] == {"a": {"IoU": 0.5}}
     assert len(manifest["fusion"]["sha256"]) == 64
+    assert manifest["fusion"]["made_by"] == "make calibrate"
     with pytest.raises(FileNotFoundError, match="not a checkpoint directory"):
         ship_fusion(fusion, tmp_path / "absent")
+    ship_fusion(fusion, tmp_path, made_by=calibrate_command(["verifier=fast"]))
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert (
+        manifest["fusion"]["made_by"] == "make calibrate ARGS='eval_overrides=[\"verifier=fast\"]'"
+    )
+
+
+def test_the_fast_verifier_has_its_own_fusion() -> None:
+    from enoki_hd.verify.loading import resolve_checkpoint
+
+    fast = Path(resolve_checkpoint("verifier-minilm-l3"))
+    detector = Detector("verifier-minilm-l3", verification="calibrated")
+    fusion = detector.judge.calibration
+    assert fusion is not None and fusion.verifier_sha256 == detector.verifier.sha256
+    assert fusion.path == str(fast / "fusion.json")
+    manifest = json.loads((fast / "manifest.json").read_text())
+    assert manifest["fusion"]["threshold"] == fusion.threshold == detector.threshold == 0.48
+    assert (
+        manifest["fusion"]["made_by"]
+        == fusion.metadata["command"]
+        == calibrate_command(["verifier=fast"])
+    )
+    # the default verifier's fusion is refused for it: the sha256 differs
+    default = json.loads((fast.parent / "verifier-minilm" / "fusion.json").read_text())
+    assert default["verifier_sha256"] != fusion.verifier_sha256
 
 
 def test_the_shipped_fusion_belongs_to_the_shipped_verifier() -> None:

@@ -399,14 +399,16 @@ def run_calibrate(
             "held_out_metrics": {n: table[n]["calibrated (held out)"] for n in benchmarks},
             "fold_thresholds": thresholds,
             "git_commit": git_commit(),
-            "command": "make calibrate",
+            "command": calibrate_command(eval_overrides),
             "verifier": getattr(recorder.verifier, "name", None),
         },
     )
     final_path = final.save(output_dir / FUSION_FILE)
     shipped = None
     if ship:
-        shipped = ship_fusion(final, Path(str(recorder.verifier.name)))
+        shipped = ship_fusion(
+            final, Path(str(recorder.verifier.name)), made_by=calibrate_command(eval_overrides)
+        )
     summary = render_calibration_summary(table, thresholds)
     atomic_write(output_dir / "summary.md", summary)
     record = {
@@ -421,9 +423,22 @@ def run_calibrate(
     return record
 
 
-def ship_fusion(fusion: FusionCalibration, checkpoint: Path) -> Path:
+def calibrate_command(eval_overrides: Sequence[str] = ()) -> str:
+    """The command that refits a fusion made with ``eval_overrides`` (recorded with it)::
+
+    >>> calibrate_command(["verifier=fast"])
+    'make calibrate ARGS=\'eval_overrides=["verifier=fast"]\''
+    """
+    if not eval_overrides:
+        return "make calibrate"
+    return f"make calibrate ARGS='eval_overrides={json.dumps(list(eval_overrides))}'"
+
+
+def ship_fusion(
+    fusion: FusionCalibration, checkpoint: Path, *, made_by: str = "make calibrate"
+) -> Path:
     """Write ``fusion.json`` into the verifier checkpoint and record it (sha256, threshold,
-    held-out metrics) in the checkpoint's ``manifest.json``."""
+    held-out metrics, the command that made it) in the checkpoint's ``manifest.json``."""
     from enoki_hd.export.onnx import sha256_file
 
     if not checkpoint.is_dir():
@@ -441,7 +456,7 @@ def ship_fusion(fusion: FusionCalibration, checkpoint: Path) -> Path:
             "threshold": fusion.threshold,
             "features": list(FEATURES),
             "held_out_metrics": fusion.metadata.get("held_out_metrics"),
-            "made_by": "make calibrate",
+            "made_by": made_by,
         }
         atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
     return path
