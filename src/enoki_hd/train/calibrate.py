@@ -424,11 +424,9 @@ def run_calibrate(
 
 
 def calibrate_command(eval_overrides: Sequence[str] = ()) -> str:
-    """The command that refits a fusion made with ``eval_overrides`` (recorded with it)::
-
-    >>> calibrate_command(["verifier=fast"])
-    'make calibrate ARGS=\'eval_overrides=["verifier=fast"]\''
-    """
+    """The command that refits a fusion made with ``eval_overrides``, recorded with it:
+    ``make calibrate`` without overrides, ``make calibrate
+    ARGS='eval_overrides=["verifier=fast"]'`` for ``["verifier=fast"]``."""
     if not eval_overrides:
         return "make calibrate"
     return f"make calibrate ARGS='eval_overrides={json.dumps(list(eval_overrides))}'"
