@@ -16,6 +16,7 @@ from onnx import numpy_helper  # noqa: E402
 from enoki_hd.export.onnx import (  # noqa: E402
     export_onnx,
     quantize_int8,
+    quantize_kept_float,
     strip_nan_guards_file,
 )
 
@@ -127,3 +128,41 @@ def test_export_strips_the_guards_unless_asked_not_to(tiny_nli_dir: Path, tmp_pa
     assert "IsNaN" not in _ops(plain) and _ops(kept).count("IsNaN") == 2
     feed = _feed(tiny_nli_dir)
     np.testing.assert_array_equal(_logits(plain, feed), _logits(kept, feed))
+
+
+def _matmul_kinds(path: Path) -> tuple[int, int]:
+    """(int8 MatMuls, float MatMuls whose weight is stored: an initializer or a cast one)."""
+    model = onnx.load(str(path))
+    stored = {i.name for i in model.graph.initializer}
+    casts = {n.output[0] for n in model.graph.node if n.op_type == "Cast" and n.input[0] in stored}
+    ops = [n for n in model.graph.node if n.op_type == "MatMul"]
+    float_weights = sum(1 for n in ops if n.input[1] in stored or n.input[1] in casts)
+    return _ops(path).count("MatMulInteger"), float_weights
+
+
+def test_kept_float_matmuls_are_quantised_from_the_graph_alone(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    source = tiny_nli_dir / "model.onnx"
+    kept = quantize_int8(
+        source, tmp_path / "kept.onnx", keep_float=["intermediate/dense"], embeddings="fp16"
+    )
+    assert _matmul_kinds(kept) == (2 * 5 + 2, 2)
+    out = tmp_path / "all.onnx"
+    assert quantize_kept_float(kept, out) == 2
+    # every weight MatMul is int8 now; the fp16 embedding table (read by a Gather) stays fp16
+    assert _matmul_kinds(out) == (2 * 6 + 2, 0)
+    stored = _initializers(out)
+    assert any(n.endswith("word_embeddings.weight_fp16") for n in stored)
+    assert not any("intermediate" in n and a.dtype == np.float16 for n, a in stored.items())
+    feed = _feed(tiny_nli_dir)
+    moved = np.abs(_logits(out, feed) - _logits(kept, feed)).max()
+    assert 0 < moved < 0.05
+    # the same graph every time, and nothing left to do the second time: a plain copy
+    again = tmp_path / "again.onnx"
+    assert quantize_kept_float(kept, again) == 2
+    assert again.read_bytes() == out.read_bytes()
+    copy = tmp_path / "copy.onnx"
+    assert quantize_kept_float(out, copy) == 0
+    assert copy.read_bytes() == out.read_bytes()
+    assert not list(tmp_path.glob("*.tmp"))

@@ -214,6 +214,80 @@ def quantize_int8(
     return out_path
 
 
+def quantize_kept_float(
+    onnx_path: str | Path, out_path: str | Path, *, per_channel: bool = True
+) -> int:
+    """Quantise the MatMuls an int8 graph kept float (the ``keep_float`` layers of
+    :func:`quantize_int8`, stored as float16 and cast back) as :func:`quantize_int8` quantises
+    the others: int8 weights, per output channel, and activations quantised dynamically.
+    Returns how many MatMuls were quantised; ``out_path`` is written atomically (even when
+    that is 0, as a copy).
+
+    A graph pass for a shipped checkpoint whose torch weights are gone: it needs only the
+    graph. Unlike :func:`strip_nan_guards` it changes the outputs, so a caller checks accuracy
+    (``scripts/quantize_kept_float.py`` does).
+    """
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out_path = Path(out_path)
+    model = onnx.load(str(onnx_path))
+    graph = model.graph
+    initializers = {init.name: init for init in graph.initializer}
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    folded: set[int] = set()
+    for node in graph.node:
+        # Cast(float16 initializer) -> float: the stored form of a kept-float weight
+        if (
+            node.op_type != "Cast"
+            or node.input[0] not in initializers
+            or initializers[node.input[0]].data_type != TensorProto.FLOAT16
+            or any(u.op_type != "MatMul" for u in consumers.get(node.output[0], []))
+        ):
+            continue
+        weight = numpy_helper.to_array(initializers[node.input[0]]).astype(np.float32)
+        graph.initializer.append(numpy_helper.from_array(weight, node.output[0]))
+        folded.add(id(node))
+    kept = [n for n in graph.node if id(n) not in folded]
+    del graph.node[:]
+    graph.node.extend(kept)
+    used = {name for n in graph.node for name in n.input}
+    unused = [i for i in graph.initializer if i.name not in used]
+    for init in unused:
+        graph.initializer.remove(init)
+    names = {init.name for init in graph.initializer}
+    targets = [
+        n.name
+        for n in graph.node
+        if n.op_type == "MatMul" and len(n.input) > 1 and n.input[1] in names
+    ]
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp_float = out_path.with_name(out_path.name + ".float.tmp")
+    try:
+        onnx.save(model, str(tmp_float))
+        if targets:
+            quantize_dynamic(
+                str(tmp_float),
+                str(tmp),
+                weight_type=QuantType.QInt8,
+                per_channel=per_channel,
+                op_types_to_quantize=["MatMul"],
+                nodes_to_quantize=targets,
+            )
+            onnx.checker.check_model(onnx.load(str(tmp)))
+        else:
+            shutil.copy2(onnx_path, tmp)
+        os.replace(tmp, out_path)
+    finally:
+        for leftover in (tmp, tmp_float):
+            leftover.unlink(missing_ok=True)
+    return len(targets)
+
+
 def _store_fp16(model, names: Sequence[str]) -> None:
     """Store the named float initializers as float16, cast back to float32 in the graph (ONNX
     Runtime folds the cast when it loads the model): half the bytes, no int8 rounding."""
