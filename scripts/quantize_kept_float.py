@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ def quantize_checkpoint(
     *,
     max_drop: float,
     out: Path | None = None,
+    keep_float: Sequence[str] = (),
 ) -> str:
     """Quantise ``directory``'s kept-float MatMuls when SNLI accuracy allows, in place or into
     the new folder ``out``; returns what was done."""
@@ -100,7 +102,9 @@ def quantize_checkpoint(
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         staged = Path(tmp) / target.name
         shutil.copytree(directory, staged)
-        quantized = quantize_kept_float(directory / "model.onnx", staged / "model.onnx")
+        quantized = quantize_kept_float(
+            directory / "model.onnx", staged / "model.onnx", keep_float=keep_float
+        )
         if not quantized:
             return f"{directory}: no float MatMul left, left as it is"
         previous = manifest["files"]["model.onnx"]
@@ -123,9 +127,9 @@ def quantize_checkpoint(
             metrics["snli_test_accuracy_onnx"] = round(acc_after, 4)
         size = (staged / "model.onnx").stat().st_size
         metrics["onnx_size_mb"] = round(size / 2**20, 2)
-        command = (
-            "make int8-all" if out is None else f"make int8-all ARGS='{directory} --out {out}'"
-        )
+        options = "".join(f" --keep-float '{pattern}'" for pattern in keep_float)
+        options += "" if out is None else f" --out {out}"
+        command = f'make int8-all ARGS="{directory}{options}"'
         reproduce = manifest.get("reproduce")
         if reproduce and command not in reproduce:
             manifest["reproduce"] = f"{reproduce} && {command}"
@@ -137,6 +141,7 @@ def quantize_checkpoint(
             {
                 "pass": PASS,
                 "quantized": quantized,
+                "keep_float": list(keep_float),
                 "previous_sha256": previous,
                 "snli_test_accuracy_before": round(acc_before, 4),
                 "snli_test_accuracy_after": round(acc_after, 4),
@@ -174,6 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         "default: in place",
     )
     parser.add_argument(
+        "--keep-float",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="leave MatMuls whose node name matches float (repeatable), e.g. "
+        r"'layer\.\d+/output/dense' for the FFN output projections",
+    )
+    parser.add_argument(
         "--pairs", type=int, default=None, help="SNLI test pairs to check on (default: all)"
     )
     parser.add_argument(
@@ -191,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--out takes one checkpoint, got {len(args.checkpoints)}")
     rows = snli_test(args.pairs)
     for directory in args.checkpoints:
-        message = quantize_checkpoint(directory, rows, max_drop=args.max_drop, out=args.out)
+        message = quantize_checkpoint(
+            directory, rows, max_drop=args.max_drop, out=args.out, keep_float=args.keep_float
+        )
         print(message, flush=True)
     return 0
 

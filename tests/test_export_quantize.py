@@ -162,6 +162,15 @@ def test_kept_float_matmuls_are_quantised_from_the_graph_alone(
     again = tmp_path / "again.onnx"
     assert quantize_kept_float(kept, again) == 2
     assert again.read_bytes() == out.read_bytes()
+    # a pattern keeps its MatMuls as they were: float16-stored, cast back
+    partial = tmp_path / "partial.onnx"
+    assert quantize_kept_float(kept, partial, keep_float=[r"layer\.1/"]) == 1
+    assert _matmul_kinds(partial) == (2 * 5 + 2 + 1, 1)
+    graph = onnx.load(str(partial)).graph
+    [left] = [n for n in graph.node if n.op_type == "MatMul" and "intermediate" in n.name]
+    assert "layer.1/" in left.name
+    [cast] = [n for n in graph.node if n.output and n.output[0] == left.input[1]]
+    assert cast.op_type == "Cast" and _initializers(partial)[cast.input[0]].dtype == np.float16
     copy = tmp_path / "copy.onnx"
     assert quantize_kept_float(out, copy) == 0
     assert copy.read_bytes() == out.read_bytes()

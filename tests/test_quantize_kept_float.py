@@ -81,11 +81,12 @@ def test_quantises_checks_and_records_then_leaves_it(script, checkpoint: Path) -
     manifest = json.loads((checkpoint / "manifest.json").read_text())
     new = sha256_file(checkpoint / "model.onnx")
     assert new != previous and manifest["files"]["model.onnx"] == new
-    assert manifest["reproduce"] == "make train-verifier && make int8-all"
+    assert manifest["reproduce"] == f'make train-verifier && make int8-all ARGS="{checkpoint}"'
     record = manifest["graph_passes"][-1]
     labels_after = script.predictions(checkpoint, ROWS)
     assert record["pass"] == "quantize_kept_float"
     assert record["quantized"] == 4
+    assert record["keep_float"] == []
     assert record["previous_sha256"] == previous
     assert record["snli_test_n"] == 6
     assert record["snli_test_accuracy_before"] == round(script.accuracy(labels_before, ROWS), 4)
@@ -124,7 +125,7 @@ def test_out_writes_a_new_checkpoint_and_leaves_the_source(
     assert _state(checkpoint) == source
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["reproduce"] == (
-        f"make train-verifier && make int8-all ARGS='{checkpoint} --out {out}'"
+        f'make train-verifier && make int8-all ARGS="{checkpoint} --out {out}"'
     )
     assert manifest["files"]["model.onnx"] == sha256_file(out / "model.onnx")
     assert sorted(p.name for p in out.iterdir()) == [
@@ -137,6 +138,22 @@ def test_out_writes_a_new_checkpoint_and_leaves_the_source(
     assert [p.name for p in out.parent.iterdir()] == [out.name]  # no staging folder left
     with pytest.raises(SystemExit, match=r"--out .* exists; name a new folder"):
         script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0, out=out)
+
+
+def test_kept_float_patterns_stay_float_and_are_recorded(script, checkpoint: Path) -> None:
+    pattern = r"layer\.\d+/output/dense"
+    message = script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0, keep_float=[pattern])
+    assert message.startswith(f"{checkpoint}: 2 MatMuls quantised, ")  # the FFN-in of 2 layers
+    manifest = json.loads((checkpoint / "manifest.json").read_text())
+    assert manifest["graph_passes"][-1]["keep_float"] == [pattern]
+    assert manifest["reproduce"] == (
+        f"make train-verifier && make int8-all ARGS=\"{checkpoint} --keep-float '{pattern}'\""
+    )
+    # the FFN-out projections are still float16-stored, so a second pass without the pattern
+    # finds them
+    assert script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0).startswith(
+        f"{checkpoint}: 2 MatMuls quantised, "
+    )
 
 
 def test_too_large_a_drop_writes_nothing(script, checkpoint: Path, monkeypatch) -> None:

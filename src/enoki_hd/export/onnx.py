@@ -215,13 +215,18 @@ def quantize_int8(
 
 
 def quantize_kept_float(
-    onnx_path: str | Path, out_path: str | Path, *, per_channel: bool = True
+    onnx_path: str | Path,
+    out_path: str | Path,
+    *,
+    per_channel: bool = True,
+    keep_float: Sequence[str] = (),
 ) -> int:
     """Quantise the MatMuls an int8 graph kept float (the ``keep_float`` layers of
-    :func:`quantize_int8`, stored as float16 and cast back) as :func:`quantize_int8` quantises
-    the others: int8 weights, per output channel, and activations quantised dynamically.
-    Returns how many MatMuls were quantised; ``out_path`` is written atomically (even when
-    that is 0, as a copy).
+    :func:`quantize_int8`, stored as float16 and cast back, or float initializers) as
+    :func:`quantize_int8` quantises the others: int8 weights, per output channel, and
+    activations quantised dynamically. MatMuls whose name matches one of the regular
+    expressions in ``keep_float`` stay as they are. Returns how many MatMuls were quantised;
+    ``out_path`` is written atomically (even when that is 0, as a copy).
 
     A graph pass for a shipped checkpoint whose torch weights are gone: it needs only the
     graph. Unlike :func:`strip_nan_guards` it changes the outputs, so a caller checks accuracy
@@ -235,36 +240,41 @@ def quantize_kept_float(
     model = onnx.load(str(onnx_path))
     graph = model.graph
     initializers = {init.name: init for init in graph.initializer}
-    consumers: dict[str, list[Any]] = {}
-    for node in graph.node:
-        for name in node.input:
-            consumers.setdefault(name, []).append(node)
-    folded: set[int] = set()
-    for node in graph.node:
-        # Cast(float16 initializer) -> float: the stored form of a kept-float weight
-        if (
-            node.op_type != "Cast"
-            or node.input[0] not in initializers
-            or initializers[node.input[0]].data_type != TensorProto.FLOAT16
-            or any(u.op_type != "MatMul" for u in consumers.get(node.output[0], []))
-        ):
-            continue
-        weight = numpy_helper.to_array(initializers[node.input[0]]).astype(np.float32)
-        graph.initializer.append(numpy_helper.from_array(weight, node.output[0]))
-        folded.add(id(node))
-    kept = [n for n in graph.node if id(n) not in folded]
-    del graph.node[:]
-    graph.node.extend(kept)
-    used = {name for n in graph.node for name in n.input}
-    unused = [i for i in graph.initializer if i.name not in used]
-    for init in unused:
-        graph.initializer.remove(init)
-    names = {init.name for init in graph.initializer}
-    targets = [
-        n.name
+    # Cast(float16 initializer) -> float: the stored form of a kept-float weight
+    casts = {
+        n.output[0]: n
         for n in graph.node
-        if n.op_type == "MatMul" and len(n.input) > 1 and n.input[1] in names
+        if n.op_type == "Cast"
+        and n.input[0] in initializers
+        and initializers[n.input[0]].data_type == TensorProto.FLOAT16
+    }
+    targets = [
+        n
+        for n in graph.node
+        if n.op_type == "MatMul"
+        and len(n.input) > 1
+        and (n.input[1] in initializers or n.input[1] in casts)
+        and not any(re.search(pattern, n.name) for pattern in keep_float)
     ]
+    folded: dict[str, str] = {}  # cast output -> its float32 initializer
+    for node in targets:
+        cast = casts.get(node.input[1])
+        if cast is None:
+            continue
+        if cast.output[0] not in folded:
+            weight = numpy_helper.to_array(initializers[cast.input[0]]).astype(np.float32)
+            name = cast.input[0] + "_float"
+            graph.initializer.append(numpy_helper.from_array(weight, name))
+            folded[cast.output[0]] = name
+        node.input[1] = folded[cast.output[0]]
+    used = {name for n in graph.node for name in n.input}
+    dead = [n for n in graph.node if n.op_type == "Cast" and n.output[0] in folded]
+    for node in dead:
+        if node.output[0] not in used:
+            graph.node.remove(node)
+    used = {name for n in graph.node for name in n.input}
+    for init in [i for i in graph.initializer if i.name not in used]:
+        graph.initializer.remove(init)
     tmp = out_path.with_name(out_path.name + ".tmp")
     tmp_float = out_path.with_name(out_path.name + ".float.tmp")
     try:
@@ -276,7 +286,7 @@ def quantize_kept_float(
                 weight_type=QuantType.QInt8,
                 per_channel=per_channel,
                 op_types_to_quantize=["MatMul"],
-                nodes_to_quantize=targets,
+                nodes_to_quantize=[n.name for n in targets],
             )
             onnx.checker.check_model(onnx.load(str(tmp)))
         else:
