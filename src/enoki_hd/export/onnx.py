@@ -173,21 +173,13 @@ def quantize_int8(
             or ``"float"`` (left as exported).
     """
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_path = Path(out_path)
     model = onnx.load(str(onnx_path))
     matmuls = [n.name for n in model.graph.node if n.op_type == "MatMul"]
     excluded = [n for n in matmuls if any(re.search(p, n) for p in keep_float)]
     tmp = out_path.with_name(out_path.name + ".tmp")
-    quantize_dynamic(
-        str(onnx_path),
-        str(tmp),
-        weight_type=QuantType.QInt8,
-        per_channel=per_channel,
-        op_types_to_quantize=["MatMul"],
-        nodes_to_exclude=excluded,
-    )
+    _quantize_matmuls(onnx_path, tmp, per_channel=per_channel, nodes_to_exclude=excluded)
     quantized = onnx.load(str(tmp))
     initializers = {init.name for init in quantized.graph.initializer}
     float_weights = [
@@ -234,7 +226,6 @@ def quantize_kept_float(
     """
     import onnx
     from onnx import TensorProto, numpy_helper
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_path = Path(out_path)
     model = onnx.load(str(onnx_path))
@@ -280,13 +271,8 @@ def quantize_kept_float(
     try:
         onnx.save(model, str(tmp_float))
         if targets:
-            quantize_dynamic(
-                str(tmp_float),
-                str(tmp),
-                weight_type=QuantType.QInt8,
-                per_channel=per_channel,
-                op_types_to_quantize=["MatMul"],
-                nodes_to_quantize=[n.name for n in targets],
+            _quantize_matmuls(
+                tmp_float, tmp, per_channel=per_channel, nodes_to_quantize=[n.name for n in targets]
             )
             onnx.checker.check_model(onnx.load(str(tmp)))
         else:
@@ -296,6 +282,23 @@ def quantize_kept_float(
         for leftover in (tmp, tmp_float):
             leftover.unlink(missing_ok=True)
     return len(targets)
+
+
+def _quantize_matmuls(
+    source: str | Path, target: str | Path, *, per_channel: bool, **selection: list[str]
+) -> None:
+    """onnxruntime's dynamic quantisation of MatMuls (int8 weights, per output channel when
+    ``per_channel``) with a node ``selection``: ``nodes_to_exclude`` or ``nodes_to_quantize``."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(
+        str(source),
+        str(target),
+        weight_type=QuantType.QInt8,
+        per_channel=per_channel,
+        op_types_to_quantize=["MatMul"],
+        **selection,
+    )
 
 
 def _store_fp16(model, names: Sequence[str]) -> None:
