@@ -55,13 +55,24 @@ def snli_test(limit: int | None) -> list[tuple[str, str, str]]:
     return [(p.premise, p.hypothesis, p.label) for p in pairs]
 
 
-def predictions(directory: Path, rows: list[tuple[str, str, str]]) -> list[str]:
-    """The label each pair gets from the ONNX graph in ``directory`` (no score cache)."""
+def predictions(
+    directory: Path, rows: list[tuple[str, str, str]], *, desc: str = "SNLI test"
+) -> list[str]:
+    """The label each pair gets from the ONNX graph in ``directory`` (no score cache), with a
+    progress bar on stderr."""
+    from tqdm.auto import tqdm
+
     from enoki_hd.verify.nli import NLICrossEncoder
 
     verifier = NLICrossEncoder(directory, backend="onnx", cache_size=0)
-    scores = verifier.predict([(p, h) for p, h, _ in rows])
-    return [max(LABELS, key=lambda name: getattr(s, name)) for s in scores]
+    labels: list[str] = []
+    with tqdm(total=len(rows), desc=desc, unit="pair", disable=None) as bar:
+        for start in range(0, len(rows), 256):
+            chunk = rows[start : start + 256]
+            scores = verifier.predict([(p, h) for p, h, _ in chunk])
+            labels += [max(LABELS, key=lambda name: getattr(s, name)) for s in scores]
+            bar.update(len(chunk))
+    return labels
 
 
 def accuracy(labels: list[str], rows: list[tuple[str, str, str]]) -> float:
@@ -111,7 +122,8 @@ def quantize_checkpoint(
         new = sha256_file(staged / "model.onnx")
         manifest["files"]["model.onnx"] = new
         _write_json(staged / "manifest.json", manifest)  # the staged copy loads without a warning
-        before, after = predictions(directory, rows), predictions(staged, rows)
+        before = predictions(directory, rows, desc=f"SNLI test, {directory.name}")
+        after = predictions(staged, rows, desc="SNLI test, quantised")
         acc_before, acc_after = accuracy(before, rows), accuracy(after, rows)
         agreement = sum(a == b for a, b in zip(before, after, strict=True)) / len(rows)
         checked = (

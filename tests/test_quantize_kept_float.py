@@ -160,7 +160,7 @@ def test_too_large_a_drop_writes_nothing(script, checkpoint: Path, monkeypatch) 
     gold = [label for _, _, label in ROWS]
     wrong = {"entailment": "neutral", "neutral": "contradiction", "contradiction": "entailment"}
 
-    def predictions(directory: Path, rows):
+    def predictions(directory: Path, rows, *, desc: str = ""):
         # the shipped graph right on every pair, the quantised copy wrong on every pair
         return gold if directory == checkpoint else [wrong[g] for g in gold]
 

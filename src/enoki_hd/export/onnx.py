@@ -291,14 +291,31 @@ def _quantize_matmuls(
     ``per_channel``) with a node ``selection``: ``nodes_to_exclude`` or ``nodes_to_quantize``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(
-        str(source),
-        str(target),
-        weight_type=QuantType.QInt8,
-        per_channel=per_channel,
-        op_types_to_quantize=["MatMul"],
-        **selection,
-    )
+    root = logging.getLogger()
+    noise = _DropMessage("Please consider to run pre-processing before quantization")
+    root.addFilter(noise)  # advice for static quantisation of CNNs; not ours to act on
+    try:
+        quantize_dynamic(
+            str(source),
+            str(target),
+            weight_type=QuantType.QInt8,
+            per_channel=per_channel,
+            op_types_to_quantize=["MatMul"],
+            **selection,
+        )
+    finally:
+        root.removeFilter(noise)
+
+
+class _DropMessage(logging.Filter):
+    """Drops log records whose message starts with ``prefix``."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.prefix)
 
 
 def _store_fp16(model, names: Sequence[str]) -> None:
