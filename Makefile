@@ -17,7 +17,7 @@ EXAMPLE := src/enoki_hd/examples
 .PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards int8-all bench eval compare eval-all calibrate carb clean
 
 help: ## list the targets
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -69,7 +69,7 @@ export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARG
 strip-guards: install ## remove the torch exporter's no-op NaN guards from the shipped ONNX graphs in place (outputs checked bitwise first; manifests and fusion.json updated; new exports leave them out already)
 	$(PY) scripts/strip_nan_guards.py $(ARGS)
 
-int8-all: install ## quantise every MatMul a verifier checkpoint kept float (int8), if SNLI test accuracy drops by at most half a point (ARGS="DIR [--out NEW_DIR] [--pairs N] [--max-drop F]")
+int8-all: install ## quantise every MatMul a verifier checkpoint kept float (int8), if SNLI test accuracy drops by at most half a point (ARGS="DIR [--out NEW_DIR] [--keep-float REGEX] [--pairs N] [--max-drop F]")
 	$(PY) scripts/quantize_kept_float.py $(ARGS)
 
 bench: install ## speed and memory numbers → bench/results.json
