@@ -39,7 +39,6 @@ from enoki_hd.export.onnx import quantize_kept_float, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 PASS = "quantize_kept_float"
-LABELS = ("entailment", "neutral", "contradiction")
 
 
 def shared_dir() -> Path:
@@ -70,7 +69,7 @@ def predictions(
         for start in range(0, len(rows), 256):
             chunk = rows[start : start + 256]
             scores = verifier.predict([(p, h) for p, h, _ in chunk])
-            labels += [max(LABELS, key=lambda name: getattr(s, name)) for s in scores]
+            labels += [s.label() for s in scores]
             bar.update(len(chunk))
     return labels
 

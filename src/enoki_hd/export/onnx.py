@@ -247,6 +247,11 @@ def quantize_kept_float(
         and (n.input[1] in initializers or n.input[1] in casts)
         and not any(re.search(pattern, n.name) for pattern in keep_float)
     ]
+    if not targets:
+        tmp = out_path.with_name(out_path.name + ".tmp")
+        shutil.copy2(onnx_path, tmp)
+        os.replace(tmp, out_path)
+        return 0
     folded: dict[str, str] = {}  # cast output -> its float32 initializer
     for node in targets:
         cast = casts.get(node.input[1])
@@ -259,8 +264,7 @@ def quantize_kept_float(
             folded[cast.output[0]] = name
         node.input[1] = folded[cast.output[0]]
     used = {name for n in graph.node for name in n.input}
-    dead = [n for n in graph.node if n.op_type == "Cast" and n.output[0] in folded]
-    for node in dead:
+    for node in [n for n in graph.node if n.op_type == "Cast" and n.output[0] in folded]:
         if node.output[0] not in used:
             graph.node.remove(node)
     used = {name for n in graph.node for name in n.input}
@@ -270,13 +274,10 @@ def quantize_kept_float(
     tmp_float = out_path.with_name(out_path.name + ".float.tmp")
     try:
         onnx.save(model, str(tmp_float))
-        if targets:
-            _quantize_matmuls(
-                tmp_float, tmp, per_channel=per_channel, nodes_to_quantize=[n.name for n in targets]
-            )
-            onnx.checker.check_model(onnx.load(str(tmp)))
-        else:
-            shutil.copy2(onnx_path, tmp)
+        _quantize_matmuls(
+            tmp_float, tmp, per_channel=per_channel, nodes_to_quantize=[n.name for n in targets]
+        )
+        onnx.checker.check_model(onnx.load(str(tmp)))
         os.replace(tmp, out_path)
     finally:
         for leftover in (tmp, tmp_float):
