@@ -17,7 +17,9 @@ is at most ``--max-drop`` below the old graph's, both scored here by the package
 inference path. Then the graph and the manifest are written atomically — in place, or with
 ``--out DIR`` into a new checkpoint folder beside the original — the manifest's sha256, size
 and ONNX accuracy updated, its ``reproduce`` extended by this command, and the pass recorded
-under ``graph_passes`` (previous sha256, both accuracies, label agreement). A ``fusion.json``
+under ``graph_passes`` (previous sha256, both accuracies, label agreement; with
+``--against-float`` also both graphs' agreement with the source's float-activation reference,
+``enoki_hd.export.onnx.dequantize_matmuls``). A ``fusion.json``
 was fitted on the old graph's scores, so it is left out of the result (``make calibrate`` fits
 one for the new graph; the script prints the command). A checkpoint with no float MatMul
 left is not touched.
@@ -35,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from enoki_hd.export.onnx import quantize_kept_float, sha256_file
+from enoki_hd.export.onnx import dequantize_matmuls, quantize_kept_float, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 PASS = "quantize_kept_float"
@@ -78,6 +80,10 @@ def accuracy(labels: list[str], rows: list[tuple[str, str, str]]) -> float:
     return sum(a == gold for a, (_, _, gold) in zip(labels, rows, strict=True)) / len(rows)
 
 
+def _agreement(first: list[str], second: list[str]) -> float:
+    return sum(a == b for a, b in zip(first, second, strict=True)) / len(first)
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")  # keys in their order
@@ -91,6 +97,7 @@ def quantize_checkpoint(
     max_drop: float,
     out: Path | None = None,
     keep_float: Sequence[str] = (),
+    against_float: bool = False,
 ) -> str:
     """Quantise ``directory``'s kept-float MatMuls when SNLI accuracy allows, in place or into
     the new folder ``out``; returns what was done."""
@@ -124,11 +131,33 @@ def quantize_checkpoint(
         before = predictions(directory, rows, desc=f"SNLI test, {directory.name}")
         after = predictions(staged, rows, desc="SNLI test, quantised")
         acc_before, acc_after = accuracy(before, rows), accuracy(after, rows)
-        agreement = sum(a == b for a, b in zip(before, after, strict=True)) / len(rows)
+        agreement = _agreement(before, after)
         checked = (
             f"SNLI test accuracy {acc_before:.4f} -> {acc_after:.4f} on {len(rows):,} pairs, "
             f"label agreement with the previous graph {agreement:.4f}"
         )
+        reference: dict[str, float] = {}
+        if against_float:
+            # the source's weights with float activations (Q/K/V dequantised): what the export
+            # was checked against, as far as the graph alone can give it
+            floats = Path(tmp) / "float-reference"
+            shutil.copytree(directory, floats)
+            dequantize_matmuls(directory / "model.onnx", floats / "model.onnx")
+            _write_json(
+                floats / "manifest.json",
+                {**manifest, "files": {"model.onnx": sha256_file(floats / "model.onnx")}},
+            )
+            labels = predictions(floats, rows, desc="SNLI test, float reference")
+            reference = {
+                "float_reference_accuracy": round(accuracy(labels, rows), 4),
+                "float_reference_agreement_before": round(_agreement(before, labels), 4),
+                "float_reference_agreement_after": round(_agreement(after, labels), 4),
+            }
+            checked += (
+                f"; with the float reference (accuracy {reference['float_reference_accuracy']:.4f})"
+                f" {reference['float_reference_agreement_before']:.4f} -> "
+                f"{reference['float_reference_agreement_after']:.4f}"
+            )
         if acc_after < acc_before - max_drop:
             raise SystemExit(
                 f"{directory}: {checked}: more than --max-drop {max_drop} lost; nothing written"
@@ -158,6 +187,7 @@ def quantize_checkpoint(
                 "snli_test_accuracy_after": round(acc_after, 4),
                 "snli_test_n": len(rows),
                 "label_agreement": round(agreement, 4),
+                **reference,
                 "fusion_removed": dropped_fusion or fusion is not None,
                 "check": f"{checked}; at most {max_drop} may be lost",
             }
@@ -198,6 +228,12 @@ def main(argv: list[str] | None = None) -> int:
         r"'layer\.\d+/output/dense' for the FFN output projections",
     )
     parser.add_argument(
+        "--against-float",
+        action="store_true",
+        help="also score the float-activation reference of the source graph (its int8 MatMuls "
+        "dequantised) and report both graphs' label agreement with it",
+    )
+    parser.add_argument(
         "--pairs", type=int, default=None, help="SNLI test pairs to check on (default: all)"
     )
     parser.add_argument(
@@ -216,7 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = snli_test(args.pairs)
     for directory in args.checkpoints:
         message = quantize_checkpoint(
-            directory, rows, max_drop=args.max_drop, out=args.out, keep_float=args.keep_float
+            directory,
+            rows,
+            max_drop=args.max_drop,
+            out=args.out,
+            keep_float=args.keep_float,
+            against_float=args.against_float,
         )
         print(message, flush=True)
     return 0

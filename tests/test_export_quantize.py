@@ -14,6 +14,7 @@ pytest.importorskip("onnxruntime.quantization")
 from onnx import numpy_helper  # noqa: E402
 
 from enoki_hd.export.onnx import (  # noqa: E402
+    dequantize_matmuls,
     export_onnx,
     quantize_int8,
     quantize_kept_float,
@@ -178,3 +179,40 @@ def test_kept_float_matmuls_are_quantised_from_the_graph_alone(
     assert quantize_kept_float(out, copy) == 0
     assert copy.read_bytes() == out.read_bytes()
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_dequantised_reference_keeps_the_int8_weights_and_drops_activation_rounding(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    source = tiny_nli_dir / "model.onnx"
+    int8 = quantize_int8(source, tmp_path / "int8.onnx", embeddings="float")
+    out = dequantize_matmuls(int8, tmp_path / "float.onnx")
+    assert out == 2 * 6 + 2
+    ops = _ops(tmp_path / "float.onnx")
+    assert "MatMulInteger" not in ops and "DynamicQuantizeLinear" not in ops
+    # every weight is its int8 value times its channel's scale
+    quantized, dequantized = _initializers(int8), _initializers(tmp_path / "float.onnx")
+    name = next(n for n in quantized if n.endswith("_quantized") and quantized[n].ndim == 2)
+    scale = quantized[name.replace("_quantized", "_scale")]
+    zero = quantized[name.replace("_quantized", "_zero_point")].astype(np.float32)
+    np.testing.assert_array_equal(
+        dequantized[name + "_dequantized"], (quantized[name].astype(np.float32) - zero) * scale
+    )
+    # closer to the float graph than the int8 graph is: only weight rounding is left
+    feed = _feed(tiny_nli_dir)
+    reference = _logits(source, feed)
+    from_float = np.abs(_logits(tmp_path / "float.onnx", feed) - reference).max()
+    from_int8 = np.abs(_logits(int8, feed) - reference).max()
+    assert from_float < from_int8
+
+
+def test_dequantising_refuses_an_unknown_pattern(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    int8 = quantize_int8(tiny_nli_dir / "model.onnx", tmp_path / "int8.onnx")
+    model = onnx.load(str(int8))
+    cast = next(n for n in model.graph.node if n.op_type == "Cast" and "MatMul" in n.name)
+    cast.op_type = "Identity"
+    del cast.attribute[:]
+    onnx.save(model, str(tmp_path / "odd.onnx"))
+    with pytest.raises(ValueError, match=r"not a dynamically quantised MatMul of an int8 weight"):
+        dequantize_matmuls(tmp_path / "odd.onnx", tmp_path / "x.onnx")
+    assert not (tmp_path / "x.onnx").exists()

@@ -156,6 +156,22 @@ def test_kept_float_patterns_stay_float_and_are_recorded(script, checkpoint: Pat
     )
 
 
+def test_against_float_scores_the_dequantised_reference(script, checkpoint: Path) -> None:
+    message = script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0, against_float=True)
+    record = json.loads((checkpoint / "manifest.json").read_text())["graph_passes"][-1]
+    keys = ("accuracy", "agreement_before", "agreement_after")
+    values = [record[f"float_reference_{key}"] for key in keys]
+    assert all(0 <= value <= 1 for value in values)
+    assert (
+        f"; with the float reference (accuracy {values[0]:.4f}) {values[1]:.4f} -> {values[2]:.4f}"
+        in message
+    )
+    assert record["check"].endswith(
+        f"with the float reference (accuracy {values[0]:.4f}) {values[1]:.4f} -> {values[2]:.4f}"
+        "; at most 1.0 may be lost"
+    )
+
+
 def test_too_large_a_drop_writes_nothing(script, checkpoint: Path, monkeypatch) -> None:
     gold = [label for _, _, label in ROWS]
     wrong = {"entailment": "neutral", "neutral": "contradiction", "contradiction": "entailment"}

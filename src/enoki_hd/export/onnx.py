@@ -285,6 +285,78 @@ def quantize_kept_float(
     return len(targets)
 
 
+def dequantize_matmuls(onnx_path: str | Path, out_path: str | Path) -> int:
+    """The float-activation reference of a dynamically quantised graph: every
+    ``DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul(scales)`` chain becomes a float
+    ``MatMul`` on the dequantised weights (``(W - zero_point) * scale``), so the weights are
+    the graph's own int8 values and only the activations' rounding is gone. Returns how many
+    MatMuls were dequantised; ``out_path`` is written atomically.
+
+    Raises:
+        ValueError: a ``MatMulInteger`` whose surroundings are not that chain.
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    out_path = Path(out_path)
+    model = onnx.load(str(onnx_path))
+    graph = model.graph
+    initializers = {init.name: init for init in graph.initializer}
+    producer = {out: n for n in graph.node for out in n.output}
+    consumers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    replaced: dict[int, Any] = {}
+    dropped: set[int] = set()
+    for node in graph.node:
+        if node.op_type != "MatMulInteger":
+            continue
+        x_q, w_q, _, w_zero = node.input
+        quantize = producer.get(x_q)
+        cast = _only_consumer(consumers, node.output[0])
+        mul = _only_consumer(consumers, cast.output[0]) if cast is not None else None
+        scales = producer.get(mul.input[1]) if mul is not None else None
+        if (
+            quantize is None
+            or quantize.op_type != "DynamicQuantizeLinear"
+            or cast is None
+            or cast.op_type != "Cast"
+            or mul is None
+            or mul.op_type != "Mul"
+            or scales is None
+            or scales.op_type != "Mul"
+            or w_q not in initializers
+            or scales.input[1] not in initializers
+        ):
+            raise ValueError(f"{node.name}: not a dynamically quantised MatMul of an int8 weight")
+        weight = numpy_helper.to_array(initializers[w_q]).astype(np.float32)
+        zero = numpy_helper.to_array(initializers[w_zero]).astype(np.float32)
+        scale = numpy_helper.to_array(initializers[scales.input[1]]).astype(np.float32)
+        name = w_q + "_dequantized"
+        graph.initializer.append(numpy_helper.from_array((weight - zero) * scale, name))
+        replaced[id(node)] = helper.make_node(
+            "MatMul", [quantize.input[0], name], [mul.output[0]], name=node.name + "_float"
+        )
+        dropped.update((id(cast), id(mul), id(scales), id(quantize)))
+    nodes = [replaced.get(id(n), n) for n in graph.node if id(n) not in dropped]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    used = {name for n in graph.node for name in n.input}
+    for init in [i for i in graph.initializer if i.name not in used]:
+        graph.initializer.remove(init)
+    onnx.checker.check_model(model)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    onnx.save(model, str(tmp))
+    os.replace(tmp, out_path)
+    return len(replaced)
+
+
+def _only_consumer(consumers: dict[str, list[Any]], name: str) -> Any | None:
+    users = consumers.get(name, [])
+    return users[0] if len(users) == 1 else None
+
+
 def _quantize_matmuls(
     source: str | Path, target: str | Path, *, per_channel: bool, **selection: list[str]
 ) -> None:
