@@ -69,7 +69,7 @@ export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARG
 strip-guards: install ## remove the torch exporter's no-op NaN guards from the shipped ONNX graphs in place (outputs checked bitwise first; manifests and fusion.json updated; new exports leave them out already)
 	$(PY) scripts/strip_nan_guards.py $(ARGS)
 
-int8-all: install ## quantise every MatMul a verifier checkpoint kept float (int8), if SNLI test accuracy drops by at most half a point (ARGS="DIR [--out NEW_DIR] [--keep-float REGEX] [--pairs N] [--max-drop F]")
+int8-all: install ## quantise every MatMul a verifier checkpoint kept float (int8), if SNLI test accuracy drops by at most half a point (ARGS="DIR [--out NEW_DIR] [--keep-float REGEX] [--against-float] [--pairs N] [--max-drop F]")
 	$(PY) scripts/quantize_kept_float.py $(ARGS)
 
 bench: install ## speed and memory numbers → bench/results.json
