@@ -29,6 +29,7 @@ from enoki_hd.train.nli_data import (
     load_pairs,
     split_heldout,
 )
+from enoki_hd.train.teacher import distillation_loss, teacher_probabilities, validate_teacher
 from enoki_hd.types import NLI_LABELS
 
 logger = logging.getLogger(__name__)
@@ -471,6 +472,12 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 
     labels, binary = encode_labels(data.train)
+    teacher = validate_teacher(trainer.get("teacher"))
+    soft: np.ndarray | None = None
+    if teacher is not None:
+        soft = teacher_probabilities(
+            data.train, teacher, max_length=max_length, cache_dir=output_dir / "teacher"
+        )
     save_every = int(trainer.get("save_every", 500))
     log_every = int(trainer.get("log_every", 50))
     started = time.time()
@@ -509,6 +516,12 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
             with accelerator.autocast():
                 logits = model(**enc).logits
             loss = mixed_nli_loss(logits, y, is_binary)
+            if teacher is not None and soft is not None:
+                target = torch.from_numpy(soft[batch]).to(accelerator.device)
+                weight = teacher["weight"]
+                loss = (1.0 - weight) * loss + weight * distillation_loss(
+                    logits, target, teacher["temperature"]
+                )
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
