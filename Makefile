@@ -57,7 +57,7 @@ format: install ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix src scripts tests
 	$(VENV)/bin/ruff format src scripts tests
 
-train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable); EXP=v2 or EXP=l3 for configs/experiment/<name>.yaml
+train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable); EXP=v2, EXP=l3 or EXP=l3kd for configs/experiment/<name>.yaml
 	$(PY) scripts/train_verifier.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
 
 distill: install ## distil LLM-extracted triples into the IGL tagger, export and ship checkpoints/tagger-minilm, score it on CaRB dev (about 1 h on 2 free cores, estimated; resumable); EXP=cpu_smoke (< 3 min, ships under outputs/), EXP=rules_teacher or EXP=answers_teacher

@@ -185,4 +185,5 @@ def test_the_distilled_experiment_names_the_shipped_teacher() -> None:
     assert (cfg.trainer.teacher.weight, cfg.trainer.teacher.temperature) == (0.5, 2.0)
     assert cfg.trainer.lr_stages is None
     assert cfg.reproduce == "make train-verifier EXP=l3kd"
+    assert cfg.ship_dir == f"{ROOT}/outputs/train_verifier/minilm-l3kd/ship"  # not checkpoints/
     assert (ROOT / "checkpoints" / "verifier-minilm" / "model.onnx").is_file()
