@@ -65,22 +65,18 @@ def test_distinct_pairs_keep_first_seen_order_and_map_every_row() -> None:
     assert rows == [0, 1, 0, 2, 3, 1, 4]
 
 
-def test_cache_key_changes_with_teacher_length_and_pairs() -> None:
+def test_cache_key_changes_with_teacher_length_chunk_and_pairs() -> None:
     unique, _ = distinct_pairs(PAIRS)
-    key = cache_key("sha-a", 128, unique)
-    assert key == cache_key("sha-a", 128, list(unique))
-    assert (
-        len(
-            {
-                key,
-                cache_key("sha-b", 128, unique),
-                cache_key("sha-a", 256, unique),
-                cache_key("sha-a", 128, unique[::-1]),
-                cache_key("sha-a", 128, unique[:-1]),
-            }
-        )
-        == 5
-    )
+    key = cache_key("sha-a", 128, unique, 2000)
+    assert key == cache_key("sha-a", 128, list(unique), 2000)
+    others = {
+        cache_key("sha-b", 128, unique, 2000),
+        cache_key("sha-a", 256, unique, 2000),
+        cache_key("sha-a", 128, unique, 1000),
+        cache_key("sha-a", 128, unique[::-1], 2000),
+        cache_key("sha-a", 128, unique[:-1], 2000),
+    }
+    assert len(others | {key}) == 6
 
 
 def test_distillation_loss_is_the_tempered_kl() -> None:
@@ -140,9 +136,29 @@ def test_teacher_probabilities_match_the_verifier_and_resume(
     assert {c.name: c.stat().st_mtime_ns for c in (chunks[0], chunks[2])} == kept
     np.testing.assert_array_equal(again, probs)
 
+    assert teacher_module._WORKER == {}  # the teacher is not kept after scoring
+
     # a different length is a different cache
     teacher_probabilities(PAIRS, spec, max_length=32, cache_dir=tmp_path, progress=False)
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 2
+
+
+def test_teacher_workers_give_the_same_probabilities(
+    tiny_nli_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(teacher_module, "CHUNK", 2)
+    one = {"path": str(tiny_nli_dir), "workers": 1}
+    two = {"path": str(tiny_nli_dir), "workers": 2}
+    alone = teacher_probabilities(PAIRS, one, max_length=64, cache_dir=tmp_path / "a")
+    side_by_side = teacher_probabilities(PAIRS, two, max_length=64, cache_dir=tmp_path / "b")
+    np.testing.assert_array_equal(alone, side_by_side)
+    (folder,) = (tmp_path / "b").iterdir()
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "about.json",
+        "chunk_00000.npy",
+        "chunk_00001.npy",
+        "chunk_00002.npy",
+    ]
 
 
 def test_training_with_a_teacher_ships_and_records_it(

@@ -5,8 +5,8 @@ hub id :class:`~enoki_hd.verify.nli.NLICrossEncoder` loads). Before training, th
 each distinct ``(premise, hypothesis)`` pair of the training mix once, through the detector's own
 inference path (each pair alone, as the shipped int8 graph is run), at the student's training
 ``max_length``. The scores are written in chunks, each atomically, under
-``<output_dir>/teacher/<key>/`` — ``key`` a sha256 of the teacher graph, the length and every
-pair — so an interrupted run rescores only the chunks it had not finished, and a changed mix or
+``<output_dir>/teacher/<key>/`` — ``key`` a sha256 of the teacher graph, the length, the chunk
+size and every pair — so an interrupted run rescores only the chunks it had not finished, and a changed mix or
 teacher never reuses old scores. ``workers`` processes score chunks side by side.
 
 The student then trains on ``(1 - weight) * hard loss + weight * T**2 * KL(teacher_T ||
@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -69,9 +70,12 @@ def distinct_pairs(pairs: Sequence[Any]) -> tuple[list[tuple[str, str]], list[in
     return list(index), rows
 
 
-def cache_key(teacher_id: str, max_length: int, pairs: Sequence[tuple[str, str]]) -> str:
-    """sha256 over the teacher's identity, the length and every pair (order included)."""
-    digest = hashlib.sha256(f"{teacher_id}\n{max_length}\n".encode())
+def cache_key(
+    teacher_id: str, max_length: int, pairs: Sequence[tuple[str, str]], chunk: int
+) -> str:
+    """sha256 over the teacher's identity, the length, the chunk size and every pair (order
+    included)."""
+    digest = hashlib.sha256(f"{teacher_id}\n{max_length}\n{chunk}\n".encode())
     for premise, hypothesis in pairs:
         digest.update(premise.encode())
         digest.update(b"\x00")
@@ -122,10 +126,11 @@ def teacher_probabilities(
     unique, rows = distinct_pairs(pairs)
     probe = _load(teacher["path"], max_length)
     teacher_id = probe.sha256 or str(probe.name)
-    key = cache_key(teacher_id, max_length, unique)
+    key = cache_key(teacher_id, max_length, unique, CHUNK)
     folder = Path(cache_dir) / key
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "about.json").write_text(
+    about = folder / "about.json"
+    about.with_suffix(".tmp").write_text(
         json.dumps(
             {
                 "teacher": teacher["path"],
@@ -137,6 +142,7 @@ def teacher_probabilities(
             indent=2,
         )
     )
+    os.replace(about.with_suffix(".tmp"), about)
     chunks = [
         (start, str(folder / f"chunk_{start // CHUNK:05d}.npy"))
         for start in range(0, len(unique), CHUNK)
@@ -157,13 +163,20 @@ def teacher_probabilities(
         workers = int(teacher.get("workers", 1))
         if workers == 1:
             _WORKER["model"] = probe
-            for start, target in todo:
-                _score_chunk(unique[start : start + CHUNK], target)
-                bar.update(1)
+            try:
+                for start, target in todo:
+                    _score_chunk(unique[start : start + CHUNK], target)
+                    bar.update(1)
+            finally:
+                _WORKER.clear()  # the teacher's session is not kept past scoring
         else:
             del probe
+            # spawn, not fork: the training process has torch's thread pools running
             with ProcessPoolExecutor(
-                workers, initializer=_init_worker, initargs=(teacher["path"], max_length)
+                workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(teacher["path"], max_length),
             ) as pool:
                 futures = [
                     pool.submit(_score_chunk, unique[start : start + CHUNK], target)
