@@ -1,10 +1,10 @@
 """Knowledge distillation for the verifier (enoki_hd.train.teacher): the teacher's cached,
-resumable probabilities, the loss, the config checks, and a tiny training run with a teacher."""
+resumable probabilities, the loss and the config checks (a tiny training run with a teacher:
+tests/test_train_verifier.py)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,6 @@ from enoki_hd.train.teacher import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
 
 @dataclass
@@ -159,33 +158,6 @@ def test_teacher_workers_give_the_same_probabilities(
         "chunk_00001.npy",
         "chunk_00002.npy",
     ]
-
-
-def test_training_with_a_teacher_ships_and_records_it(
-    tiny_nli_dir: Path, tmp_path: Path, shared_dir: Path
-) -> None:
-    pytest.importorskip("torch")
-    import train_verifier
-    from hydra import compose, initialize
-
-    overrides = [
-        "trainer=tiny",
-        "data=nli_tiny",
-        f"paths.shared_dir={shared_dir}",
-        f"paths.root_dir={ROOT}",
-        f"ship_dir={tmp_path / 'ship'}",
-        "export.parity_pairs=8",
-        f"trainer.teacher={{path:{tiny_nli_dir},weight:1.0,temperature:2.0}}",
-    ]
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(config_name="train_verifier", overrides=overrides)
-    cfg.paths.output_dir = str(tmp_path / "run")
-    metrics, _ = train_verifier.run(cfg)
-    assert metrics["steps"] == 4
-    (cache,) = (tmp_path / "run" / "teacher").iterdir()
-    assert json.loads((cache / "about.json").read_text())["max_length"] == 128
-    manifest = json.loads((tmp_path / "ship" / "manifest.json").read_text())
-    assert manifest["config"]["trainer"]["teacher"]["weight"] == 1.0
 
 
 def test_the_distilled_experiment_names_the_shipped_teacher() -> None:

@@ -306,25 +306,35 @@ def test_three_layer_experiment_ships_beside_the_default_verifier() -> None:
     assert shipped.reproduce == "make train-verifier"
 
 
+def _train_tiny(tmp_path: Path, shared_dir: Path, *overrides: str) -> dict:
+    """``make train-verifier`` with ``trainer=tiny data=nli_tiny`` and ``overrides``, shipping
+    into ``tmp_path/ship`` (parity on 8 pairs); its metrics."""
+    import train_verifier
+
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="train_verifier",
+            overrides=[
+                "trainer=tiny",
+                "data=nli_tiny",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={ROOT}",
+                f"ship_dir={tmp_path / 'ship'}",
+                "export.parity_pairs=8",
+                *overrides,
+            ],
+        )
+    cfg.paths.output_dir = str(tmp_path / "run")
+    metrics, _ = train_verifier.run(cfg)
+    return metrics
+
+
 def test_training_a_cut_verifier_ships_a_graph_of_that_depth(
     tmp_path: Path, shared_dir: Path
 ) -> None:
     import onnx
-    import train_verifier
 
-    overrides = [
-        "trainer=tiny",
-        "data=nli_tiny",
-        "model.num_layers=2",
-        f"paths.shared_dir={shared_dir}",
-        f"paths.root_dir={ROOT}",
-        f"ship_dir={tmp_path / 'ship'}",
-        "export.parity_pairs=8",
-    ]
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(config_name="train_verifier", overrides=overrides)
-    cfg.paths.output_dir = str(tmp_path / "run")
-    metrics, _ = train_verifier.run(cfg)
+    metrics = _train_tiny(tmp_path, shared_dir, "model.num_layers=2")
     ship = tmp_path / "ship"
     assert json.loads((ship / "config.json").read_text())["num_hidden_layers"] == 2
     graph = onnx.load(str(ship / "model.onnx"))
@@ -335,6 +345,22 @@ def test_training_a_cut_verifier_ships_a_graph_of_that_depth(
     assert metrics["onnx_parity"]["n"] == 8
     manifest = json.loads((ship / "manifest.json").read_text())
     assert manifest["config"]["model"]["num_layers"] == 2
+
+
+def test_training_with_a_teacher_ships_and_records_it(
+    tiny_nli_dir: Path, tmp_path: Path, shared_dir: Path
+) -> None:
+    teacher = f"trainer.teacher={{path:{tiny_nli_dir},weight:1.0,temperature:2.0}}"
+    metrics = _train_tiny(tmp_path, shared_dir, teacher)
+    assert metrics["steps"] == 4
+    (cache,) = (tmp_path / "run" / "teacher").iterdir()
+    assert json.loads((cache / "about.json").read_text())["max_length"] == 128
+    manifest = json.loads((tmp_path / "ship" / "manifest.json").read_text())
+    assert manifest["config"]["trainer"]["teacher"] == {
+        "path": str(tiny_nli_dir),
+        "weight": 1.0,
+        "temperature": 2.0,
+    }
 
 
 def test_shipped_training_config_has_valid_lr_stages() -> None:
