@@ -363,6 +363,14 @@ def test_training_with_a_teacher_ships_and_records_it(
     }
 
 
+def test_a_bad_teacher_is_refused_before_training(tmp_path: Path, shared_dir: Path) -> None:
+    bad = "trainer.teacher={path:checkpoints/verifier-minilm,weight:0}"
+    with pytest.raises(ValueError, match=r"trainer\.teacher\.weight must be in \(0, 1\], got 0"):
+        _train_tiny(tmp_path, shared_dir, bad)
+    assert not (tmp_path / "run" / "train_state").exists()
+    assert not (tmp_path / "ship").exists()
+
+
 def test_shipped_training_config_has_valid_lr_stages() -> None:
     with initialize(version_base="1.3", config_path="../configs"):
         cfg = compose(config_name="train_verifier", overrides=[f"paths.root_dir={ROOT}"])

@@ -418,6 +418,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     np.random.seed(seed)
     torch.manual_seed(seed)
 
+    teacher = validate_teacher(trainer.get("teacher"))  # before anything slow is loaded
     accelerator = make_accelerator(cfg, trainer)
     backbone = resolve_backbone(model_cfg["backbone"])
     hub_kwargs = {
@@ -472,12 +473,17 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 
     labels, binary = encode_labels(data.train)
-    teacher = validate_teacher(trainer.get("teacher"))
     soft: np.ndarray | None = None
     if teacher is not None:
-        soft = teacher_probabilities(
-            data.train, teacher, max_length=max_length, cache_dir=output_dir / "teacher"
-        )
+        # the main process scores; the others (several GPUs) then read its cache
+        with accelerator.main_process_first():
+            soft = teacher_probabilities(
+                data.train,
+                teacher,
+                max_length=max_length,
+                cache_dir=output_dir / "teacher",
+                progress=accelerator.is_main_process,
+            )
     save_every = int(trainer.get("save_every", 500))
     log_every = int(trainer.get("log_every", 50))
     started = time.time()
