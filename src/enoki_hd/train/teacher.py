@@ -84,6 +84,16 @@ def cache_key(
     return digest.hexdigest()[:16]
 
 
+def teacher_identity(path: str) -> str:
+    """The sha256 of the teacher's ONNX graph (what the detector runs from a checkpoint folder
+    holding ``model.onnx``), else its path or hub id as given. Read without loading the model,
+    so a run whose scores are all cached loads no teacher."""
+    from enoki_hd.export.onnx import sha256_file
+
+    graph = Path(path).expanduser() / "model.onnx"
+    return sha256_file(graph) if graph.is_file() else str(path)
+
+
 def _load(path: str, max_length: int) -> Any:
     from enoki_hd.verify.nli import NLICrossEncoder
 
@@ -124,8 +134,7 @@ def teacher_probabilities(
     if tuple(NLI_LABELS) != ("entailment", "neutral", "contradiction"):  # pragma: no cover
         raise AssertionError("teacher probabilities are stored in NLI_LABELS order")
     unique, rows = distinct_pairs(pairs)
-    probe = _load(teacher["path"], max_length)
-    teacher_id = probe.sha256 or str(probe.name)
+    teacher_id = teacher_identity(teacher["path"])
     key = cache_key(teacher_id, max_length, unique, CHUNK)
     folder = Path(cache_dir) / key
     folder.mkdir(parents=True, exist_ok=True)
@@ -162,7 +171,7 @@ def teacher_probabilities(
     if todo:
         workers = int(teacher.get("workers", 1))
         if workers == 1:
-            _WORKER["model"] = probe
+            _WORKER["model"] = _load(teacher["path"], max_length)
             try:
                 for start, target in todo:
                     _score_chunk(unique[start : start + CHUNK], target)
@@ -170,7 +179,6 @@ def teacher_probabilities(
             finally:
                 _WORKER.clear()  # the teacher's session is not kept past scoring
         else:
-            del probe
             # spawn, not fork: the training process has torch's thread pools running
             with ProcessPoolExecutor(
                 workers,
