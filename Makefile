@@ -60,7 +60,7 @@ format: install ## apply ruff fixes and formatting
 train-verifier: install ## train, evaluate, export and ship checkpoints/verifier-minilm (about 2 h on 2 free cores; resumable); EXP=v2, EXP=l3 or EXP=l3kd for configs/experiment/<name>.yaml
 	$(PY) scripts/train_verifier.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
 
-distill: install ## distil LLM-extracted triples into the IGL tagger, export and ship checkpoints/tagger-minilm, score it on CaRB dev (about 1 h on 2 free cores, estimated; resumable); EXP=cpu_smoke (< 3 min, ships under outputs/), EXP=rules_teacher or EXP=answers_teacher
+distill: install ## distil LLM-extracted triples into the IGL tagger, export and ship checkpoints/tagger-minilm, score it on CaRB dev (about 1 h on 2 free cores, estimated; resumable); EXP=cpu_smoke (< 3 min, ships under outputs/), EXP=rules_teacher, EXP=answers_teacher or EXP=depth8
 	$(PY) scripts/distill.py $(if $(EXP),+experiment=$(EXP)) $(ARGS)
 
 export: install ## re-export a trained verifier to ONNX int8 and re-ship it (ARGS=hydra overrides)
