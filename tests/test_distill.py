@@ -72,13 +72,16 @@ def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: 
     assert default.model.backbone == "minilm" and default.model.random_init is None
     assert default.trainer.mixed_precision == "no" and default.loss == "hungarian"
     assert set(default.data.sources) == {"lsoie_gpt", "oie2016"}
-    for experiment in ("cpu_smoke", "rules_teacher", "answers_teacher", "depth8"):
-        cfg = _compose(tmp_path, shared_dir, experiment=experiment)
+    experiments = {
+        name: _compose(tmp_path, shared_dir, experiment=name)
+        for name in ("cpu_smoke", "rules_teacher", "answers_teacher", "depth8")
+    }
+    for cfg in experiments.values():
         assert ROOT / "checkpoints" not in Path(cfg.ship_dir).parents
-    depth8 = _compose(tmp_path, shared_dir, experiment="depth8")
+    depth8 = experiments["depth8"]
     assert depth8.model.depth == 8 and default.model.depth == 5
     assert dict(depth8.data.sources) == dict(default.data.sources)
-    answers = _plain(_compose(tmp_path, shared_dir, experiment="answers_teacher"))["data"]
+    answers = _plain(experiments["answers_teacher"])["data"]
     assert list(answers["sources"]) == ["lsoie_gpt", "oie2016", "mushroom_answers_rules"]
     sentences = answers["sources"]["mushroom_answers_rules"]["sentences"]
     assert sentences["kind"] == "texts" and sentences["field"] == "model_output_text"
