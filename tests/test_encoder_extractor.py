@@ -99,6 +99,8 @@ def test_options_the_checkpoint_cannot_honour_are_errors(tagger_dir) -> None:
         EncoderExtractor(path=tagger_dir, max_length=65)
     with pytest.raises(ValueError, match="min_confidence"):
         EncoderExtractor(path=tagger_dir, min_confidence=2.0)
+    with pytest.raises(ValueError, match=r"split must be 'none', 'chain' or 'atoms', got 'pp'"):
+        EncoderExtractor(path=tagger_dir, split="pp")  # type: ignore[arg-type]
 
 
 # --- the tiny model end to end ---------------------------------------------------------------
@@ -192,6 +194,20 @@ def test_min_confidence_drops_rows_and_questions_yield_nothing(stubbed) -> None:
     assert [f.sentence for f in stubbed.extract(answer, sentences=sentences)] == [0]
     stubbed.min_confidence = 0.81
     assert stubbed.extract(answer, sentences=sentences) == []
+
+
+def test_split_cuts_the_stub_rows_objects_and_is_part_of_the_config(stubbed) -> None:
+    answer = "Suede played Bath in 1990 with Blur."
+    stubbed.split = "atoms"
+    facts = stubbed.extract(answer, sentences=[Span(0, len(answer))])
+    assert [(f.relation, f.object, f.parent) for f in facts] == [
+        ("played", "Bath", None),
+        ("played in", "1990", "f0.0"),
+        ("played with", "Blur.", "f0.0"),
+    ]
+    for fact in facts:
+        assert_exact(answer, fact)
+    assert stubbed.config()["split"] == "atoms"
 
 
 def test_row_confidence_is_the_mean_over_the_words_decoding_reads() -> None:

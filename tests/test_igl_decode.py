@@ -217,3 +217,60 @@ def test_bad_shapes_are_errors() -> None:
         decode_rows("Suede played.", words, [[NONE] * 4])
     with pytest.raises(ValueError, match="confidences"):
         decode_rows("Suede played.", words, [[NONE] * 6], [0.1, 0.2])
+
+
+SPLIT_TEXT = "The band was founded by Noel Gallagher in Manchester in 1991 ."
+
+
+def _split_row() -> tuple[list[Span], list[int]]:
+    words = tokenize_words(SPLIT_TEXT)
+    parts = {"The": ARG1, "band": ARG1, "was": REL, "founded": REL, "by": REL}
+    for word in ("Noel", "Gallagher", "in", "Manchester", "1991"):
+        parts[word] = ARG2
+    return words, _row(words, SPLIT_TEXT, parts)
+
+
+def _triples(facts: list[Fact]) -> list[tuple[str, str, str, str | None, list[str]]]:
+    return [
+        (f.id, f.relation, f.object, f.parent, [s.text(SPLIT_TEXT) for s in f.delta]) for f in facts
+    ]
+
+
+def test_split_none_keeps_the_row_as_one_fact() -> None:
+    words, row = _split_row()
+    (fact,) = decode_rows(SPLIT_TEXT, words, [row])
+    assert fact.object == "Noel Gallagher in Manchester in 1991"
+
+
+def test_split_chain_cuts_the_object_at_prepositions_into_refinements() -> None:
+    words, row = _split_row()
+    facts = decode_rows(SPLIT_TEXT, words, [row], [0.8], split="chain")
+    assert _triples(facts) == [
+        ("f0.0", "was founded by", "Noel Gallagher", None, ["Noel Gallagher"]),
+        ("f0.1", "was founded by", "Noel Gallagher in Manchester", "f0.0", ["in Manchester"]),
+        ("f0.2", "was founded by", "Noel Gallagher in Manchester in 1991", "f0.1", ["in 1991"]),
+    ]
+    assert all(f.subject == "The band" and f.confidence == 0.8 for f in facts)
+
+
+def test_split_atoms_gives_each_phrase_its_own_fact_under_the_head() -> None:
+    words, row = _split_row()
+    facts = decode_rows(SPLIT_TEXT, words, [row], split="atoms")
+    assert _triples(facts) == [
+        ("f0.0", "was founded by", "Noel Gallagher", None, ["Noel Gallagher"]),
+        ("f0.1", "was founded in", "Manchester", "f0.0", ["Manchester"]),
+        ("f0.2", "was founded in", "1991", "f0.0", ["1991"]),
+    ]
+    # the relation's own preposition is replaced, and its spans say so exactly
+    assert facts[1].relation_spans == [_span(SPLIT_TEXT, "was founded"), Span(39, 41)]
+    assert facts[1].object_spans == [_span(SPLIT_TEXT, "Manchester")]
+
+
+def test_split_leaves_an_object_without_inner_prepositions_alone() -> None:
+    text = "Suede played in Bath ."
+    words = tokenize_words(text)
+    # a preposition first in the object, or last, opens nothing
+    first = _row(words, text, {"Suede": ARG1, "played": REL, "in": ARG2, "Bath": ARG2})
+    for split in ("chain", "atoms"):
+        (fact,) = decode_rows(text, words, [first], split=split)  # type: ignore[arg-type]
+        assert (fact.relation, fact.object, fact.parent) == ("played", "in Bath", None)

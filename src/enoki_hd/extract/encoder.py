@@ -38,7 +38,7 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.igl.data import EncodedWindow, encode_example
-from enoki_hd.igl.decode import decode_rows
+from enoki_hd.igl.decode import Split, decode_rows
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
@@ -291,6 +291,8 @@ class EncoderExtractor:
         batch_size: windows per forward pass (the int8 graph's activation scales depend on the
             batch, so this can change outputs slightly).
         min_confidence: rows whose confidence is below this yield no fact.
+        split: how a row's object is cut at its prepositions (``"none"``, ``"chain"``,
+            ``"atoms"``; see :func:`~enoki_hd.igl.decode.decode_rows`).
         min_english_share: sentences whose English-lexicon share is below this are reported
             unparseable (:mod:`enoki_hd.extract.rules.language`).
         spacy_model: the spaCy pipeline for segmentation and the language check.
@@ -309,6 +311,7 @@ class EncoderExtractor:
         depth: int | None = None,
         batch_size: int = 32,
         min_confidence: float = 0.0,
+        split: Split = "none",
         min_english_share: float = DEFAULT_MIN_ENGLISH_SHARE,
         spacy_model: str = DEFAULT_SPACY_MODEL,
         device: str = "cpu",
@@ -319,6 +322,8 @@ class EncoderExtractor:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
+        if split not in ("none", "chain", "atoms"):
+            raise ValueError(f"split must be 'none', 'chain' or 'atoms', got {split!r}")
         if not 0.0 <= min_english_share <= 1.0:
             raise ValueError(f"min_english_share must be in [0, 1], got {min_english_share}")
         for option, value in (("max_length", max_length), ("depth", depth)):
@@ -338,6 +343,7 @@ class EncoderExtractor:
         )
         self.batch_size = batch_size
         self.min_confidence = min_confidence
+        self.split: Split = split
         self.min_english_share = min_english_share
         self.spacy_model = spacy_model
         self.device = device
@@ -439,6 +445,7 @@ class EncoderExtractor:
             "depth": self.depth,
             "batch_size": self.batch_size,
             "min_confidence": self.min_confidence,
+            "split": self.split,
             "min_english_share": self.min_english_share,
             "spacy_model": self.spacy_model,
         }
@@ -552,4 +559,5 @@ class EncoderExtractor:
             offset=unit.start,
             sentence=unit.sentence,
             source=self.name,
+            split=self.split,
         )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -45,7 +46,21 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.types import Fact, Span
 
-__all__ = ["decode_rows"]
+__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows"]
+
+Split = Literal["none", "chain", "atoms"]
+
+# Prepositions that open a further argument inside an object ("Noel Gallagher | in |
+# Manchester"); "of", "to", "as" and "than" are left out: they mostly bind inside a noun
+# phrase or a verb ("the capital of France", "wanted to go", "such as", "more than").
+ARGUMENT_PREPOSITIONS = frozenset(
+    {
+        "in", "on", "at", "during", "since", "from", "by", "with", "for", "after", "before",
+        "until", "between", "among", "under", "into", "through", "near", "within", "against",
+        "throughout", "across", "outside", "inside", "without", "despite",
+    }
+)  # fmt: skip
+_RELATION_PREPOSITIONS = ARGUMENT_PREPOSITIONS | {"of", "to", "as", "than"}
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,65 @@ def _deduplicate(extractions: list[_Extraction]) -> list[_Extraction]:
     return list(kept.values())
 
 
+def _word(text: str, words: Sequence[Span], i: int) -> str:
+    return text[words[i].start : words[i].end].casefold()
+
+
+def _without_final_prepositions(
+    relation: tuple[int, ...], text: str, words: Sequence[Span]
+) -> tuple[int, ...]:
+    """``relation`` without the prepositions it ends with ("was founded by" → "was founded"):
+    an ``atoms`` fact puts its own preposition there."""
+    end = len(relation)
+    while end > 0 and _word(text, words, relation[end - 1]) in _RELATION_PREPOSITIONS:
+        end -= 1
+    return relation[:end]
+
+
+def _cuts(extraction: _Extraction, text: str, words: Sequence[Span]) -> list[int]:
+    """Positions in ``extraction.argument`` where a preposition opens a further argument: not
+    its first word, not its last, and not right after another cut."""
+    argument = extraction.argument
+    cuts: list[int] = []
+    for j in range(1, len(argument) - 1):
+        if _word(text, words, argument[j]) in ARGUMENT_PREPOSITIONS and (
+            not cuts or cuts[-1] < j - 1
+        ):
+            cuts.append(j)
+    return cuts
+
+
+def _split(
+    extractions: list[_Extraction], text: str, words: Sequence[Span], split: Split
+) -> tuple[list[_Extraction], dict[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]]:
+    """Each extraction cut at the prepositions of its object (see :func:`decode_rows`), and
+    the explicit parent (by key) of each ``atoms`` fact."""
+    out: list[_Extraction] = []
+    parents: dict[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]] = {}
+    for e in extractions:
+        cuts = _cuts(e, text, words) if split != "none" else []
+        if not cuts:
+            out.append(e)
+            continue
+        if split == "chain":
+            for end in [*cuts, len(e.argument)]:
+                out.append(
+                    _Extraction(e.subject, e.relation, e.implicit, e.argument[:end], e.confidence)
+                )
+            continue
+        head = _Extraction(e.subject, e.relation, e.implicit, e.argument[: cuts[0]], e.confidence)
+        out.append(head)
+        for start, end in zip(cuts, [*cuts[1:], len(e.argument)], strict=True):
+            relation = _without_final_prepositions(e.relation, text, words)
+            relation = tuple(sorted({*relation, e.argument[start]}))
+            atom = _Extraction(
+                e.subject, relation, e.implicit, e.argument[start + 1 : end], e.confidence
+            )
+            out.append(atom)
+            parents.setdefault(atom.key, head.key)
+    return out, parents
+
+
 def decode_rows(
     text: str,
     words: Sequence[Span],
@@ -138,6 +212,7 @@ def decode_rows(
     sentence: int = 0,
     source: str = "encoder",
     id_prefix: str = "",
+    split: Split = "none",
 ) -> list[Fact]:
     """Facts of one sentence from its grid rows (see the module docstring).
 
@@ -150,6 +225,14 @@ def decode_rows(
         sentence: the sentence index the facts get.
         source: the facts' ``source``.
         id_prefix: put before the ids ``f{sentence}.{k}`` (``k`` counts the facts in row order).
+        split: ``"none"`` reads each row as one fact. ``"chain"`` cuts an object at each
+            preposition of :data:`ARGUMENT_PREPOSITIONS` inside it (not its first or last
+            word) into a coarse-to-fine chain: "Noel Gallagher in Manchester" gives "Noel
+            Gallagher", then "Noel Gallagher in Manchester" refining it. ``"atoms"`` makes each
+            prepositional phrase a fact of its own whose relation takes the preposition (without
+            the prepositions the relation ends with: "was founded by | Noel Gallagher" and
+            "was founded in | Manchester"), its parent the
+            fact with the object's head, its delta the phrase's object words.
 
     Raises:
         ValueError: a row's length is not ``len(words) + 3``, or ``confidences`` does not have
@@ -169,7 +252,16 @@ def decode_rows(
         for r, row in enumerate(rows)
     )
     extractions = _deduplicate([e for e in decoded if e is not None])
+    explicit: dict[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]] = {}
+    if split != "none":
+        expanded, explicit = _split(extractions, text, words, split)
+        extractions = _deduplicate(expanded)
     parents = chain_parents([e.canonical_row(len(words)) for e in extractions])
+    if explicit:
+        index = {e.key: k for k, e in enumerate(extractions)}
+        for k, e in enumerate(extractions):
+            if parents[k] is None and e.key in explicit:
+                parents[k] = index[explicit[e.key]]
     ids = [f"{id_prefix}f{sentence}.{k}" for k in range(len(extractions))]
     facts: list[Fact] = []
     for extraction, parent in zip(extractions, parents, strict=True):
