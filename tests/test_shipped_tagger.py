@@ -58,3 +58,17 @@ def test_the_shipped_graph_extracts_anchored_facts(manifest: dict) -> None:
         (f.subject, f.relation, f.object) for f in facts
     ]
     assert extractor.config()["sha256"] == manifest["files"]["model.onnx"]
+
+
+def test_split_atoms_cuts_the_shipped_taggers_coarse_object() -> None:
+    answer = "The band was founded by Noel Gallagher in Manchester."
+    whole = get_extractor("encoder").extract(answer)
+    assert [(f.relation, f.object, f.parent) for f in whole] == [
+        ("was founded by", "Noel Gallagher in Manchester", None)
+    ]
+    atoms = get_extractor("encoder", split="atoms").extract(answer)
+    assert [(f.id, f.relation, f.object, f.parent) for f in atoms] == [
+        ("f0.0", "was founded by", "Noel Gallagher", None),
+        ("f0.1", "was founded in", "Manchester", "f0.0"),
+    ]
+    assert [answer[s.start : s.end] for s in atoms[1].delta] == ["Manchester"]
