@@ -217,6 +217,8 @@ def test_bad_shapes_are_errors() -> None:
         decode_rows("Suede played.", words, [[NONE] * 4])
     with pytest.raises(ValueError, match="confidences"):
         decode_rows("Suede played.", words, [[NONE] * 6], [0.1, 0.2])
+    with pytest.raises(ValueError, match="split must be 'none', 'chain' or 'atoms', got 'pp'"):
+        decode_rows("Suede played.", words, [[NONE] * 6], split="pp")  # type: ignore[arg-type]
 
 
 SPLIT_TEXT = "The band was founded by Noel Gallagher in Manchester in 1991 ."

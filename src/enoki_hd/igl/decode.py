@@ -22,6 +22,10 @@ same subject and relation words whose object words are a strict subset of its ow
 such; the earliest on a tie), and its ``delta`` the spans of the object words the parent lacks. A fact without parent has as ``delta`` its
 object spans, else its relation spans, else its subject spans (what it asserts).
 
+With ``split`` (off by default) an object is first cut at the prepositions inside it, into a
+coarse-to-fine chain or into one fact per prepositional phrase, the pieces the rules extractor
+judges apart (see :func:`decode_rows`).
+
 All spans are half-open ``[start, end)`` character offsets into the ORIGINAL answer: word spans
 are into the sentence ``text`` and shifted by ``offset`` (the sentence's start in the answer).
 """
@@ -191,9 +195,9 @@ def _split(
             continue
         head = _Extraction(e.subject, e.relation, e.implicit, e.argument[: cuts[0]], e.confidence)
         out.append(head)
+        stem = _without_final_prepositions(e.relation, text, words)
         for start, end in zip(cuts, [*cuts[1:], len(e.argument)], strict=True):
-            relation = _without_final_prepositions(e.relation, text, words)
-            relation = tuple(sorted({*relation, e.argument[start]}))
+            relation = tuple(sorted({*stem, e.argument[start]}))
             atom = _Extraction(
                 e.subject, relation, e.implicit, e.argument[start + 1 : end], e.confidence
             )
@@ -229,15 +233,17 @@ def decode_rows(
             preposition of :data:`ARGUMENT_PREPOSITIONS` inside it (not its first or last
             word) into a coarse-to-fine chain: "Noel Gallagher in Manchester" gives "Noel
             Gallagher", then "Noel Gallagher in Manchester" refining it. ``"atoms"`` makes each
-            prepositional phrase a fact of its own whose relation takes the preposition (without
-            the prepositions the relation ends with: "was founded by | Noel Gallagher" and
-            "was founded in | Manchester"), its parent the
-            fact with the object's head, its delta the phrase's object words.
+            prepositional phrase a fact of its own whose relation takes the preposition (in
+            place of those the relation ends with: "was founded by | Noel Gallagher" and "was
+            founded in | Manchester"), its parent the fact with the object's head, its delta
+            the phrase's object words.
 
     Raises:
-        ValueError: a row's length is not ``len(words) + 3``, or ``confidences`` does not have
-            one value per row.
+        ValueError: a row's length is not ``len(words) + 3``, ``confidences`` does not have
+            one value per row, or ``split`` is not one of its three values.
     """
+    if split not in ("none", "chain", "atoms"):
+        raise ValueError(f"split must be 'none', 'chain' or 'atoms', got {split!r}")
     rows = [[int(label) for label in row] for row in labels]
     width = len(words) + len(SENTINELS)
     if any(len(row) != width for row in rows):
