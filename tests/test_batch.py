@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from detector_fakes import DELAY_ENV, lexical_detector
 
-from enoki_hd.batch import BatchError, finished_rows, parse_row, run_batch
+from enoki_hd.batch import BatchError, BatchSummary, finished_rows, parse_row, run_batch
 from enoki_hd.cli import main
 from enoki_hd.verify.loading import default_verifier_path
 
@@ -156,6 +156,15 @@ def test_a_second_job_on_the_same_output_is_refused(rows_file: Path, tmp_path: P
         with pytest.raises(BatchError, match="another detect-batch job"):
             run_batch(rows_file, out, detector=lexical_detector, progress=False)
     assert run_batch(rows_file, out, detector=lexical_detector, progress=False).done == 30
+
+
+def test_summary_counts_errors_by_field() -> None:
+    """A line that is not a JSON object is counted under "row", never under "None"."""
+    summary = BatchSummary()
+    for number, text in enumerate(["not json", "[1]", '{"answer": 3, "context": "c"}'], 1):
+        summary.add({"id": number, "line": number, "error": parse_row(number, text).error})
+    assert summary.to_dict()["error_fields"] == {"answer": 1, "row": 2}
+    assert summary.errors == 3 and summary.done == 3
 
 
 def test_parse_row_names_the_field() -> None:

@@ -78,7 +78,9 @@ class BatchRow:
 class BatchSummary:
     """What a run did: rows in the input, ``skipped`` (finished by an earlier run), ``done``
     now, ``errors`` (bad rows, counted among ``done``), ``flagged`` answers (with at least one
-    hallucinated span), the mean faithfulness of the reports written now, seconds."""
+    hallucinated span), the mean faithfulness of the reports written now, seconds;
+    ``error_fields`` counts the errors by the field they name (``row`` for a line that is not a
+    JSON object)."""
 
     rows: int = 0
     skipped: int = 0
@@ -112,7 +114,8 @@ class BatchSummary:
         self.done += 1
         if "error" in output:
             self.errors += 1
-            name = str(output["error"].get("field"))
+            # a row that is not a JSON object has no field: counted as "row"
+            name = output["error"].get("field") or "row"
             self.error_fields[name] = self.error_fields.get(name, 0) + 1
             return
         report = output["report"]
