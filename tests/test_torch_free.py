@@ -34,7 +34,7 @@ PROBE = """
 import json, sys
 from pathlib import Path
 import enoki_hd
-from enoki_hd.detector import Detector
+from enoki_hd import Detector
 ex = Path(enoki_hd.__file__).parent / "examples"
 context, answer = (ex / "suede_context.txt").read_text(), (ex / "suede_answer.txt").read_text()
 out = {}
