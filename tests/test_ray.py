@@ -66,3 +66,37 @@ def test_detect_dataset(local_ray) -> None:
     assert set(outputs) == {"a", "b"}
     assert [s["text"] for s in outputs["a"]["report"]["spans"]] == ["Paris"]
     assert outputs["b"]["report"]["spans"] == []
+
+
+def test_contexts_given_as_passages_on_ray(local_ray, tmp_path: Path) -> None:
+    """A file mixing one-text contexts with lists of passages (Arrow holds neither mix in one
+    column) gives on Ray the bytes it gives in process; a list column of a user's dataset too."""
+    from enoki_hd.integrations.ray import detect_dataset
+
+    passages = ["Suede is a rock band.", "The band formed in London."]
+    answer = "Suede formed in London."
+    rows = tmp_path / "rows.jsonl"
+    items = [
+        {"id": 1, "answer": answer, "context": "\n\n".join(passages)},
+        {"id": "two", "answer": answer, "context": passages},
+        {"id": 3, "answer": answer, "context": ["a", 3]},
+    ]
+    rows.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    local = tmp_path / "local.jsonl"
+    run_batch(rows, local, detector=lexical_detector, progress=False)
+    on_ray = tmp_path / "ray.jsonl"
+    summary = run_batch(
+        rows, on_ray, detector=lexical_detector, ray_address="local", workers=1, progress=False
+    )
+    assert summary.done == 3 and summary.errors == 1
+    assert on_ray.read_bytes() == local.read_bytes()
+    outputs = [json.loads(line) for line in local.read_text().splitlines()]
+    assert [s["text"] for s in outputs[1]["report"]["spans"]] == ["London"]
+    assert outputs[0]["report"]["spans"] == []
+    assert outputs[2]["error"]["field"] == "context[1]"
+
+    dataset = local_ray.data.from_items([{"id": "p", "answer": answer, "context": passages}])
+    rows_out = detect_dataset(dataset, detector=lexical_detector, batch_size=1).take_all()
+    report = json.loads(rows_out[0]["output"])["report"]
+    assert [s["text"] for s in report["spans"]] == ["London"]
+    assert report["facts"][0]["evidence"]["passage"] == 0

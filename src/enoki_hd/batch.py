@@ -153,7 +153,8 @@ def parse_row(line_number: int, text: str) -> BatchRow:
 def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """``(example, None)`` with the ``answer``, ``context`` and ``question`` of ``value``, or
     ``(None, {"field", "message"})`` naming the first missing or non-string field
-    (``question`` may be missing or null)."""
+    (``question`` may be missing or null; ``context`` may be a list of passages, see
+    :meth:`enoki_hd.detector.Detector.detect`)."""
     for name in ("answer", "context"):
         if name not in value:
             return None, _error(name, f"missing field {name!r}")
@@ -161,8 +162,15 @@ def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict
         item = value.get(name)
         if name == "question" and item is None:
             continue
+        if name == "context" and isinstance(item, list):  # passages (retrieved documents)
+            bad = next((i for i, p in enumerate(item) if not isinstance(p, str)), None)
+            if bad is not None:
+                found = type(item[bad]).__name__
+                return None, _error(f"context[{bad}]", f"must be a string, got {found}")
+            continue
         if not isinstance(item, str):
-            return None, _error(name, f"must be a string, got {type(item).__name__}")
+            expected = "a string or a list of strings" if name == "context" else "a string"
+            return None, _error(name, f"must be {expected}, got {type(item).__name__}")
     return {name: value.get(name) for name in FIELDS}, None
 
 

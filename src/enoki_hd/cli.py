@@ -21,6 +21,7 @@ examples:
   enoki detect --context ctx.txt --answer ans.txt --format html --out report.html
   enoki detect --context ctx.txt --answer ans.txt --fail-under 0.9 --fail-on-contradicted
   enoki detect --context ctx.txt --answer ans.txt --extractor none   # sentence level only
+  enoki detect --context doc1.txt --context doc2.txt --answer ans.txt  # retrieved passages
 
 exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error,
             3 faithfulness below --fail-under, or (under either gate) an answer not wholly
@@ -98,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=DETECT_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    detect.add_argument("--context", required=True, metavar="FILE|-", help="reference context")
+    detect.add_argument(
+        "--context",
+        required=True,
+        action="append",
+        metavar="FILE|-",
+        help="reference context; give it several times for several passages (retrieved "
+        "documents): no evidence window spans two, and each evidence names its passage",
+    )
     detect.add_argument("--answer", required=True, metavar="FILE|-", help="the LLM answer")
     detect.add_argument("--question", default=None, help="the question the answer replies to")
     detect.add_argument("--format", choices=("json", "md", "html"), default="json")
@@ -295,7 +303,8 @@ examples:
   enoki detect-batch --input rows.jsonl --out reports.jsonl --workers 4 --extractor encoder
   enoki detect-batch --input rows.jsonl --out reports.jsonl --ray auto --workers 64
 
-Input: one JSON object a line, {"id"?, "answer", "context", "question"?}. Output: one line per
+Input: one JSON object a line, {"id"?, "answer", "context", "question"?}; "context" is a string
+or a list of passages (retrieved documents). Output: one line per
 input line, in input order: {"id", "line", "report"} or {"id", "line", "error": {"field",
 "message"}} for a bad row (the job goes on). A rerun skips the rows already in --out and
 appends the rest: killed and rerun, the output is byte-identical to an uninterrupted run.
@@ -475,7 +484,8 @@ def _run_detect(args: argparse.Namespace) -> int:
     inherit = _check_inherit(args.inherit_entailment)
     extractor = None if args.extractor == "none" else _extractor(args.extractor)
     stdin_used: list[str] = []
-    context = _read_text("--context", args.context, stdin_used=stdin_used)
+    passages = [_read_text("--context", v, stdin_used=stdin_used) for v in args.context]
+    context: str | list[str] = passages[0] if len(passages) == 1 else passages
     answer = _read_text("--answer", args.answer, stdin_used=stdin_used)
     detector = Detector(
         args.verifier,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -53,7 +53,7 @@ from enoki_hd.select import (
     cell_facts,
     select_claims,
 )
-from enoki_hd.text import require_str, segment_sentences
+from enoki_hd.text import join_passages, require_str, segment_sentences
 from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
@@ -309,12 +309,16 @@ class Detector:
             "selection": self.selector_llm.config() if self.selector_llm else self.selection,
         }
 
-    def index(self, context: str) -> EvidenceIndex:
-        """The evidence index of ``context``, built once and kept in a small LRU cache."""
-        key = hashlib.sha256(context.encode("utf-8")).hexdigest()
+    def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
+        """The evidence index of ``context`` (its ``passages``, when it was given as a list;
+        see :func:`enoki_hd.text.join_passages`), built once and kept in a small LRU cache."""
+        bounds = "" if not passages else ",".join(f"{p.start}:{p.end}" for p in passages)
+        key = hashlib.sha256(f"{context}\x00{bounds}".encode()).hexdigest()
         return self._indexes.get_or_build(
             key,
-            lambda: self.selector.build_index(context, sentence_backend=self.context_backend),
+            lambda: self.selector.build_index(
+                context, sentence_backend=self.context_backend, passages=passages
+            ),
         )
 
     def grounding_index(self, context: str, question: str | None) -> GroundingIndex:
@@ -322,15 +326,22 @@ class Detector:
         key = hashlib.sha256(f"{context}\x00{question or ''}".encode()).hexdigest()
         return self._groundings.get_or_build(key, lambda: GroundingIndex(context, question))
 
-    def detect(self, *, answer: str, context: str, question: str | None = None) -> Report:
+    def detect(
+        self, *, answer: str, context: str | Sequence[str], question: str | None = None
+    ) -> Report:
         """Check ``answer`` against ``context`` at every level the detector is set up for.
 
+        ``context`` is one string or a list of passages (retrieved documents): passages are
+        joined by a blank line (:func:`enoki_hd.text.join_passages`), no evidence window spans
+        two of them, and each evidence records the ``passage`` it came from.
+
         Raises:
-            TypeError: ``answer`` or ``context`` is not a str (``question`` may be None).
+            TypeError: ``answer`` is not a str, ``context`` neither a str nor a list of str
+                (``question`` may be None).
             VerifierError: the verifier failed; a failure is never reported as a hallucination.
         """
         require_str(answer, "answer")
-        require_str(context, "context")
+        context, passages = join_passages(context)
         require_str(question, "question", optional=True)
         timings: dict[str, float] = {}
         clock = _Clock(timings)
@@ -361,7 +372,7 @@ class Detector:
                 facts += [f for s in selections for f in cell_facts(s)]
                 facts.sort(key=lambda f: f.sentence)
         with clock("index"):
-            index = self.index(context)
+            index = self.index(context, passages)
 
         with clock("verify"):
             hypotheses = [verbalize(f, answer) for f in facts or []]
@@ -448,6 +459,8 @@ class Detector:
                     question=question,
                 )
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
+        if passages:
+            _mark_passages(index, verdicts or [], sentences)
         return self._report(
             answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
@@ -591,6 +604,16 @@ class _Clock:
     def total(self) -> dict[str, float]:
         self.timings["total"] = time.perf_counter() - self.started
         return self.timings
+
+
+def _mark_passages(
+    index: EvidenceIndex, verdicts: list[FactVerdict], sentences: list[SentenceVerdict]
+) -> None:
+    """Set each evidence's ``passage`` (a context given as passages)."""
+    evidences = [v.evidence for v in verdicts] + [s.evidence for s in sentences]
+    for evidence in evidences:
+        if evidence is not None:
+            evidence.passage = index.passage_of(evidence.start)
 
 
 def _optional_float(value: Any) -> float | None:

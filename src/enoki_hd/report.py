@@ -234,14 +234,16 @@ def _split_edges(text: str) -> tuple[str, str, str]:
 
 
 def _md_evidence(evidence: Evidence | None, *, limit: int) -> str:
-    """The window, clipped around its focus sentence, the focus in ``**bold**``."""
+    """The window, clipped around its focus sentence, the focus in ``**bold**``; prefixed with
+    ``context[k]:`` when the context was given as passages."""
     if evidence is None:
         return _MISSING
+    where = "" if evidence.passage is None else f"context[{evidence.passage}]: "
     before, focus, after = _clip_parts(*_evidence_parts(evidence), limit)
     if not focus:
-        return before + after
+        return where + before + after
     lead, core, trail = _split_edges(focus)
-    return f"{before}{lead}**{core}**{trail}{after}"
+    return f"{where}{before}{lead}**{core}**{trail}{after}"
 
 
 def _span_tooltip(span: HallucinatedSpan) -> str:

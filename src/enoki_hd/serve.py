@@ -2,8 +2,8 @@
 
 Endpoints:
 
-- ``POST /detect`` — one example ``{"answer", "context", "question"?}`` → its report
-  (``Report.to_dict()``), or a batch ``{"examples": [...]}`` → ``{"reports": [...]}``;
+- ``POST /detect`` — one example ``{"answer", "context", "question"?}`` (``context`` a
+  string or a list of passages) → its report (``Report.to_dict()``), or a batch ``{"examples": [...]}`` → ``{"reports": [...]}``;
 - ``GET /health`` — ``{"status": "ok", "version", "verifier", "extractor", "pending"}``;
 - ``GET /metrics`` — Prometheus text format (see :class:`Metrics`).
 

@@ -53,6 +53,41 @@ def require_str(value: object, name: str, *, optional: bool = False) -> None:
     raise TypeError(f"{name} must be {expected}, got {type(value).__name__}{hint}")
 
 
+PASSAGE_SEPARATOR = "\n\n"
+
+
+def join_passages(context: object, name: str = "context") -> tuple[str, list[Span] | None]:
+    """A context given as one string or as a list of passages (retrieved documents, as RAG
+    pipelines hold them) → ``(text, passages)``: the passages joined by a blank line and the
+    span of each in that text, or ``(context, None)`` for a string.
+
+    Raises:
+        TypeError: ``context`` is neither a str nor a list/tuple of str; the message names the
+            first bad item (``context[2] must be str, got int``).
+    """
+    if isinstance(context, str):
+        return context, None
+    if not isinstance(context, (list, tuple)):
+        hint = (
+            " (decode bytes first, e.g. value.decode('utf-8'))"
+            if isinstance(context, bytes)
+            else ""
+        )
+        raise TypeError(
+            f"{name} must be str or a list of str (passages), got {type(context).__name__}{hint}"
+        )
+    for i, passage in enumerate(context):
+        if not isinstance(passage, str):
+            hint = " (decode bytes first)" if isinstance(passage, bytes) else ""
+            raise TypeError(f"{name}[{i}] must be str, got {type(passage).__name__}{hint}")
+    spans: list[Span] = []
+    offset = 0
+    for passage in context:
+        spans.append(Span(offset, offset + len(passage)))
+        offset += len(passage) + len(PASSAGE_SEPARATOR)
+    return PASSAGE_SEPARATOR.join(context), spans
+
+
 def _check_span_in(text: str, span: Span, name: str) -> None:
     if not isinstance(span, Span):
         raise TypeError(f"{name} must be a Span, got {type(span).__name__}")

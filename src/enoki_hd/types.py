@@ -16,7 +16,7 @@ SentenceLabel = Literal[
 ]
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
-REPORT_SCHEMA_VERSION = "1.3"  # 1.3: fact inherited_from; 1.2: sentence checkworthy/reason
+REPORT_SCHEMA_VERSION = "1.4"  # 1.4: evidence passage; 1.3: fact inherited_from; 1.2: checkworthy
 
 
 @dataclass(frozen=True, order=True)
@@ -153,28 +153,43 @@ class Evidence:
     separate NLI judgement: the verifier judged the whole window. It is None when the window is
     a single sentence (or a piece of one) or when no sentence of the window shares a term with
     the hypothesis.
+
+    ``passage`` is set when the context was given as a list of passages: the index of the
+    passage the window lies in (a window never spans two). The offsets are then into the
+    passages joined by a blank line (:func:`enoki_hd.text.join_passages`); the passage's own
+    offsets are ``start - len(joined_before)``. It is left out of ``to_dict`` when None, so
+    reports of a one-document context are unchanged.
     """
 
     start: int
     end: int
     text: str
     focus: EvidenceFocus | None = None
+    passage: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "start": self.start,
             "end": self.end,
             "text": self.text,
             "focus": self.focus.to_dict() if self.focus else None,
         }
+        if self.passage is not None:
+            out["passage"] = self.passage
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> Evidence | None:
-        """Reads dicts written before ``focus`` existed too (their focus is None)."""
+        """Reads dicts written before ``focus`` or ``passage`` existed too (None)."""
         if d is None:
             return None
+        passage = d.get("passage")
         return cls(
-            int(d["start"]), int(d["end"]), d["text"], EvidenceFocus.from_dict(d.get("focus"))
+            int(d["start"]),
+            int(d["end"]),
+            d["text"],
+            EvidenceFocus.from_dict(d.get("focus")),
+            None if passage is None else int(passage),
         )
 
 

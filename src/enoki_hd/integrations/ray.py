@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -64,11 +65,15 @@ class DetectorActor:
                 row_id = json.loads(_plain(batch["id_json"][i]))
             else:
                 row_id = _plain(batch["id"][i]) if "id" in batch else line
-            question = batch["question"][i] if "question" in batch else None
+            question = _missing_as_none(batch["question"][i]) if "question" in batch else None
+            if "context_json" in batch:
+                context = json.loads(_plain(batch["context_json"][i]))
+            else:
+                context = _plain(batch["context"][i])
             example = {
                 "answer": _plain(batch["answer"][i]),
-                "context": _plain(batch["context"][i]),
-                "question": None if question is None else _plain(question),
+                "context": context,
+                "question": question,
             }
             row = BatchRow(line, row_id, example=example)
             ids.append(row_id)
@@ -78,9 +83,33 @@ class DetectorActor:
 
 
 def _plain(value: Any) -> Any:
-    """A numpy scalar from a Ray batch as the Python value it came from."""
+    """A numpy scalar from a Ray batch as the Python value it came from; an array (a column
+    of lists, e.g. a context given as passages) as a list of such values."""
+    if getattr(value, "ndim", 0):
+        return [_plain(v) for v in value]
     item = getattr(value, "item", None)
     return item() if callable(item) else value
+
+
+def _missing_as_none(value: Any) -> Any:
+    """A value of an optional column: Ray hands a null (a row without a question, or a
+    whole column of them) over as None or as a float NaN."""
+    plain = _plain(value)
+    if plain is None or (isinstance(plain, float) and math.isnan(plain)):
+        return None
+    return plain
+
+
+def _ray_item(row: BatchRow) -> dict[str, Any]:
+    """A valid detect-batch row as a Ray dataset item (id and context as JSON text)."""
+    example = dict(row.example or {})
+    context = example.pop("context")
+    return {
+        "id_json": json.dumps(row.id),
+        "line": row.line,
+        "context_json": json.dumps(context),
+        **example,
+    }
 
 
 def detect_dataset(
@@ -134,10 +163,9 @@ def detect_rows_on_ray(
         good = [r for r in chunk if r.error is None]
         results: dict[int, str] = {}
         if good:
-            # ids travel as JSON text: Arrow would coerce a column mixing str and int ids
-            items = [
-                {"id_json": json.dumps(r.id), "line": r.line, **(r.example or {})} for r in good
-            ]
+            # ids and contexts travel as JSON text: Arrow would coerce a column mixing str and
+            # int ids, and cannot hold one mixing str contexts with lists of passages
+            items = [_ray_item(r) for r in good]
             dataset = ray.data.from_items(items)
             for out in detect_dataset(dataset, detector=detector, actors=actors).iter_rows():
                 results[int(out["line"])] = str(out["output"]) + "\n"

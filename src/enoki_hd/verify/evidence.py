@@ -86,6 +86,53 @@ def segment_context(
     return segment_sentences(context, backend=sentence_backend)
 
 
+def _cut_at_passages(
+    context: str, sentences: Sequence[Span], passages: Sequence[Span]
+) -> list[Span]:
+    """``sentences`` with every span that crosses a passage boundary cut there (the pieces
+    trimmed of surrounding whitespace; empty pieces dropped)."""
+    ends = sorted(p.end for p in passages)
+    out: list[Span] = []
+    for sentence in sentences:
+        start = sentence.start
+        for end in ends[bisect.bisect_right(ends, start) :]:
+            if end >= sentence.end:
+                break
+            out.append(Span(start, end))
+            start = end
+        out.append(Span(start, sentence.end))
+    trimmed = []
+    for span in out:
+        text = context[span.start : span.end]
+        if text.strip():
+            lead = len(text) - len(text.lstrip())
+            trail = len(text) - len(text.rstrip())
+            trimmed.append(Span(span.start + lead, span.end - trail))
+    return trimmed
+
+
+def _sentence_blocks(
+    sentences: Sequence[Span], passages: Sequence[Span] | None
+) -> list[tuple[int, int]]:
+    """Consecutive sentence ranges, one per passage that holds a sentence (one range for a
+    one-document context)."""
+    if not sentences:
+        return []
+    if not passages:
+        return [(0, len(sentences) - 1)]
+    starts = [p.start for p in passages]
+    blocks: list[tuple[int, int]] = []
+    current = -1
+    for i, sentence in enumerate(sentences):
+        k = bisect.bisect_right(starts, sentence.start) - 1
+        if blocks and k == current:
+            blocks[-1] = (blocks[-1][0], i)
+        else:
+            blocks.append((i, i))
+            current = k
+    return blocks
+
+
 def _count_many(verifier: Verifier, texts: list[str]) -> list[int]:
     batch = getattr(verifier, "count_tokens_batch", None)
     if batch is not None:
@@ -102,6 +149,10 @@ class EvidenceIndex:
             omitted.
         sentence_backend: ``"spacy"`` or ``"regex"`` (see :func:`enoki_hd.text.segment_sentences`).
         embed: encoder for the dense index (only needed when a selector uses ``dense_weight``).
+        passages: the spans of separate documents inside ``context`` (a context given as a
+            list of passages, see :func:`enoki_hd.text.join_passages`): no evidence window or
+            sentence pair crosses from one passage into the next, and a sentence that would is
+            cut at the passage's end. None: the context is one document.
     """
 
     def __init__(
@@ -111,13 +162,22 @@ class EvidenceIndex:
         sentences: Sequence[Span] | None = None,
         sentence_backend: Literal["spacy", "regex"] = "spacy",
         embed: Embedder | None = None,
+        passages: Sequence[Span] | None = None,
     ) -> None:
         self.context = context
         if sentences is None:
             sentences = segment_context(context, sentence_backend=sentence_backend)
+        if passages:
+            sentences = _cut_at_passages(context, sentences, passages)
         self.sentences: list[Span] = sorted(
             s for s in sentences if context[s.start : s.end].strip()
         )
+        self.passages: list[Span] | None = list(passages) if passages else None
+        # (first, last) sentence indices of each passage holding a sentence: windows stay inside
+        self.blocks: list[tuple[int, int]] = _sentence_blocks(self.sentences, self.passages)
+        self._block_of = np.zeros(len(self.sentences), dtype=np.int64)
+        for k, (first, last) in enumerate(self.blocks):
+            self._block_of[first : last + 1] = k
         self.embed = embed
         self._bm25: bm25s.BM25 | None = None
         self._dense: np.ndarray | None = None
@@ -128,6 +188,18 @@ class EvidenceIndex:
 
     def __len__(self) -> int:
         return len(self.sentences)
+
+    def block(self, sentence: int) -> tuple[int, int]:
+        """The ``(first, last)`` sentence indices of the passage holding ``sentence``."""
+        return self.blocks[int(self._block_of[sentence])]
+
+    def passage_of(self, offset: int) -> int | None:
+        """The index of the passage holding character ``offset``; None for a one-document
+        context."""
+        if self.passages is None:
+            return None
+        k = bisect.bisect_right([p.start for p in self.passages], offset) - 1
+        return max(k, 0)
 
     @property
     def is_empty(self) -> bool:
@@ -380,14 +452,21 @@ class EvidenceSelector:
             )
 
     def build_index(
-        self, context: str, *, sentence_backend: Literal["spacy", "regex"] = "spacy"
+        self,
+        context: str,
+        *,
+        sentence_backend: Literal["spacy", "regex"] = "spacy",
+        passages: Sequence[Span] | None = None,
     ) -> EvidenceIndex:
         """The :class:`EvidenceIndex` of ``context`` this selector needs: with a dense encoder
-        when ``dense_weight > 0`` (``embedder``, else the default MiniLM one), else without."""
+        when ``dense_weight > 0`` (``embedder``, else the default MiniLM one), else without;
+        ``passages`` as :class:`EvidenceIndex` takes them."""
         embed = None
         if self.dense_weight > 0:
             embed = self.embedder if self.embedder is not None else default_embedder()
-        return EvidenceIndex(context, sentence_backend=sentence_backend, embed=embed)
+        return EvidenceIndex(
+            context, sentence_backend=sentence_backend, embed=embed, passages=passages
+        )
 
     def config(self) -> dict[str, Any]:
         """Every setting that can change a decision or its evidence (recorded in reports).
@@ -457,9 +536,9 @@ class EvidenceSelector:
         n = len(index)
         covered_anyway = self.top_k * (2 * self.neighbours + 1)
         if self.strategy == "window" or n <= covered_anyway:
-            ranges = [(0, n - 1)]
+            ranges = list(index.blocks)  # the whole context, one passage after another
         else:
-            ranges = self._retrieved_ranges(self._scores(index, hypothesis, scores))
+            ranges = self._retrieved_ranges(self._scores(index, hypothesis, scores), index)
         spans: list[tuple[int, int]] = []
         for first, last in ranges:
             spans.extend(index.chunks(verifier, first, last, budget))
@@ -494,9 +573,9 @@ class EvidenceSelector:
             if "sentence" in self.premises:
                 ranges += [(i, i) for i in top]
             if "pair" in self.premises:
-                last = len(index) - 1
-                ranges += [(i - 1, i) for i in top if i > 0]
-                ranges += [(i, i + 1) for i in top if i < last]
+                # a pair never joins two passages
+                ranges += [(i - 1, i) for i in top if i > index.block(i)[0]]
+                ranges += [(i, i + 1) for i in top if i < index.block(i)[1]]
             budget = self.premise_budget(verifier, hypothesis)
             for first, last_sentence in ranges:
                 for start, end in index.chunks(verifier, first, last_sentence, budget):
@@ -536,9 +615,10 @@ class EvidenceSelector:
                     out.append(Evidence(span.start, span.end, text))
         return out
 
-    def _retrieved_ranges(self, scores: np.ndarray) -> list[tuple[int, int]]:
+    def _retrieved_ranges(self, scores: np.ndarray, index: EvidenceIndex) -> list[tuple[int, int]]:
         """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences, given
-        the retrieval score of every sentence ``(sentences,)``."""
+        the retrieval score of every sentence ``(sentences,)``; neighbours and merges stay
+        inside a sentence's passage."""
         top = np.argsort(-scores, kind="stable")[: self.top_k]
         # A sentence sharing no term with the hypothesis is no evidence, just filler.
         top = top[scores[top] > 0]
@@ -550,14 +630,25 @@ class EvidenceSelector:
                 "no sentence matches the hypothesis; judging it against sentences 0-%d",
                 last_sentence,
             )
-            return [(0, last_sentence)]
-        ranges = sorted(
-            (max(0, int(i) - self.neighbours), min(last_sentence, int(i) + self.neighbours))
-            for i in top
-        )
+            return [
+                (first, min(last, last_sentence))
+                for first, last in index.blocks
+                if first <= last_sentence
+            ]
+        ranges = []
+        for i in top:
+            block_first, block_last = index.block(int(i))
+            ranges.append(
+                (
+                    max(block_first, int(i) - self.neighbours),
+                    min(block_last, int(i) + self.neighbours),
+                )
+            )
+        ranges.sort()
         merged = [ranges[0]]
         for first, last in ranges[1:]:
-            if first <= merged[-1][1] + 1:  # overlapping or adjacent: one contiguous window
+            same_passage = index.block(first) == index.block(merged[-1][1])
+            if same_passage and first <= merged[-1][1] + 1:  # overlapping or adjacent: one window
                 merged[-1] = (merged[-1][0], max(merged[-1][1], last))
             else:
                 merged.append((first, last))
