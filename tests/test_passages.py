@@ -164,3 +164,12 @@ def test_serve_takes_passages() -> None:
         bad = client.post("/detect", json={"answer": ANSWER, "context": ["a", 1]})
         assert bad.status_code == 422
         assert bad.json()["error"]["field"] == "context[1]"
+
+
+def test_empty_passages() -> None:
+    detector = lexical_detector()
+    assert detector.detect(answer=ANSWER, context=[]).summary.status == "no_context"
+    assert detector.detect(answer=ANSWER, context=["", " "]).summary.status == "no_context"
+    report = detector.detect(answer=ANSWER, context=["", "Suede formed in London.", ""])
+    assert [(f.label, f.evidence.passage) for f in report.facts] == [("supported", 1)]
+    assert report.facts[0].evidence.start == 2  # after the first passage's blank line
