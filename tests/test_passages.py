@@ -109,6 +109,8 @@ def test_detector_judges_each_passage_apart_and_names_it() -> None:
     assert data["facts"][0]["evidence"]["passage"] == 0
     assert Report.from_dict(json.loads(json.dumps(data))).to_dict() == data
     assert "context[0]: Suede is a rock band." in render(report, "md")
+    assert "<b>context[0]:</b> Suede is a rock band." in render(report, "html")
+    assert "context[" not in render(whole, "md") + render(whole, "html")
     assert Evidence.from_dict({"start": 0, "end": 1, "text": "a"}).passage is None
     # a tuple works like a list; a bad passage is named
     assert (

@@ -472,13 +472,15 @@ def _html_greyed(text: str, offset: int, greyed: list[tuple[int, int, str]]) -> 
 
 
 def _html_evidence(evidence: Evidence | None) -> str:
-    """The whole window, escaped, its focus sentence in ``<mark class="focus">``."""
+    """The whole window, escaped, its focus sentence in ``<mark class="focus">``; prefixed
+    with ``context[k]:`` when the context was given as passages."""
     if evidence is None:
         return _esc(_MISSING)
+    where = "" if evidence.passage is None else f"<b>context[{evidence.passage}]:</b> "
     before, focus, after = _evidence_parts(evidence)
     if not focus:
-        return _esc(before)
-    return f'{_esc(before)}<mark class="focus">{_esc(focus)}</mark>{_esc(after)}'
+        return where + _esc(before)
+    return f'{where}{_esc(before)}<mark class="focus">{_esc(focus)}</mark>{_esc(after)}'
 
 
 def _html_label(label: str) -> str:
