@@ -48,9 +48,13 @@ def require_str(value: object, name: str, *, optional: bool = False) -> None:
     ``optional``); bytes get a hint to decode them first."""
     if isinstance(value, str) or (value is None and optional):
         return
-    expected = "str or None" if optional else "str"
+    raise _type_error(name, "str or None" if optional else "str", value)
+
+
+def _type_error(name: str, expected: str, value: object) -> TypeError:
+    """``TypeError("<name> must be <expected>, got <type>")``, with a hint for bytes."""
     hint = " (decode bytes first, e.g. value.decode('utf-8'))" if isinstance(value, bytes) else ""
-    raise TypeError(f"{name} must be {expected}, got {type(value).__name__}{hint}")
+    return TypeError(f"{name} must be {expected}, got {type(value).__name__}{hint}")
 
 
 PASSAGE_SEPARATOR = "\n\n"
@@ -68,18 +72,10 @@ def join_passages(context: object, name: str = "context") -> tuple[str, list[Spa
     if isinstance(context, str):
         return context, None
     if not isinstance(context, (list, tuple)):
-        hint = (
-            " (decode bytes first, e.g. value.decode('utf-8'))"
-            if isinstance(context, bytes)
-            else ""
-        )
-        raise TypeError(
-            f"{name} must be str or a list of str (passages), got {type(context).__name__}{hint}"
-        )
+        raise _type_error(name, "str or a list of str (passages)", context)
     for i, passage in enumerate(context):
         if not isinstance(passage, str):
-            hint = " (decode bytes first)" if isinstance(passage, bytes) else ""
-            raise TypeError(f"{name}[{i}] must be str, got {type(passage).__name__}{hint}")
+            raise _type_error(f"{name}[{i}]", "str", passage)
     spans: list[Span] = []
     offset = 0
     for passage in context:

@@ -173,6 +173,7 @@ class EvidenceIndex:
             s for s in sentences if context[s.start : s.end].strip()
         )
         self.passages: list[Span] | None = list(passages) if passages else None
+        self._passage_starts = [p.start for p in self.passages or []]
         # (first, last) sentence indices of each passage holding a sentence: windows stay inside
         self.blocks: list[tuple[int, int]] = _sentence_blocks(self.sentences, self.passages)
         self._block_of = np.zeros(len(self.sentences), dtype=np.int64)
@@ -198,8 +199,7 @@ class EvidenceIndex:
         context."""
         if self.passages is None:
             return None
-        k = bisect.bisect_right([p.start for p in self.passages], offset) - 1
-        return max(k, 0)
+        return max(bisect.bisect_right(self._passage_starts, offset) - 1, 0)
 
     @property
     def is_empty(self) -> bool:
