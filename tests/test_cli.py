@@ -50,6 +50,61 @@ def test_missing_file_is_usage_error_naming_argument(files, capsys) -> None:
     assert err == "enoki detect: error: argument --answer: file not found: nope.txt\n"
 
 
+def test_unreadable_text_files_are_usage_errors_naming_argument_and_fix(
+    files, capsys, tmp_path: Path
+) -> None:
+    context, _ = files
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Café Noir opened in 1991.".encode("cp1252"))
+    utf16 = tmp_path / "utf16.txt"
+    utf16.write_text("Café Noir opened in 1991.", encoding="utf-16")  # with its byte-order mark
+    utf16_bare = tmp_path / "utf16le.txt"
+    utf16_bare.write_text("Cafe Noir opened in 1991.", encoding="utf-16-le")  # decodes, with NULs
+    cases = [
+        (
+            latin1,
+            f"argument --answer: {latin1} is not UTF-8 text (invalid continuation byte at byte 3);"
+            f" save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 {latin1}",
+        ),
+        (
+            utf16,
+            f"argument --answer: {utf16} is not UTF-8 text (invalid start byte at byte 0); it "
+            f"starts with a UTF-16 byte-order mark; convert it: iconv -f UTF-16 -t UTF-8 {utf16}",
+        ),
+        (
+            utf16_bare,
+            f"argument --answer: {utf16_bare} contains NUL characters (UTF-16 or a binary file?); "
+            "give UTF-8 text",
+        ),
+        (tmp_path, f"argument --answer: {tmp_path} is a directory; give a text file"),
+    ]
+    for path, message in cases:
+        code, out, err = run_cli(
+            ["detect", "--context", str(context), "--answer", str(path)], capsys
+        )
+        assert (code, out, err) == (2, "", f"enoki detect: error: {message}\n")
+
+
+def test_a_byte_order_mark_is_not_part_of_the_text(
+    files, capsys, monkeypatch, tmp_path: Path
+) -> None:
+    """Offsets count from after a UTF-8 byte-order mark, in a file as on standard input."""
+    context, _ = files
+    text = "Suede formed in London. It split in 1998."
+    answer = tmp_path / "bom.txt"
+    answer.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for source, stdin in ((str(answer), None), ("-", "\ufeff" + text)):
+        code, out, _ = run_cli(
+            ["detect", "--context", str(context), "--answer", source, "--stable"],
+            capsys,
+            stdin,
+            monkeypatch,
+        )
+        report = json.loads(out)
+        assert code == 0 and report["answer"] == text
+        assert [(s["start"], s["end"], s["text"]) for s in report["spans"]] == [(36, 40, "1998")]
+
+
 def test_both_from_stdin_is_usage_error(capsys, monkeypatch) -> None:
     code, _, err = run_cli(["detect", "--context", "-", "--answer", "-"], capsys, "x", monkeypatch)
     assert code == 2

@@ -520,3 +520,16 @@ def test_the_verifier_reads_the_premise_restated_and_the_evidence_stays_the_cont
         "Each Tamber tent weighs 1,850 grams.",
     ]
     assert as_written.label == "unverifiable"
+
+
+def test_retrieval_reads_pdf_ligatures_as_plain_words() -> None:
+    """BM25 compares words in compatibility form: a plain query finds the sentence a PDF
+    extraction wrote with ligatures and a soft hyphen."""
+    context = (
+        "The museum opened in 1901. The o\ufb03cial \ufb01gures were pub\u00adlished in 1994. "
+        "The garden has a pond."
+    )
+    index = EvidenceIndex(context, sentence_backend="regex")
+    scores = index.bm25_scores("official figures published")
+    assert int(np.argmax(scores)) == 1 and scores[1] > 0
+    assert scores[0] == scores[2] == 0

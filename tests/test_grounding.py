@@ -136,6 +136,14 @@ def test_parse_dates(text: str, expected: list[DateMention]) -> None:
         ("bus", "bus"),
         ("analysis", "analysis"),
         ("Gallagher", "gallagher"),
+        # compatibility forms: a decomposed accent, PDF ligatures, full-width digits,
+        # invisible characters of scraped text
+        ("Cafe\u0301", "café"),
+        ("\ufb01gures", "figure"),
+        ("o\ufb03cial", "official"),
+        ("１９９４", "1994"),
+        ("Heidel\u00adberg", "heidelberg"),
+        ("Heidel\u200bberg", "heidelberg"),
     ],
 )
 def test_normalize_term(word: str, term: str) -> None:

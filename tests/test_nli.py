@@ -363,3 +363,23 @@ def test_graph_that_differs_from_its_manifest_is_warned_and_keyed_by_its_own_has
         verifier = NLICrossEncoder(directory)
     assert verifier.config()["sha256"] == sha256_of(directory / "model.onnx")
     assert any("but manifest.json records 000" in r.message for r in caplog.records)
+
+
+def test_compat_normalized_prepends_nfkc_to_any_normalizer() -> None:
+    """The verifier's tokenizer reads text in compatibility form whether or not the checkpoint's
+    tokenizer has a normalizer of its own; the original tokenizer is left as it was."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    from enoki_hd.verify.nli import compat_normalized
+
+    vocab = {"[UNK]": 0, "official": 1, "figures": 2, "1994": 3}
+    for own in (None, normalizers.Lowercase()):
+        tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+        tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+        if own is not None:
+            tokenizer.normalizer = own
+        text = "O\ufb03cial \ufb01gures １９９４" if own else "o\ufb03cial \ufb01gures １９９４"
+        assert tokenizer.encode(text).ids == [0, 0, 0]
+        assert compat_normalized(tokenizer).encode(text).ids == [1, 2, 3]
+        assert compat_normalized(tokenizer).encode("offi\u00adcial").ids == [1]
+        assert tokenizer.encode(text).ids == [0, 0, 0]

@@ -129,6 +129,25 @@ def test_a_family_the_context_never_states_is_the_only_span(detector: Detector) 
     assert flagged and all("Pteridaceae" in v.hypothesis for v in flagged)
 
 
+def test_a_context_extracted_from_a_pdf_reads_as_the_words_it_spells(
+    detector: Detector,
+) -> None:
+    """Ligatures ("ﬁ", "ﬃ"), a soft hyphen and a decomposed accent, as PDF and web extraction
+    leave them, are the plain words the answer writes: before they were compared in
+    compatibility form, "official figures" was unverifiable and "Café" counted as absent. The
+    one span is the year the answer changed."""
+    context = (
+        "The o\ufb03cial \ufb01gures of the Cafe\u0301 Noir were pub\u00adlished in 1994. "
+        "The Cafe\u0301 Noir opened in 1991."
+    )
+    answer = "The official figures of the Café Noir were published in 1994. The Café Noir opened in 1990."
+    report = detector.detect(answer=answer, context=context)
+    assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [
+        (answer.index("1990"), answer.index("1990") + 4, "1990", "contradicted")
+    ]
+    assert [s.label for s in report.sentences] == ["supported", "contradicted"]
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""

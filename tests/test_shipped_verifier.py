@@ -132,6 +132,24 @@ def test_each_pair_is_scored_alone_so_its_batch_does_not_change_it() -> None:
     assert abs(alone.entailment - among.entailment) > 1e-3
 
 
+def test_compatibility_characters_reach_the_model_as_plain_words(
+    verifier: NLICrossEncoder,
+) -> None:
+    """PDF ligatures, full-width digits, a decomposed accent and a soft hyphen are read as the
+    words they spell: the same token count and bitwise the same scores as the plain text."""
+    plain = (
+        "The official figures for the Café Heidelberg came in 1994.",
+        "The figures came in 1994.",
+    )
+    scraped = (
+        "The o\ufb03cial \ufb01gures for the Cafe\u0301 Heidel\u00adberg came in １９９４.",
+        "The \ufb01gures came in 1994.",
+    )
+    assert verifier.count_tokens(scraped[0]) == verifier.count_tokens(plain[0])
+    assert verifier.predict([scraped]) == verifier.predict([plain])
+    assert verifier.predict([scraped])[0].label() == "entailment"
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="known weakness: a fact that adds a place the premise does not mention is called a "

@@ -10,6 +10,7 @@ from enoki_hd import text as text_module
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
     anchor,
+    fold_compat,
     load_spacy_pipeline,
     merge_spans,
     segment_sentences,
@@ -424,6 +425,29 @@ def test_tokenize_words_unicode() -> None:
     ]
     assert spans[0] == Span(0, 1)
     assert spans[1] == Span(2, 6)
+
+
+def test_tokenize_words_keeps_invisible_characters_inside_a_word() -> None:
+    """A soft hyphen or zero-width space inside a scraped word leaves it one word, with its
+    original offsets; between emoji or after a word they stay tokens of their own."""
+    text = "The Heidel\u00adberg re\u200bactor opened.\u00ad"
+    assert texts(text, tokenize_words(text)) == [
+        "The",
+        "Heidel\u00adberg",
+        "re\u200bactor",
+        "opened",
+        ".",
+        "\u00ad",
+    ]
+    assert tokenize_words(text)[1] == Span(4, 15)
+
+
+def test_fold_compat() -> None:
+    assert fold_compat("The o\ufb03cial \ufb01gures") == "The official figures"
+    assert fold_compat("Cafe\u0301 １９９４ km²") == "Café 1994 km2"
+    assert fold_compat("Heidel\u00adberg\u200b\ufeff") == "Heidelberg"
+    ascii_text = "plain ASCII, unchanged"
+    assert fold_compat(ascii_text) is ascii_text
 
 
 def test_tokenize_words_edge_cases() -> None:

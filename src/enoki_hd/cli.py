@@ -66,6 +66,11 @@ class UsageError(Exception):
 
 
 def _read_text(argument: str, value: str, *, stdin_used: list[str]) -> str:
+    """The text of a file argument (or ``-`` for standard input), as UTF-8.
+
+    A leading byte-order mark is not part of the text (offsets count from after it); a file
+    that is not UTF-8, a directory or text with NUL characters (UTF-16 read as UTF-8, or a
+    binary file) is a usage error naming the argument and the fix."""
     if value == "-":
         if stdin_used:
             raise UsageError(
@@ -73,14 +78,35 @@ def _read_text(argument: str, value: str, *, stdin_used: list[str]) -> str:
                 "give a file for one of them"
             )
         stdin_used.append(argument)
-        return sys.stdin.read()
+        return _checked_text(argument, "standard input", sys.stdin.read().removeprefix("\ufeff"))
     path = Path(value)
+    if path.is_dir():
+        raise UsageError(f"argument {argument}: {value} is a directory; give a text file")
     if not path.is_file():
         raise UsageError(f"argument {argument}: file not found: {value}")
+    raw = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise UsageError(f"argument {argument}: {value} is not UTF-8 text ({err.reason})") from err
+        fix = (
+            f"it starts with a UTF-16 byte-order mark; convert it: iconv -f UTF-16 -t UTF-8 {value}"
+            if raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+            else f"save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 {value}"
+        )
+        raise UsageError(
+            f"argument {argument}: {value} is not UTF-8 text ({err.reason} at byte "
+            f"{err.start}); {fix}"
+        ) from err
+    return _checked_text(argument, value, text)
+
+
+def _checked_text(argument: str, source: str, text: str) -> str:
+    if "\x00" in text:
+        raise UsageError(
+            f"argument {argument}: {source} contains NUL characters (UTF-16 or a binary file?); "
+            "give UTF-8 text"
+        )
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ code points: an emoji is one character, ``\\r\\n`` is two.
 - :func:`anchor` — locate a phrase, tolerant of whitespace, quotes, dashes and case; an
   ambiguous phrase is never guessed.
 - :func:`merge_spans`, :func:`strip_span` — span arithmetic.
+- :func:`fold_compat`, :func:`normalize_term` — the forms text is compared in (never reported).
 """
 
 from __future__ import annotations
@@ -183,10 +184,16 @@ def _combining_marks() -> str:
     )
 
 
+# soft hyphen, zero-width space / non-joiner / joiner, word joiner, byte-order mark
+INVISIBLE_CHARACTERS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+
+
 @functools.lru_cache(maxsize=1)
 def _word_token_re() -> re.Pattern[str]:
     w = rf"[\w{_combining_marks()}]"
-    inner = r"['’\-‐‑]"  # apostrophes and hyphens that may join word parts
+    # apostrophes and hyphens that may join word parts, and the invisible characters scraped
+    # text carries inside words (soft hyphen, zero-width space and joiners, word joiner)
+    inner = rf"['’\-‐‑{INVISIBLE_CHARACTERS}]"
     number = rf"\d+(?:[.,]\d+)+(?:{inner}{w}+)*"  # 1,900,000 and 3.5 before plain words
     word = rf"{w}+(?:{inner}{w}+)*"
     return re.compile(rf"{number}|{word}|[^\s\w]")
@@ -195,7 +202,9 @@ def _word_token_re() -> re.Pattern[str]:
 def tokenize_words(text: str) -> list[Span]:
     """Word tokens of ``text`` as spans into the original string.
 
-    Words keep inner apostrophes and hyphens (``don't``, ``state-of-the-art``), numbers keep
+    Words keep inner apostrophes and hyphens (``don't``, ``state-of-the-art``) and the
+    invisible characters of scraped text (a soft hyphen or zero-width space inside
+    ``Heidel\u00adberg`` leaves it one word), numbers keep
     inner ``,`` and ``.`` (``1,900,000``, ``3.5``), and every other non-space character
     (punctuation, symbols, each emoji code point) is a token of its own.
     """
@@ -669,17 +678,37 @@ STOP_WORDS = frozenset(
 )  # fmt: skip
 
 _POSSESSIVE_RE = re.compile(r"(?:'s|')$")
+_INVISIBLE_TABLE = dict.fromkeys(map(ord, INVISIBLE_CHARACTERS))
+
+
+def fold_compat(text: str) -> str:
+    """``text`` in Unicode compatibility form, for comparing words, never for reporting.
+
+    NFKC composes accents written as separate marks (``Cafe\u0301`` → ``Café``) and maps
+    compatibility characters to their plain form — the ligatures of PDF-extracted text
+    (``ﬁgures`` → ``figures``), full-width letters and digits (``１９９４`` → ``1994``),
+    superscripts (``km²`` → ``km2``); the invisible characters scraped text carries inside words
+    (soft hyphen, zero-width space and joiners, word joiner, byte-order mark) are dropped.
+    ASCII text is returned unchanged. Lengths may change, so offsets into the result mean
+    nothing in the original: callers compare folded strings and report original spans.
+    """
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE_TABLE))
+
+
 _GROUPED_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def normalize_term(word: str) -> str:
     """The one form words are compared in, by every lexical check (grounding, the
-    lexical-absent baseline): casefolded, curly apostrophes straightened, possessive and simple
+    lexical-absent baseline): :func:`fold_compat` (NFKC, invisible characters dropped),
+    casefolded, curly apostrophes straightened, possessive and simple
     plural endings stripped ("Bands" → "band", "band's" → "band", "bands'" → "band",
     "countries" → "country", "churches" → "church"; "class", "bus", "analysis" unchanged),
     thousands separators dropped from numbers ("1,900" → "1900")."""
-    word = _POSSESSIVE_RE.sub("", word.casefold().replace("’", "'"))
+    word = _POSSESSIVE_RE.sub("", fold_compat(word).casefold().replace("’", "'"))
     if _GROUPED_NUMBER_RE.fullmatch(word):
         return word.replace(",", "")
     if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):

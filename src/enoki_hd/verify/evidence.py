@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from enoki_hd.text import segment_sentences
+from enoki_hd.text import fold_compat, segment_sentences
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
 from enoki_hd.verify.grounding import restate_quantities, shares_a_value
 from enoki_hd.verify.nli import Verifier, VerifierError
@@ -267,8 +267,9 @@ class EvidenceIndex:
 
         if self._bm25 is None:
             _quiet_bm25s()
+            # compared in compatibility form: "ﬁgures" in a PDF-extracted context is "figures"
             corpus = bm25s.tokenize(
-                self.sentence_texts(),
+                [fold_compat(text) for text in self.sentence_texts()],
                 lower=True,
                 stopwords="en",
                 return_ids=False,
@@ -277,7 +278,7 @@ class EvidenceIndex:
             self._bm25 = bm25s.BM25()
             self._bm25.index(corpus, show_progress=False)
         tokens = bm25s.tokenize(
-            [query], lower=True, stopwords="en", return_ids=False, show_progress=False
+            [fold_compat(query)], lower=True, stopwords="en", return_ids=False, show_progress=False
         )[0]
         ids = self._bm25.get_tokens_ids(tokens)
         if not ids:

@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
-from tokenizers import Encoding, Tokenizer
+from tokenizers import Encoding, Regex, Tokenizer, normalizers
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.lru import LRUCache
 from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
 from enoki_hd.runtime.onnx import create_session, quantizes_activations_per_batch
+from enoki_hd.text import INVISIBLE_CHARACTERS
 from enoki_hd.types import NLIScores
 
 logger = logging.getLogger(__name__)
@@ -358,6 +359,20 @@ def _choose_backend(
     return backend
 
 
+def compat_normalized(tokenizer: Tokenizer) -> Tokenizer:
+    """A copy of ``tokenizer`` that reads text in Unicode compatibility form first, as every
+    lexical check does (:func:`enoki_hd.text.fold_compat`): the invisible characters scraped text
+    carries inside words dropped, then NFKC — so "oﬃcial ﬁgures" in a PDF-extracted context,
+    full-width "１９９４" and a decomposed "Cafe\u0301" reach the model as the words they are,
+    not as unknown pieces. ASCII text tokenizes exactly as before."""
+    copy = Tokenizer.from_str(tokenizer.to_str())
+    steps = [normalizers.Replace(Regex(f"[{INVISIBLE_CHARACTERS}]"), ""), normalizers.NFKC()]
+    if copy.normalizer is not None:
+        steps.append(copy.normalizer)
+    copy.normalizer = normalizers.Sequence(steps)
+    return copy
+
+
 class NLICrossEncoder:
     """NLI cross-encoder over a sequence-classification checkpoint, on torch or ONNX.
 
@@ -495,6 +510,7 @@ class NLICrossEncoder:
             max_length, inference.get("max_length"), model_max_length, positions
         )
         self.pad_token_id = pad_id
+        tokenizer = compat_normalized(tokenizer)
         # Two copies of the tokenizer: one never truncates (for counting), one truncates pairs.
         self._counter = Tokenizer.from_str(tokenizer.to_str())
         self._counter.no_truncation()
