@@ -421,3 +421,30 @@ def test_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
 def test_from_config_rejects_unknown_keys() -> None:
     with pytest.raises(ValueError, match=r"unknown detector config key\(s\) \['treshold'\]"):
         Detector.from_config({"treshold": 0.5})
+
+
+def test_citation_markers_are_never_checked_flagged_or_split_off() -> None:
+    """A RAG answer's "[1]" and "(Source 2)" are read as spaces: the sentences end where the
+    answer's do, no marker is a span or a fact, and the report keeps the answer's own text."""
+    answer = "Suede formed in London [1]. The band split in 1998 (Source 2).[3]"
+    verifier = LexicalVerifier()
+    report = Detector(verifier, sentence_backend="regex").detect(answer=answer, context=CONTEXT)
+    assert report.answer == answer
+    assert [(s.span.start, s.span.end, s.text) for s in report.sentences] == [
+        (0, 27, "Suede formed in London [1]."),
+        (28, 62, "The band split in 1998 (Source 2)."),
+    ]
+    assert [(s.text, s.label) for s in report.spans] == [
+        ("split", "contradicted"),
+        ("1998", "contradicted"),
+    ]
+    judged = " ".join(h for batch in verifier.calls for _, h in batch)
+    assert "[" not in judged and "Source" not in judged
+    for fact in (v.fact for v in report.facts):
+        assert not any(c in f"{fact.subject} {fact.relation} {fact.object}" for c in "[]()")
+    # kept as text when asked: the markers become words of the answer
+    kept = Detector(LexicalVerifier(), sentence_backend="regex", mask_citations=False)
+    assert kept.config()["mask_citations"] is False
+    assert Detector.from_config(kept.config()).mask_citations is False
+    report = kept.detect(answer=answer, context=CONTEXT)
+    assert [s.text for s in report.spans] == ["1", "split", "1998 (Source 2).[3"]

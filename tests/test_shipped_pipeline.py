@@ -148,6 +148,30 @@ def test_a_context_extracted_from_a_pdf_reads_as_the_words_it_spells(
     assert [s.label for s in report.sentences] == ["supported", "contradicted"]
 
 
+def test_a_cited_answer_is_judged_on_its_words_not_its_citation_markers(
+    detector: Detector,
+) -> None:
+    """RAG answers cite their passages: "[1]", "[Doc 2]", "(Source 1)", "[^1]". None is a
+    claim, a span or a sentence of its own; the one span is the year the answer changed."""
+    context = (
+        "The Louvre in Paris opened as a museum on 10 August 1793. It is the world's "
+        "most-visited museum, with 8.9 million visitors in 2023."
+    )
+    answer = (
+        "The Louvre opened as a museum in 1793 [1][Doc 2]. It is the most-visited museum "
+        "(Source 1). It had 8.9 million visitors in 2024.[^1]"
+    )
+    report = detector.detect(answer=answer, context=context)
+    assert [(s.text, s.label) for s in report.sentences] == [
+        ("The Louvre opened as a museum in 1793 [1][Doc 2].", "supported"),
+        ("It is the most-visited museum (Source 1).", "supported"),
+        ("It had 8.9 million visitors in 2024.", "contradicted"),
+    ]
+    assert [(s.start, s.end, s.text) for s in report.spans] == [
+        (answer.index("2024"), answer.index("2024") + 4, "2024")
+    ]
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""

@@ -10,8 +10,10 @@ from enoki_hd import text as text_module
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
     anchor,
+    citation_spans,
     fold_compat,
     load_spacy_pipeline,
+    mask_citations,
     merge_spans,
     segment_sentences,
     strip_span,
@@ -589,3 +591,38 @@ def test_strip_span() -> None:
     assert strip_span(text, Span(3, 3)) == Span(3, 3)
     with pytest.raises(ValueError, match="outside"):
         strip_span(text, Span(0, 40))
+
+
+# ---------------------------------------------------------------------------------------------
+# Citation markers
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "markers"),
+    [
+        ("Paris is in France [1].", ["[1]"]),
+        ("Paris is in France.[1][2]", ["[1]", "[2]"]),
+        ("Paris [1, 2] and Lyon [3-5] and Nice [2;7].", ["[1, 2]", "[3-5]", "[2;7]"]),
+        ("Paris [Doc 1], Lyon [doc2], Nice [Source: 3].", ["[Doc 1]", "[doc2]", "[Source: 3]"]),
+        ("Paris (Source 1) and Lyon (Documents 2, 3).", ["(Source 1)", "(Documents 2, 3)"]),
+        ("Paris [citation:4] and Lyon 【5†source】.", ["[citation:4]", "【5†source】"]),
+        ("Paris is in France.[^1]\n\n[^1]: The atlas.", ["[^1]"]),
+        # claims, or maybe claims: left alone
+        ("Step (1) was done in (2020) by (Smith et al., 2020).", []),
+        ("x lies in [0, 1] and [0.5, 2].", []),
+        ("In `arr[1]` and ``b[2]`` the first [3].", ["[3]"]),
+        ("[citation needed] and [a] and [10000].", []),
+    ],
+)
+def test_citation_spans(text: str, markers: list[str]) -> None:
+    assert texts(text, citation_spans(text)) == markers
+
+
+def test_mask_citations_keeps_every_offset() -> None:
+    text = "Paris is in France [1]. Lyon (Source 2) is too."
+    masked = mask_citations(text)
+    assert masked == "Paris is in France    . Lyon            is too."
+    assert len(masked) == len(text)
+    plain = "No markers here."
+    assert mask_citations(plain) is plain

@@ -168,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
         "is judged)",
     )
     detect.add_argument(
+        "--keep-citations",
+        action="store_true",
+        help="read citation markers ([1], [Doc 2], (Source 3)) as part of the answer's text "
+        "(default: they are not part of any claim and are never checked or flagged)",
+    )
+    detect.add_argument(
         "--stable",
         action="store_true",
         help="leave timings out of JSON so that outputs can be diffed",
@@ -363,6 +369,11 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
         help="ancestors of a chain take a refinement's decision when it is entailed at least "
         "this much (fewer NLI pairs; default: every fact judged)",
     )
+    parser.add_argument(
+        "--keep-citations",
+        action="store_true",
+        help="read citation markers ([1], [Doc 2]) as answer text (default: never checked)",
+    )
 
 
 def _check_inherit(value: float | None) -> float | None:
@@ -387,6 +398,7 @@ def _detector_config(args: argparse.Namespace) -> dict:
         "verification": args.verification,
         "selection": args.selection,
         "inherit_entailment": _check_inherit(args.inherit_entailment),
+        "mask_citations": not args.keep_citations,
     }
 
 
@@ -521,6 +533,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         verification=args.verification,
         selection=args.selection,
         inherit_entailment=inherit,
+        mask_citations=not args.keep_citations,
     )
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}

@@ -53,7 +53,7 @@ from enoki_hd.select import (
     cell_facts,
     select_claims,
 )
-from enoki_hd.text import join_passages, require_str, segment_sentences
+from enoki_hd.text import join_passages, mask_citations, require_str, segment_sentences
 from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
@@ -138,6 +138,10 @@ class Detector:
         selection: claim selection before extraction (:mod:`enoki_hd.select`): ``rules``
             (default: non-claims reported ``not_a_claim``, Markdown lists and tables read with
             their structure) or ``none`` (every sentence is checked as written).
+        mask_citations: the answer's citation markers (``[1]``, ``[Doc 2]``, ``(Source 3)``,
+            ``[^4]``, ``【5†source】``; :func:`enoki_hd.text.citation_spans`) are not part of any
+            claim: they are read as spaces (offsets unchanged), so they are never verified,
+            flagged or split into sentences of their own. The report keeps the answer as given.
     """
 
     def __init__(
@@ -163,6 +167,7 @@ class Detector:
         calibration: FusionCalibration | str | Path | None = None,
         record_features: bool = False,
         selection: SelectionMode | LLMSelector | Mapping[str, Any] = "rules",
+        mask_citations: bool = True,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -216,6 +221,7 @@ class Detector:
         self.selection: SelectionMode = (
             "llm" if self.selector_llm else cast(SelectionMode, selection)
         )
+        self.mask_citations = mask_citations
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -279,6 +285,7 @@ class Detector:
             calibration=_calibration_from_config(cfg.get("calibration")),
             record_features=bool(cfg.get("record_features", False)),
             selection=cfg.get("selection", "rules"),
+            mask_citations=bool(cfg.get("mask_citations", True)),
         )
 
     def config(self) -> dict[str, Any]:
@@ -307,6 +314,7 @@ class Detector:
             else self.judge.calibration.config(),
             **({"record_features": True} if self.judge.record_features else {}),
             "selection": self.selector_llm.config() if self.selector_llm else self.selection,
+            "mask_citations": self.mask_citations,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -345,9 +353,12 @@ class Detector:
         require_str(question, "question", optional=True)
         timings: dict[str, float] = {}
         clock = _Clock(timings)
+        given = answer
+        if self.mask_citations:
+            answer = mask_citations(answer)  # the same length: every offset holds
         if not answer.strip():
             summary = Summary("empty_answer", None, {}, 0, None)
-            return self._report(answer, [], [], [], summary, clock.total(), question)
+            return self._report(given, [], [], [], summary, clock.total(), question)
 
         with clock("segment"):
             spans = segment_sentences(answer, backend=self.sentence_backend)
@@ -461,8 +472,13 @@ class Detector:
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         if passages:
             _mark_passages(index, verdicts or [], sentences)
+        if answer != given:  # texts as the answer gives them, with its citation markers
+            for sentence in sentences:
+                sentence.text = sentence.span.text(given)
+            for span in hallucinated:
+                span.text = given[span.start : span.end]
         return self._report(
-            answer, sentences, verdicts or [], hallucinated, summary, clock.total(), question
+            given, sentences, verdicts or [], hallucinated, summary, clock.total(), question
         )
 
     def _ground_sentences(
@@ -577,6 +593,7 @@ _CONFIG_KEYS = frozenset(
         "judge",
         "routing",
         "selection",
+        "mask_citations",
     }
 )
 

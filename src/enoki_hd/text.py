@@ -12,6 +12,7 @@ code points: an emoji is one character, ``\\r\\n`` is two.
   ambiguous phrase is never guessed.
 - :func:`merge_spans`, :func:`strip_span` — span arithmetic.
 - :func:`fold_compat`, :func:`normalize_term` — the forms text is compared in (never reported).
+- :func:`citation_spans`, :func:`mask_citations` — the citation markers of RAG answers.
 """
 
 from __future__ import annotations
@@ -718,3 +719,52 @@ def normalize_term(word: str) -> str:
     if word.endswith(("ches", "shes", "sses", "xes", "zes")):
         return word[:-2]
     return word[:-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Citation markers
+# ---------------------------------------------------------------------------------------------
+
+_CITED_NUMBER = r"[1-9]\d{0,2}"  # never 0 ("[0, 1]" is an interval) and never a decimal
+_CITED_NUMBERS = rf"{_CITED_NUMBER}(?:\s*[-–,;]\s*{_CITED_NUMBER})*"
+_CITED_SOURCE = r"(?:doc(?:ument)?|source|passage|context|ref(?:erence)?|citation|cite)s?"
+_CITATION_RE = re.compile(
+    rf"\[{_CITED_NUMBERS}\]"  # [1] [1, 2] [1-3]
+    rf"|\[{_CITED_SOURCE}[ \t:_#-]*{_CITED_NUMBERS}\]"  # [Doc 1] [source: 2] [citation:3]
+    rf"|\({_CITED_SOURCE}[ \t:_#-]*{_CITED_NUMBERS}\)"  # (Source 1) (Document 2, 3)
+    r"|\[\^[^\]\s]{1,20}\](?!:)"  # a Markdown footnote reference [^1], not its definition
+    r"|【[^】\n]{1,40}】",  # 【1†source】
+    re.IGNORECASE,
+)
+_INLINE_CODE_RE = re.compile(r"(`+)[^\n]*?\1")
+
+
+def citation_spans(text: str) -> list[Span]:
+    """The citation markers of a RAG answer, as spans into ``text``.
+
+    Marked: bracketed source numbers (``[1]``, ``[1, 2]``, ``[2-4]``, ``[1][2]``), bracketed or
+    parenthesised source names with a number (``[Doc 1]``, ``[source: 2]``, ``[citation:3]``,
+    ``(Source 1)``, ``(Document 2, 3)``), Markdown footnote references (``[^1]``; not the
+    definition line ``[^1]: ...``) and ``【1†source】``. Not marked, because they are claims or
+    may be: ``(1)``, ``(2020)``, author–year citations (``(Smith et al., 2020)``), numbers
+    starting with 0 (``[0, 1]`` is an interval) and anything inside inline code (``arr[1]``).
+    """
+    require_str(text, "text")
+    code = [m.span() for m in _INLINE_CODE_RE.finditer(text)]
+    return [
+        Span(m.start(), m.end())
+        for m in _CITATION_RE.finditer(text)
+        if not any(a <= m.start() < b for a, b in code)
+    ]
+
+
+def mask_citations(text: str) -> str:
+    """``text`` with its :func:`citation_spans` replaced by spaces: the same length, so every
+    offset into the result is the same character's offset in ``text``."""
+    spans = citation_spans(text)
+    if not spans:
+        return text
+    chars = list(text)
+    for span in spans:
+        chars[span.start : span.end] = " " * (span.end - span.start)
+    return "".join(chars)
