@@ -7,7 +7,15 @@ import pytest
 from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores, SentenceVerdict, Span
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.grounding import GroundingIndex, GroundingResult
-from enoki_hd.verify.judge import NLI_DECISIVE, FactJudge, Fusion, fuse, join_spans, to_answer_span
+from enoki_hd.verify.judge import (
+    NLI_DECISIVE,
+    FactJudge,
+    Fusion,
+    fuse,
+    join_spans,
+    to_answer_span,
+    whole_dates,
+)
 
 MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4, missing_names=["12"])
 ABSENT = GroundingResult("absent", 0.8, ["noel", "gallagher"], [], 3)
@@ -313,3 +321,77 @@ def test_a_refinement_merely_leaning_to_entailment_vouches_for_nothing() -> None
         ("unverifiable", "grounding"),
         ("supported", "nli"),
     ]
+
+
+DATED = "Smith was born on 4 March 1950 in Leeds."
+
+
+def _date_chain(answer: str) -> list[Fact]:
+    """The rules extractor's date chain over ``answer``'s "<day> <Month> <year>": (Smith, was
+    born on, 1950) -> (…, March 1950) -> (…, 4 March 1950), each refinement's delta the word
+    it adds."""
+    at = answer.index(" on ") + 4
+    words = answer[at:].split()[:3]
+    day = Span(at, at + len(words[0]))
+    month = Span(day.end + 1, day.end + 1 + len(words[1]))
+    year = Span(month.end + 1, month.end + 1 + len(words[2]))
+    base = {"subject_spans": [Span(0, 5)], "relation_spans": [Span(6, at - 1)]}
+    return [
+        Fact("f0.0", 0, "Smith", "was born on", year.text(answer), **base, object_spans=[year]),
+        Fact(
+            "f0.1", 0, "Smith", "was born on", f"{month.text(answer)} {year.text(answer)}",
+            **base, object_spans=[Span(month.start, year.end)], parent="f0.0", delta=[month],
+        ),
+        Fact(
+            "f0.2", 0, "Smith", "was born on", Span(day.start, year.end).text(answer),
+            **base, object_spans=[Span(day.start, year.end)], parent="f0.1", delta=[day],
+        ),
+    ]  # fmt: skip
+
+
+def test_whole_dates_widens_a_date_refinements_delta_to_the_facts_date() -> None:
+    facts = _date_chain(DATED)
+    # "March" is a month of "March 1950", "4" a day of "4 March 1950"
+    assert [s.text(DATED) for s in whole_dates(DATED, facts[1], facts[1].delta)] == ["March 1950"]
+    assert [s.text(DATED) for s in whole_dates(DATED, facts[2], facts[2].delta)] == ["4 March 1950"]
+    # a delta that touches no date is returned as it is, the same list
+    plain = Fact(
+        "f1.1", 0, "Smith", "was born in", "Leeds", subject_spans=[Span(0, 5)],
+        relation_spans=[Span(6, 17)], object_spans=[Span(34, 39)], parent="f1.0",
+        delta=[Span(34, 39)],
+    )  # fmt: skip
+    assert whole_dates(DATED, plain, plain.delta) is plain.delta
+
+
+@pytest.mark.parametrize(
+    ("answer", "labels", "blamed"),
+    [
+        # the context's own date: the day and the month are found in it, not absent words
+        (DATED, ["supported", "supported", "supported"], [None, None, None]),
+        # a wrong day: only the finest fact fails, on the day it adds
+        (
+            "Smith was born on 5 March 1950 in Leeds.",
+            ["supported", "supported", "contradicted"],
+            [None, None, ["5"]],
+        ),
+    ],
+)
+def test_a_date_refinement_is_grounded_on_its_whole_date(
+    answer: str, labels: list[str], blamed: list
+) -> None:
+    context = "Smith was born on 4 March 1950 in Leeds."
+    facts = _date_chain(answer)
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.9, 0.05, 0.05), Evidence(0, len(context), context), 1
+    )
+    verdicts = FactJudge("hybrid").judge(
+        answer,
+        facts,
+        [answer] * 3,
+        [decision] * 3,
+        grounding=GroundingIndex(context),
+    )
+    assert [v.label for v in verdicts] == labels
+    assert [
+        None if v.blamed is None else [s.text(answer) for s in v.blamed] for v in verdicts
+    ] == blamed

@@ -172,6 +172,27 @@ def test_a_cited_answer_is_judged_on_its_words_not_its_citation_markers(
     ]
 
 
+@pytest.mark.parametrize(
+    ("answer", "spans"),
+    [
+        ("Smith was born on 4 March 1950 in Leeds.", []),
+        ("Smith was born on March 4, 1950, in Leeds.", []),
+        ("Smith was born in March 1950 in Leeds.", []),
+        ("Smith was born on 5 March 1950 in Leeds.", [("5 March 1950", "contradicted")]),
+        ("Smith was born on 4 April 1950 in Leeds.", [("4 April 1950", "contradicted")]),
+    ],
+)
+def test_a_date_the_context_states_is_supported_whatever_its_format(
+    detector: Detector, answer: str, spans: list
+) -> None:
+    """The date chain (1950 -> March 1950 -> 4 March 1950) grounds each refinement on its
+    whole date: before, the day "4" and the month "March" were grounded alone, found nowhere
+    (the context's date is one date, not a number and a word), and every dated answer had its
+    date flagged, the context's own words included."""
+    report = detector.detect(answer=answer, context="Smith was born on 4 March 1950 in Leeds.")
+    assert [(s.text, s.label) for s in report.spans] == spans
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""

@@ -77,6 +77,7 @@ from enoki_hd.verify.grounding import (
     GroundingIndex,
     GroundingResult,
     ground,
+    parse_dates,
 )
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
@@ -256,14 +257,17 @@ class FactJudge:
     ) -> FactVerdict:
         result = None
         offsets: list[tuple[int, int]] = []
+        widened = False  # a refinement's delta widened to its whole date (whole_dates)
         if self.uses_grounding:
             # A root fact is new as a whole: its subject and relation words can be the
             # hallucination too ("Noel Gallagher founded the band"); a refinement adds its delta.
+            refinement = fact.parent is not None and bool(fact.delta)
             parts = (
-                fact.delta
-                if fact.parent is not None and fact.delta
+                whole_dates(answer, fact, fact.delta)
+                if refinement
                 else fact.subject_spans + fact.relation_spans + fact.object_spans
             )
+            widened = refinement and parts is not fact.delta
             text, offsets = join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
             result = ground(text, evidence_text, question=question, scope=grounding)
@@ -302,6 +306,10 @@ class FactJudge:
         blamed = None
         if result is not None:
             blamed = [to_answer_span(span, offsets) for span in result.missing_spans] or None
+            if blamed and widened:
+                # a wrong date of a refinement: blame what the refinement added ("5" of
+                # "5 March 1950"), not the month and year its ancestors vouch for
+                blamed = _within(blamed, fact.delta) or blamed
             if conflict is not None and conflict.value is not None:
                 # a value given the wrong role: the value is what is wrong
                 at = text.rfind(conflict.value)
@@ -384,6 +392,45 @@ def _vouched_by_refinements(verdicts: list[FactVerdict]) -> list[FactVerdict]:
                 blamed=None,
             )
         out.append(verdict)
+    return out
+
+
+def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
+    """A refinement's ``delta`` widened to each date of the fact it falls in.
+
+    Date chains refine "born in 1950" to "born in March 1950" to "born on 4 March 1950", so
+    a delta is a month name or a day number; grounded alone, neither is found, since the
+    context's "4 March 1950" is read as one date, not as the number 4 and the word "March".
+    The fact's date is grounded whole instead: found when the context states it (or a finer
+    date that agrees with it), a mismatch when it states another. ``delta`` itself is
+    returned when it touches no date (the list object, so callers can tell).
+    """
+    text, offsets = join_spans(answer, fact.subject_spans + fact.relation_spans + fact.object_spans)
+    dates = []
+    for date in parse_dates(text):
+        span = to_answer_span(date.span, offsets)
+        if span.text(answer) == date.span.text(text):  # one piece of the answer, not two
+            dates.append(span)
+    touched = [d for d in dates if any(p.start < d.end and d.start < p.end for p in delta)]
+    if not touched:
+        return delta
+    merged: list[Span] = []
+    for span in sorted([*delta, *touched]):
+        if merged and span.start <= merged[-1].end:
+            merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
+        else:
+            merged.append(span)
+    return merged
+
+
+def _within(spans: list[Span], bounds: list[Span]) -> list[Span]:
+    """The parts of ``spans`` inside any of ``bounds``."""
+    out = []
+    for span in spans:
+        for bound in bounds:
+            start, end = max(span.start, bound.start), min(span.end, bound.end)
+            if start < end:
+                out.append(Span(start, end))
     return out
 
 
