@@ -286,6 +286,22 @@ def test_dates() -> None:
     assert ground("in the 1980s", "in the 1990s").mismatches == [("1980s", "1990s")]
 
 
+def test_the_month_of_a_date_is_a_word_the_context_writes() -> None:
+    """A fact cut at the month ("born on April") finds the month in the context's "April 8";
+    a month the context's dates do not name is still missing."""
+    evidence = "The quintuplets were born in Houston on April 8."
+    assert ground("born on April", evidence).status == "grounded"
+    assert ground("born on June", evidence).missing == ["june"]
+
+
+def test_a_number_word_the_context_writes_as_a_word_is_found() -> None:
+    """ "one" of "ranks as one of the most" is no count in the context, yet the same word; a
+    number word the context states as another count is still a mismatch."""
+    evidence = "The seat ranks as one of the most Republican districts."
+    assert ground("seat ranks as one", evidence).status == "grounded"
+    assert ground("sold four albums", "They sold 3 albums.").mismatches == [("four", "3")]
+
+
 def test_digits_are_not_also_words() -> None:
     result = ground("12 albums", "albums")
     assert result.checked == 2

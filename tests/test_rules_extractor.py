@@ -377,6 +377,18 @@ def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
         ("Loans", "rose by", "3.6 per cent", None, ["3.6 per cent"]),
         ("Loans", "rose during", "year", None, ["year"]),
     ]  # was "3.6 cent": spaCy makes "per" a modifier of "cent"
+    # "paid billion" and "reached C" were roots (NLI read them as contradictions of the
+    # context's own "$2.1 billion" and "40.5 °C"), their numbers refinements grounded alone
+    money = "The company paid $2.1 billion for the lender."
+    assert _chains(money, extractor.extract(money)) == [
+        ("company", "paid", "2.1 billion", None, ["2.1 billion"]),
+        ("company", "paid 2.1 billion for", "lender", "f0.0", ["lender"]),
+    ]
+    heat = "The temperature reached 40.5 °C in July."
+    assert _chains(heat, extractor.extract(heat)) == [
+        ("temperature", "reached", "40.5 °C", None, ["40.5 °C"]),
+        ("temperature", "reached 40.5 °C in", "July", "f0.0", ["July"]),
+    ]
 
 
 def test_a_measure_stays_with_its_adjective(extractor: RulesExtractor) -> None:

@@ -32,6 +32,11 @@ def masked_words(text: str) -> list[str]:
         ),
         ("![logo](logo.png) Suede<br>rocks", ["Suede", "rocks"]),
         ("Hot 🔥 band 👍🏽 ok ❤️", ["Hot", "band", "ok"]),
+        # written symbols of category So stay for the parser: a degree, a copyright, a number
+        (
+            "It reached 40 °C ✅ in № 5 © 2020",
+            ["It", "reached", "40", "°C", "in", "№", "5", "©", "2020"],
+        ),
         ("snake_case and 2*3 stay", ["snake_case", "and", "2*3", "stay"]),
         ("---\nText\n===", ["Text"]),
     ],

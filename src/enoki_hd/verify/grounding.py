@@ -654,6 +654,12 @@ _DATE_FIELDS = ("year", "month", "day")
 _PLAIN_DIGITS_RE = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
 
 
+def _inside(token: Span, spans: list[Span]) -> bool:
+    """Whether ``token`` lies inside one of the sorted, disjoint ``spans``."""
+    at = bisect.bisect_right(spans, token.start, key=lambda s: s.start) - 1
+    return at >= 0 and token.end <= spans[at].end
+
+
 def _same_digit_count(a: NumberMention, b: NumberMention) -> bool:
     """Both written in plain digits ("18,250", "16250"; no decimals, no scale word) with the
     same number of digits."""
@@ -698,12 +704,17 @@ class GroundingIndex:
         started = time.perf_counter()
         analysis = _analyse(context)
         words: set[str] = set()
+        date_spans = [d.span for d in analysis.dates]
         for token, free in zip(analysis.tokens, analysis.free, strict=True):
+            word = token.text(context)
             if free:
-                word = token.text(context)
                 words.add(normalize_term(word))
                 if _HYPHENS_RE.search(word):
                     words.update(_word_parts(word))
+            elif word.isalpha() and _inside(token, date_spans):
+                # the month of a date is still a word the context writes: "April" of "born on
+                # April 8" is found for a fact that stops at "born on April"
+                words.add(normalize_term(word))
         self.words: frozenset[str] = frozenset(words)
         self.numbers: tuple[NumberMention, ...] = tuple(q.mention for q in analysis.quantities)
         self.dates: tuple[DateMention, ...] = tuple(analysis.dates)
@@ -1043,6 +1054,8 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.number is not None:
         if unit.measure is not None and index.has_measure(unit.measure):
             return True
+        if unit.number.mention.text.isalpha() and index.has_word(unit.number.mention.text):
+            return True  # "one" of "ranks as one of the most": the context's word, not a count
         return index.has_number(
             unit.number.mention, hedged=unit.hedged
         ) and not index.in_other_dimensions_only(unit.number, hedged=unit.hedged)

@@ -31,6 +31,11 @@ _INLINE = (
 _EMOJI_GLUE = frozenset(
     {"\u200d", "\ufe0e", "\ufe0f", "\u20e3", *map(chr, range(0x1F3FB, 0x1F400))}
 )
+# Symbols of category So that are written text, not pictures: kept for the parser (the degree
+# sign of "40.5 °C", "№ 5", "™"); every other So character is an emoji or a pictograph.
+_WRITTEN_SYMBOLS = frozenset(
+    {*(chr(c) for c in range(0xA0, 0x100)), *(chr(c) for c in range(0x2100, 0x2150))}
+)
 # [text](url): the brackets and the (url) part go, the link text stays.
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
 
@@ -75,6 +80,8 @@ def mask_markdown(text: str) -> str:
             for m in pattern.finditer(body):
                 _blank(chars, start + m.start(), start + m.end())
     for i, char in enumerate(chars):
-        if char in _EMOJI_GLUE or unicodedata.category(char) == "So":
+        if char in _EMOJI_GLUE or (
+            unicodedata.category(char) == "So" and char not in _WRITTEN_SYMBOLS
+        ):
             chars[i] = " "
     return "".join(chars)

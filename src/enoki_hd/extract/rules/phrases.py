@@ -43,6 +43,7 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 # (``English and American bands``).
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
+_DEGREE_SIGNS = frozenset({"°", "º"})
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,10 @@ def core_tokens(head: Token) -> set[int]:
             core |= content_subtree(child)
         elif unit and child.lower_ == "per" and child.i == head.i - 1:  # "3.6 per cent"
             core.add(child.i)
+        elif head.like_num and child.dep_ in ("compound", "nummod") and child.like_num:
+            core |= content_subtree(child)  # "2.1" of "$2.1 billion": "billion" alone is no value
+        elif child.dep_ == "compound" and child.text in _DEGREE_SIGNS:
+            core |= {child.i} | content_subtree(child)  # "40.5 °" of "40.5 °C"
         elif child.dep_ == "npadvmod" and _is_measure(child):
             core |= content_subtree(child)
         elif child.dep_ == "quantmod" and head.like_num and _is_range_part(child):
