@@ -72,6 +72,13 @@ def test_role_check_skips_symmetric_relations_obliques_numbers_and_pronouns() ->
     assert role_conflict(fact("Acme", "sold", "300 units"), "300 units sold Acme.") is None
 
 
+def test_a_quote_before_its_speaker_is_reporting_order_not_swapped_roles() -> None:
+    quote = '"We are so thankful and blessed," said Danielle Busby, who had twins.'
+    said = fact("Danielle Busby", "said", "We are so thankful and blessed")
+    assert role_conflict(said, quote) is None
+    assert find_conflict(said, quote) is None
+
+
 def test_role_check_matches_word_forms_and_skips_determiners() -> None:
     conflict = role_conflict(
         fact("the Rovers", "defeated", "the Lions"), "The Lions defeated the Rovers 3-1."

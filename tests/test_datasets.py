@@ -684,6 +684,7 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
         "wice_dev_oracle": ("claim", 349),
         "capabilities": ("claim", 156),  # the repository's own suite
         "capabilities_markdown": ("span", 42),  # the repository's own Markdown suite
+        "verbatim": ("span", 235),  # context sentences of four of them, given back
     }
     assert set(BENCHMARKS) == set(expected)
     for name, (level, count) in expected.items():
@@ -705,3 +706,35 @@ def test_missing_benchmark_files_name_the_path_and_the_variable(tmp_path: Path):
     message = str(info.value)
     assert str(tmp_path / "benchmarks/wice_dev/claims_dev.jsonl") in message
     assert "ENOKI_SHARED_DIR" in message
+
+
+# ---------------------------------------------------------------------------------------------
+# Verbatim probe
+# ---------------------------------------------------------------------------------------------
+
+
+def test_verbatim_answers_are_context_sentences_with_no_gold_span():
+    from enoki_hd.eval.datasets.schema import Benchmark, EvalExample
+    from enoki_hd.eval.datasets.verbatim import build_verbatim
+
+    context = (
+        "Short one. The bridge over the river was opened to traffic in 1932 by the mayor. "
+        "It is 1,200 metres long and carries four lanes of the coastal road. "
+        "Is this a question about the bridge and its long history?"
+    )
+    source = Benchmark("src", "span", [EvalExample("a", None, context, "x")] * 2)
+    probe = build_verbatim({"src": source, "other": source}, per_set=1, seed=0)
+    assert [(e.id, e.gold_spans, e.example_label) for e in probe.examples] == [
+        ("src:0", [], False),
+        ("other:0", [], False),
+    ]
+    candidates = {
+        "The bridge over the river was opened to traffic in 1932 by the mayor.",
+        "It is 1,200 metres long and carries four lanes of the coastal road.",
+    }  # too short, and a question, are never taken
+    assert {e.answer for e in probe.examples} <= candidates
+    assert all(e.answer in e.context for e in probe.examples)
+    both = build_verbatim({"src": source}, per_set=5)
+    assert sorted(e.answer for e in both.examples) == sorted(candidates)  # one context, two
+    with pytest.raises(ValueError, match="per_set must be >= 1, got 0"):
+        build_verbatim({"src": source}, per_set=0)

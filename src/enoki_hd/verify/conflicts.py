@@ -8,7 +8,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence says *O R S* in the active voice ("Crestline Credit bought the regional
   lender Harbor Bank") and no evidence sentence says *S R O*. Only for a direct object (a
   relation that does not end in a preposition), arguments that are names or noun phrases
-  (no digits, no pronouns), a relation that is not symmetric ("married", "met"), and no
+  (no digits, no pronouns), a relation that is not symmetric ("married", "met") nor a verb of
+  saying (a quote before "said Danielle Busby" is reporting order), and no
   preposition, passive ("was bought by") or clause boundary between the relation and *S*.
 - **exception**: the evidence states the relation for all but *X* ("open every day except
   Mondays") and the fact states it for *X* ("open on Mondays"): the fact's subject and
@@ -131,6 +132,17 @@ def _stem(word: str) -> str:
         word = word[:-1]
     return word
 
+
+# Verbs of saying: "'We are thankful,' said Danielle Busby" puts the quote first and the
+# speaker after the verb, the inverted order of reporting, not the roles swapped.
+_SAYING = frozenset(
+    _stem(w)
+    for w in _set(
+        "said say says told tell tells added add adds asked ask asks wrote write writes "
+        "stated state states explained explain explains noted note notes replied reply "
+        "replies recalled recall recalls continued continue continues insisted insist insists"
+    )
+)
 
 # Relations whose arguments can be swapped without changing the meaning.
 _SYMMETRIC = frozenset(
@@ -262,7 +274,7 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     head, oblique, negated = _relation_head(fact.relation)
     if subject is None or obj is None or head is None or oblique or negated or fact.negated:
         return None
-    if head in _SYMMETRIC or set(subject) & set(obj):
+    if head in _SYMMETRIC or head in _SAYING or set(subject) & set(obj):
         return None
     sentences = _evidence_sentences(evidence)
     if any(_ordered(w, s, subject, head, obj) for _, w, s in sentences):

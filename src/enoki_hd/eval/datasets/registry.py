@@ -21,6 +21,7 @@ from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv, load_psiloqa_hub
 from enoki_hd.eval.datasets.ragtruth import load_ragtruth, load_ragtruth_processed
 from enoki_hd.eval.datasets.schema import Benchmark, PathLike
 from enoki_hd.eval.datasets.sentence_sample import load_sentence_sample
+from enoki_hd.eval.datasets.verbatim import build_verbatim
 from enoki_hd.eval.datasets.wice import load_wice
 
 logger = logging.getLogger(__name__)
@@ -112,6 +113,14 @@ def _capabilities_markdown(shared: Path) -> Benchmark:
     return load_markdown_suite()
 
 
+VERBATIM_SOURCES = ("mushroom_dev30", "psiloqa_en50", "ragtruth_sent48", "wice_dev")
+
+
+def _verbatim(shared: Path) -> Benchmark:
+    # context sentences of four shared sets given back as answers (false alarms only)
+    return build_verbatim({name: BENCHMARKS[name](shared) for name in VERBATIM_SOURCES})
+
+
 # Config name -> loader over the shared data folder.
 BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
     "capabilities": _capabilities,
@@ -123,6 +132,7 @@ BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
     "factcheck_dev30_claims": _factcheck_dev30_claims,
     "wice_dev": _wice_dev,
     "wice_dev_oracle": _wice_dev_oracle,
+    "verbatim": _verbatim,
 }
 
 
