@@ -11,6 +11,7 @@ from enoki_hd.verify.judge import (
     NLI_DECISIVE,
     FactJudge,
     Fusion,
+    cut_dates_widened,
     fuse,
     join_spans,
     to_answer_span,
@@ -395,3 +396,22 @@ def test_a_date_refinement_is_grounded_on_its_whole_date(
     assert [
         None if v.blamed is None else [s.text(answer) for s in v.blamed] for v in verdicts
     ] == blamed
+
+
+def test_a_part_that_cuts_a_date_at_its_day_is_widened_to_the_date() -> None:
+    """ "born 10" of "(born 10 March 1937)": the parse ended the fact inside the date; the day
+    alone is grounded as the answer's date. A coarser fact of a chain ("March 1937") and a
+    part holding a whole date are left alone."""
+    answer = "Robert Nadeau (born 10 March 1937) met Gallie (18 March 1919 – 17 June 1990)."
+    born_10 = [Span(0, 13), Span(15, 19), Span(20, 22)]
+    widened = cut_dates_widened(answer, born_10)
+    assert [s.text(answer) for s in widened] == ["Robert Nadeau", "born", "10 March 1937"]
+    span = answer.index("18 March 1919 – 17")
+    life = [Span(span, span + len("18 March 1919 – 17"))]
+    assert [s.text(answer) for s in cut_dates_widened(answer, life)] == [
+        "18 March 1919 – 17 June 1990"
+    ]
+    coarser = [Span(answer.index("March 1937"), answer.index("March 1937") + 10)]
+    assert cut_dates_widened(answer, coarser) is coarser
+    whole = [Span(answer.index("10 March"), answer.index("10 March") + 13)]
+    assert cut_dates_widened(answer, whole) is whole

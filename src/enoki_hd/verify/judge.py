@@ -55,7 +55,9 @@ a value conflicts, else ``unverifiable``.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -268,6 +270,7 @@ class FactJudge:
                 else fact.subject_spans + fact.relation_spans + fact.object_spans
             )
             widened = refinement and parts is not fact.delta
+            parts = cut_dates_widened(answer, parts)
             text, offsets = join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
             result = ground(text, evidence_text, question=question, scope=grounding)
@@ -416,6 +419,41 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
         return delta
     merged: list[Span] = []
     for span in sorted([*delta, *touched]):
+        if merged and span.start <= merged[-1].end:
+            merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
+        else:
+            merged.append(span)
+    return merged
+
+
+_BARE_DAY_RE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
+
+
+@functools.lru_cache(maxsize=64)
+def _answer_dates(answer: str) -> tuple[Span, ...]:
+    return tuple(d.span for d in parse_dates(answer))
+
+
+def cut_dates_widened(answer: str, parts: list[Span]) -> list[Span]:
+    """``parts`` widened to each date of the answer that a part cuts at its day: "born 10" of
+    "(born 10 March 1937)", "… 1919 – 17" of "(18 March 1919 – 17 June 1990)", where the parse
+    ended a fact inside a date. A day number alone is no value to ground (the context's date
+    is read whole), so the answer's date is grounded instead. A part that holds more of the
+    date than its day ("March 1950" of "5 March 1950") is left as it is: that is a coarser
+    fact of a date chain, for :func:`whole_dates`. ``parts`` itself is returned when no part
+    cuts a date (the list object)."""
+    cut = []
+    for date in _answer_dates(answer):
+        for part in parts:
+            start, end = max(part.start, date.start), min(part.end, date.end)
+            inside = part.start <= date.start and date.end <= part.end
+            if start < end and not inside and _BARE_DAY_RE.fullmatch(answer[start:end]):
+                cut.append(date)
+                break
+    if not cut:
+        return parts
+    merged: list[Span] = []
+    for span in sorted([*parts, *cut]):
         if merged and span.start <= merged[-1].end:
             merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
         else:
