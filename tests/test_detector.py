@@ -448,3 +448,22 @@ def test_citation_markers_are_never_checked_flagged_or_split_off() -> None:
     assert Detector.from_config(kept.config()).mask_citations is False
     report = kept.detect(answer=answer, context=CONTEXT)
     assert [s.text for s in report.spans] == ["1", "split", "1998 (Source 2).[3"]
+
+
+def test_attribution_frames_are_not_part_of_the_claim() -> None:
+    """ "According to the context, " says where the claim comes from: it is read as spaces, so
+    the sentence is the claim alone and no frame word is judged or flagged."""
+    answer = "According to the context, Suede formed in London. In summary, the band split in 1998."
+    verifier = LexicalVerifier()
+    report = Detector(verifier, sentence_backend="regex").detect(answer=answer, context=CONTEXT)
+    assert report.answer == answer
+    assert [s.text for s in report.sentences] == [
+        "Suede formed in London.",
+        "the band split in 1998.",
+    ]
+    assert [s.text for s in report.spans] == ["split", "1998"]
+    judged = " ".join(h for batch in verifier.calls for _, h in batch).lower()
+    assert "according" not in judged and "context" not in judged and "summary" not in judged
+    kept = Detector(LexicalVerifier(), sentence_backend="regex", mask_frames=False)
+    assert Detector.from_config(kept.config()).mask_frames is False
+    assert "According" in [s.text for s in kept.detect(answer=answer, context=CONTEXT).spans]

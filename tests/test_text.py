@@ -12,8 +12,10 @@ from enoki_hd.text import (
     anchor,
     citation_spans,
     fold_compat,
+    frame_spans,
     load_spacy_pipeline,
     mask_citations,
+    mask_frames,
     merge_spans,
     segment_sentences,
     strip_span,
@@ -626,3 +628,36 @@ def test_mask_citations_keeps_every_offset() -> None:
     assert len(masked) == len(text)
     plain = "No markers here."
     assert mask_citations(plain) is plain
+
+
+# ---------------------------------------------------------------------------------------------
+# Attribution frames
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "frames"),
+    [
+        (
+            "According to the provided context, Suede formed in 1989.",
+            ["According to the provided context, "],
+        ),
+        ("Based on the given passages, here are the steps:", ["Based on the given passages, "]),
+        ("It rained. As stated in Passage 2, it snowed.", ["As stated in Passage 2, "]),
+        ("The passage states that Suede formed in 1989.", ["The passage states that "]),
+        ("Sure! In summary, the band split.", ["Sure! ", "In summary, "]),
+        ("Steps:\n1. Overall, collect data.", ["Overall, "]),
+        # claims about what the sources say, and frames inside a sentence, stay
+        ("The passage does not say who founded Suede.", []),
+        ("Suede, according to the passage, formed in 1989.", []),
+        ("It was, overall, a success. Based on this, we left.", []),
+    ],
+)
+def test_frame_spans(text: str, frames: list[str]) -> None:
+    assert texts(text, frame_spans(text)) == frames
+
+
+def test_mask_frames_keeps_every_offset() -> None:
+    text = "According to the context, Suede formed in 1989."
+    masked = mask_frames(text)
+    assert masked == " " * 26 + "Suede formed in 1989." and len(masked) == len(text)

@@ -174,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: they are not part of any claim and are never checked or flagged)",
     )
     detect.add_argument(
+        "--keep-frames",
+        action="store_true",
+        help='judge attribution frames ("According to the context, ", "In summary, ") as part '
+        "of their sentence (default: they are not part of any claim)",
+    )
+    detect.add_argument(
         "--stable",
         action="store_true",
         help="leave timings out of JSON so that outputs can be diffed",
@@ -374,6 +380,11 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read citation markers ([1], [Doc 2]) as answer text (default: never checked)",
     )
+    parser.add_argument(
+        "--keep-frames",
+        action="store_true",
+        help='judge attribution frames ("According to the context, ") as claim text',
+    )
 
 
 def _check_inherit(value: float | None) -> float | None:
@@ -399,6 +410,7 @@ def _detector_config(args: argparse.Namespace) -> dict:
         "selection": args.selection,
         "inherit_entailment": _check_inherit(args.inherit_entailment),
         "mask_citations": not args.keep_citations,
+        "mask_frames": not args.keep_frames,
     }
 
 
@@ -534,6 +546,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         selection=args.selection,
         inherit_entailment=inherit,
         mask_citations=not args.keep_citations,
+        mask_frames=not args.keep_frames,
     )
     report = detector.detect(answer=answer, context=context, question=args.question)
     kwargs = {"stable": args.stable} if args.format == "json" else {}

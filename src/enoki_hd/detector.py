@@ -53,7 +53,14 @@ from enoki_hd.select import (
     cell_facts,
     select_claims,
 )
-from enoki_hd.text import join_passages, mask_citations, require_str, segment_sentences
+from enoki_hd.text import (
+    join_passages,
+    mask_citations,
+    mask_frames,
+    require_str,
+    segment_sentences,
+    strip_span,
+)
 from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
@@ -142,6 +149,11 @@ class Detector:
             ``[^4]``, ``【5†source】``; :func:`enoki_hd.text.citation_spans`) are not part of any
             claim: they are read as spaces (offsets unchanged), so they are never verified,
             flagged or split into sentences of their own. The report keeps the answer as given.
+        mask_frames: the attribution frames and openers that begin a sentence ("According to
+            the provided context, ", "Based on the passages, ", "The passage states that ",
+            "In summary, ", "Sure! "; :func:`enoki_hd.text.frame_spans`) are read as spaces
+            too: they say where a claim comes from, not what is the case, and judged as part
+            of it they read as contradictions ("Suede formed according to context").
     """
 
     def __init__(
@@ -168,6 +180,7 @@ class Detector:
         record_features: bool = False,
         selection: SelectionMode | LLMSelector | Mapping[str, Any] = "rules",
         mask_citations: bool = True,
+        mask_frames: bool = True,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -222,6 +235,7 @@ class Detector:
             "llm" if self.selector_llm else cast(SelectionMode, selection)
         )
         self.mask_citations = mask_citations
+        self.mask_frames = mask_frames
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -286,6 +300,7 @@ class Detector:
             record_features=bool(cfg.get("record_features", False)),
             selection=cfg.get("selection", "rules"),
             mask_citations=bool(cfg.get("mask_citations", True)),
+            mask_frames=bool(cfg.get("mask_frames", True)),
         )
 
     def config(self) -> dict[str, Any]:
@@ -315,6 +330,7 @@ class Detector:
             **({"record_features": True} if self.judge.record_features else {}),
             "selection": self.selector_llm.config() if self.selector_llm else self.selection,
             "mask_citations": self.mask_citations,
+            "mask_frames": self.mask_frames,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -356,12 +372,19 @@ class Detector:
         given = answer
         if self.mask_citations:
             answer = mask_citations(answer)  # the same length: every offset holds
+        # sentences are cut before the frames are masked: "London. In summary, the band ..."
+        # is two sentences, where "London.              the band ..." reads as one
+        segmented = answer
+        if self.mask_frames:
+            answer = mask_frames(answer)
         if not answer.strip():
             summary = Summary("empty_answer", None, {}, 0, None)
             return self._report(given, [], [], [], summary, clock.total(), question)
 
         with clock("segment"):
-            spans = segment_sentences(answer, backend=self.sentence_backend)
+            spans = segment_sentences(segmented, backend=self.sentence_backend)
+            if segmented is not answer:  # a sentence starts after its frame; a frame alone goes
+                spans = [t for t in (strip_span(answer, s) for s in spans) if t.end > t.start]
         with clock("language"):
             unreadable = self._unreadable(answer, spans)
         with clock("select"):
@@ -472,7 +495,7 @@ class Detector:
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         if passages:
             _mark_passages(index, verdicts or [], sentences)
-        if answer != given:  # texts as the answer gives them, with its citation markers
+        if answer != given:  # texts as the answer gives them, with its markers and frames
             for sentence in sentences:
                 sentence.text = sentence.span.text(given)
             for span in hallucinated:
@@ -594,6 +617,7 @@ _CONFIG_KEYS = frozenset(
         "routing",
         "selection",
         "mask_citations",
+        "mask_frames",
     }
 )
 

@@ -13,6 +13,7 @@ code points: an emoji is one character, ``\\r\\n`` is two.
 - :func:`merge_spans`, :func:`strip_span` — span arithmetic.
 - :func:`fold_compat`, :func:`normalize_term` — the forms text is compared in (never reported).
 - :func:`citation_spans`, :func:`mask_citations` — the citation markers of RAG answers.
+- :func:`frame_spans`, :func:`mask_frames` — attribution frames and openers of RAG answers.
 """
 
 from __future__ import annotations
@@ -762,6 +763,63 @@ def mask_citations(text: str) -> str:
     """``text`` with its :func:`citation_spans` replaced by spaces: the same length, so every
     offset into the result is the same character's offset in ``text``."""
     spans = citation_spans(text)
+    if not spans:
+        return text
+    chars = list(text)
+    for span in spans:
+        chars[span.start : span.end] = " " * (span.end - span.start)
+    return "".join(chars)
+
+
+# ---------------------------------------------------------------------------------------------
+# Attribution frames
+# ---------------------------------------------------------------------------------------------
+
+_SOURCE = (
+    r"(?:(?:passages?|documents?|sources?|excerpts?)\s+\d+(?:\s*(?:,|and)\s*\d+)*"
+    r"|(?:the\s+)?(?:(?:provided|given|above|following|available|retrieved)\s+)?"
+    r"(?:context|passages?|text|documents?|information|sources?|articles?|reviews?|data"
+    r"|search\s+results|excerpts?)"
+    r"(?:\s+(?:provided|given|above)|\s+\d+)?)"
+)
+_FRAME_RE = re.compile(
+    rf"(?:according\s+to|based\s+on|as\s+(?:stated|mentioned|described|noted|shown|indicated"
+    rf"|explained|given)\s+in)\s+{_SOURCE}\s*,\s*"  # "According to the context, "
+    rf"|{_SOURCE}\s+(?:states?|says?|mentions?|indicates?|notes?|explains?|shows?|reports?)"
+    r"\s+that\s+"  # "The passage states that "
+    r"|(?:in\s+summary|in\s+conclusion|overall|to\s+summari[sz]e|in\s+short|to\s+sum\s+up)"
+    r"\s*,\s*"  # "In summary, "
+    r"|(?:sure|certainly|of\s+course|absolutely)\s*[!.,]\s*",  # "Sure! "
+    re.IGNORECASE,
+)
+_LINE_START_RE = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")  # a line or list item
+_AFTER_SENTENCE_RE = re.compile(r"[.!?:][\"'”’)\]]*\s+$")
+
+
+def frame_spans(text: str) -> list[Span]:
+    """The attribution frames and openers that begin a sentence of a RAG answer, as spans.
+
+    Marked, at the start of a sentence (of the text, after ``.``/``!``/``?``/``:``, or of a
+    line or list item): a frame naming the sources ("According to the provided context, ",
+    "Based on the given passages, ", "As stated in Passage 1, "), a source as the speaker
+    ("The passage states that "), a summary opener ("In summary, ", "Overall, ") and an
+    interjection ("Sure! ", "Certainly, "). They say where a claim comes from or that one
+    follows, not what is the case. Not marked: statements about what the sources do not say
+    ("The passage does not mention ..."), which are claims about their content, and any frame
+    inside a sentence.
+    """
+    require_str(text, "text")
+    spans = []
+    for m in _FRAME_RE.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if _LINE_START_RE.fullmatch(line) or _AFTER_SENTENCE_RE.search(line):
+            spans.append(Span(m.start(), m.end()))
+    return spans
+
+
+def mask_frames(text: str) -> str:
+    """``text`` with its :func:`frame_spans` replaced by spaces (the same length)."""
+    spans = frame_spans(text)
     if not spans:
         return text
     chars = list(text)
