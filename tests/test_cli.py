@@ -105,6 +105,22 @@ def test_a_byte_order_mark_is_not_part_of_the_text(
         assert [(s["start"], s["end"], s["text"]) for s in report["spans"]] == [(36, 40, "1998")]
 
 
+def test_keep_frames_judges_the_frame_as_claim_text(files, capsys, tmp_path: Path) -> None:
+    context, _ = files
+    answer = tmp_path / "framed.txt"
+    answer.write_text("According to the provided context, Suede formed in London.")
+    spans = {}
+    for flag in ([], ["--keep-frames"]):
+        code, out, _ = run_cli(
+            ["detect", "--context", str(context), "--answer", str(answer), "--stable", *flag],
+            capsys,
+        )
+        report = json.loads(out)
+        assert code == 0 and report["config"]["mask_frames"] is not bool(flag)
+        spans[bool(flag)] = [s["text"] for s in report["spans"]]
+    assert spans[False] == [] and "According" in " ".join(spans[True])
+
+
 def test_both_from_stdin_is_usage_error(capsys, monkeypatch) -> None:
     code, _, err = run_cli(["detect", "--context", "-", "--answer", "-"], capsys, "x", monkeypatch)
     assert code == 2

@@ -193,6 +193,23 @@ def test_a_date_the_context_states_is_supported_whatever_its_format(
     assert [(s.text, s.label) for s in report.spans] == spans
 
 
+def test_an_answer_that_names_its_sources_is_judged_on_its_claims(detector: Detector) -> None:
+    """RAG answers frame their claims ("According to the provided context, ", "In summary, ");
+    judged as part of the claim, the frame read as a contradiction ("Suede formed according to
+    context"). The one span is the year the answer changed."""
+    context = (EXAMPLES / "suede_context.txt").read_text()
+    answer = (
+        "According to the provided context, Suede formed in London in 1989. "
+        "In summary, the band disbanded in 2005."
+    )
+    report = detector.detect(answer=answer, context=context)
+    assert [(s.text, s.label) for s in report.sentences] == [
+        ("Suede formed in London in 1989.", "supported"),
+        ("the band disbanded in 2005.", "contradicted"),
+    ]
+    assert [s.text for s in report.spans] == ["2005"]
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""
