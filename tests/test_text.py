@@ -649,8 +649,11 @@ def test_mask_citations_keeps_every_offset() -> None:
         ("Steps:\n1. Overall, collect data.", ["Overall, "]),
         # claims about what the sources say, and frames inside a sentence, stay
         ("The passage does not say who founded Suede.", []),
-        ("Suede, according to the passage, formed in 1989.", []),
         ("It was, overall, a success. Based on this, we left.", []),
+        ("Suede formed according to the passage of time.", []),
+        # inside a sentence, set off by commas: the commas go with it
+        ("Suede, according to the passage, formed in 1989.", [", according to the passage,"]),
+        ("Label the axes, as noted in Passage 3.", [", as noted in Passage 3"]),
     ],
 )
 def test_frame_spans(text: str, frames: list[str]) -> None:

@@ -792,6 +792,13 @@ _FRAME_RE = re.compile(
     r"|(?:sure|certainly|of\s+course|absolutely)\s*[!.,]\s*",  # "Sure! "
     re.IGNORECASE,
 )
+# the same attributions set off by commas inside a sentence: ", as noted in Passage 3." and
+# ", according to the passage, " (both commas go, the sentence reads on)
+_INNER_FRAME_RE = re.compile(
+    rf",\s*(?:according\s+to|as\s+(?:stated|mentioned|described|noted|shown|indicated"
+    rf"|explained|given)\s+in)\s+{_SOURCE}(?:\s*,(?=\s)|(?=\s*[.;!?)]|\s*$))",
+    re.IGNORECASE,
+)
 _LINE_START_RE = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")  # a line or list item
 _AFTER_SENTENCE_RE = re.compile(r"[.!?:][\"'”’)\]]*\s+$")
 
@@ -803,10 +810,11 @@ def frame_spans(text: str) -> list[Span]:
     line or list item): a frame naming the sources ("According to the provided context, ",
     "Based on the given passages, ", "As stated in Passage 1, "), a source as the speaker
     ("The passage states that "), a summary opener ("In summary, ", "Overall, ") and an
-    interjection ("Sure! ", "Certainly, "). They say where a claim comes from or that one
-    follows, not what is the case. Not marked: statements about what the sources do not say
-    ("The passage does not mention ..."), which are claims about their content, and any frame
-    inside a sentence.
+    interjection ("Sure! ", "Certainly, "). Inside a sentence, an attribution set off by
+    commas (", according to the passage," and ", as noted in Passage 3" before the period),
+    with its commas. They say where a claim comes from or that one follows, not what is the
+    case. Not marked: statements about what the sources do not say ("The passage does not
+    mention ..."), which are claims about their content.
     """
     require_str(text, "text")
     spans = []
@@ -814,7 +822,8 @@ def frame_spans(text: str) -> list[Span]:
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         if _LINE_START_RE.fullmatch(line) or _AFTER_SENTENCE_RE.search(line):
             spans.append(Span(m.start(), m.end()))
-    return spans
+    spans.extend(Span(m.start(), m.end()) for m in _INNER_FRAME_RE.finditer(text))
+    return sorted(spans)
 
 
 def mask_frames(text: str) -> str:
