@@ -759,16 +759,19 @@ def citation_spans(text: str) -> list[Span]:
     ]
 
 
-def mask_citations(text: str) -> str:
-    """``text`` with its :func:`citation_spans` replaced by spaces: the same length, so every
-    offset into the result is the same character's offset in ``text``."""
-    spans = citation_spans(text)
-    if not spans:
-        return text
-    chars = list(text)
+def blank_spans(text: str, spans: Iterable[Span]) -> str:
+    """``text`` with ``spans`` replaced by spaces: the same length, so every offset into the
+    result is the same character's offset in ``text`` (``text`` itself when there are none)."""
+    chars: list[str] | None = None
     for span in spans:
+        chars = chars if chars is not None else list(text)
         chars[span.start : span.end] = " " * (span.end - span.start)
-    return "".join(chars)
+    return text if chars is None else "".join(chars)
+
+
+def mask_citations(text: str) -> str:
+    """``text`` with its :func:`citation_spans` replaced by spaces (:func:`blank_spans`)."""
+    return blank_spans(text, citation_spans(text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -827,11 +830,5 @@ def frame_spans(text: str) -> list[Span]:
 
 
 def mask_frames(text: str) -> str:
-    """``text`` with its :func:`frame_spans` replaced by spaces (the same length)."""
-    spans = frame_spans(text)
-    if not spans:
-        return text
-    chars = list(text)
-    for span in spans:
-        chars[span.start : span.end] = " " * (span.end - span.start)
-    return "".join(chars)
+    """``text`` with its :func:`frame_spans` replaced by spaces (:func:`blank_spans`)."""
+    return blank_spans(text, frame_spans(text))

@@ -417,13 +417,7 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
     touched = [d for d in dates if any(p.start < d.end and d.start < p.end for p in delta)]
     if not touched:
         return delta
-    merged: list[Span] = []
-    for span in sorted([*delta, *touched]):
-        if merged and span.start <= merged[-1].end:
-            merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
-        else:
-            merged.append(span)
-    return merged
+    return _union([*delta, *touched])
 
 
 _BARE_DAY_RE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
@@ -452,8 +446,13 @@ def cut_dates_widened(answer: str, parts: list[Span]) -> list[Span]:
                 break
     if not cut:
         return parts
+    return _union([*parts, *cut])
+
+
+def _union(spans: list[Span]) -> list[Span]:
+    """``spans`` sorted, overlapping and touching ones merged."""
     merged: list[Span] = []
-    for span in sorted([*parts, *cut]):
+    for span in sorted(spans):
         if merged and span.start <= merged[-1].end:
             merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
         else:
