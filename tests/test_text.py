@@ -645,6 +645,13 @@ def test_mask_citations_keeps_every_offset() -> None:
         ("Based on the given passages, here are the steps:", ["Based on the given passages, "]),
         ("It rained. As stated in Passage 2, it snowed.", ["As stated in Passage 2, "]),
         ("The passage states that Suede formed in 1989.", ["The passage states that "]),
+        (
+            "Based on the information provided in Passage 2, you can choose.",
+            ["Based on the information provided in Passage 2, "],
+        ),
+        ("According to the customer reviews, it is loud.", ["According to the customer reviews, "]),
+        ("Based on these passages, it is loud.", ["Based on these passages, "]),
+        ("According to Smith, it is loud. Based on this, we left.", []),
         ("Sure! In summary, the band split.", ["Sure! ", "In summary, "]),
         ("Steps:\n1. Overall, collect data.", ["Overall, "]),
         # claims about what the sources say, and frames inside a sentence, stay

@@ -778,12 +778,15 @@ def mask_citations(text: str) -> str:
 # Attribution frames
 # ---------------------------------------------------------------------------------------------
 
+_NUMBERED_SOURCE = r"(?:passages?|documents?|sources?|excerpts?)\s+\d+(?:\s*(?:,|and)\s*\d+)*"
 _SOURCE = (
-    r"(?:(?:passages?|documents?|sources?|excerpts?)\s+\d+(?:\s*(?:,|and)\s*\d+)*"
-    r"|(?:the\s+)?(?:(?:provided|given|above|following|available|retrieved)\s+)?"
+    rf"(?:{_NUMBERED_SOURCE}"
+    r"|(?:(?:the|these|those|this|all\s+the)\s+)?"
+    r"(?:(?:provided|given|above|following|available|retrieved|customer|user|search)\s+)*"
     r"(?:context|passages?|text|documents?|information|sources?|articles?|reviews?|data"
-    r"|search\s+results|excerpts?)"
-    r"(?:\s+(?:provided|given|above)|\s+\d+)?)"
+    r"|results|excerpts?)"
+    rf"(?:\s+(?:provided|given|above)(?:\s+in\s+{_NUMBERED_SOURCE})?|\s+\d+"
+    rf"|\s+in\s+{_NUMBERED_SOURCE})?)"
 )
 _FRAME_RE = re.compile(
     rf"(?:according\s+to|based\s+on|as\s+(?:stated|mentioned|described|noted|shown|indicated"
