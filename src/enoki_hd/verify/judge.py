@@ -62,6 +62,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from enoki_hd.text import merge_spans
 from enoki_hd.types import (
     Fact,
     FactLabel,
@@ -417,7 +418,7 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
     touched = [d for d in dates if any(p.start < d.end and d.start < p.end for p in delta)]
     if not touched:
         return delta
-    return _union([*delta, *touched])
+    return merge_spans([*delta, *touched])
 
 
 _BARE_DAY_RE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
@@ -446,18 +447,7 @@ def cut_dates_widened(answer: str, parts: list[Span]) -> list[Span]:
                 break
     if not cut:
         return parts
-    return _union([*parts, *cut])
-
-
-def _union(spans: list[Span]) -> list[Span]:
-    """``spans`` sorted, overlapping and touching ones merged."""
-    merged: list[Span] = []
-    for span in sorted(spans):
-        if merged and span.start <= merged[-1].end:
-            merged[-1] = Span(merged[-1].start, max(merged[-1].end, span.end))
-        else:
-            merged.append(span)
-    return merged
+    return merge_spans([*parts, *cut])
 
 
 def _within(spans: list[Span], bounds: list[Span]) -> list[Span]:
