@@ -467,3 +467,47 @@ def test_attribution_frames_are_not_part_of_the_claim() -> None:
     kept = Detector(LexicalVerifier(), sentence_backend="regex", mask_frames=False)
     assert Detector.from_config(kept.config()).mask_frames is False
     assert "According" in [s.text for s in kept.detect(answer=answer, context=CONTEXT).spans]
+
+
+def test_a_sentence_the_context_states_word_for_word_is_supported() -> None:
+    """Whatever the verifier makes of the facts cut from it, a copied context sentence is
+    supported, with the context sentence as evidence; a claim the context only reports is not
+    copied, and the switch turns the rule off."""
+    answer = "Their debut album won the Mercury Music Prize in 1993. Suede split in 1998."
+    against = NLIScores(0.02, 0.08, 0.9)  # every pair contradicted
+    report = Detector(ConstantVerifier(against), sentence_backend="regex").detect(
+        answer=answer, context=CONTEXT
+    )
+    first = [v for v in report.facts if v.fact.sentence == 0]
+    assert first and {(v.label, v.decided_by, v.score) for v in first} == {
+        ("supported", "quoted", 0.0)
+    }
+    quote = "Their debut album won the Mercury Music Prize in 1993."
+    start = CONTEXT.index(quote)
+    assert {(v.evidence.start, v.evidence.end, v.evidence.text) for v in first} == {
+        (start, start + len(quote), quote)
+    }
+    assert first[0].probs == against  # the verifier's own reading is kept
+    assert (report.sentences[0].label, report.sentences[0].score) == ("supported", 0.0)
+    assert report.sentences[1].label == "contradicted"
+    assert all(s.start >= answer.index("Suede") for s in report.spans)
+    off = Detector(ConstantVerifier(against), sentence_backend="regex", quoted_support=False)
+    assert Detector.from_config(off.config()).quoted_support is False
+    assert [s.label for s in off.detect(answer=answer, context=CONTEXT).sentences] == [
+        "contradicted",
+        "contradicted",
+    ]
+    reported = Detector(ConstantVerifier(against), sentence_backend="regex").detect(
+        answer="The band was formed in London.",
+        context="Critics say the band was formed in London. It was not.",
+    )
+    assert reported.sentences[0].label == "contradicted"
+    # judged whole (no extractor): the sentence itself is supported by the quote
+    whole = Detector(ConstantVerifier(against), extractor="none", sentence_backend="regex")
+    sentences = whole.detect(answer=answer, context=CONTEXT).sentences
+    assert (sentences[0].label, sentences[0].method, sentences[0].score) == (
+        "supported",
+        "quoted",
+        0.0,
+    )
+    assert sentences[0].evidence.text == quote and sentences[1].label == "contradicted"

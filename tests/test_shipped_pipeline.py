@@ -210,6 +210,38 @@ def test_an_answer_that_names_its_sources_is_judged_on_its_claims(detector: Dete
     assert [s.text for s in report.spans] == ["2005"]
 
 
+@pytest.mark.parametrize(
+    ("context", "copied"),
+    [
+        (
+            "The study mapped 40 loci linked to chronic pain. Additionally, pleiotropy was not "
+            "limited to different types of pain but also extended to psychiatric, metabolic, "
+            "and immunological traits. Correlations were found with depression and asthma.",
+            "Additionally, pleiotropy was not limited to different types of pain but also "
+            "extended to psychiatric, metabolic, and immunological traits.",
+        ),
+        (
+            "We ordered three pizzas on Friday. The workers wore their masks during work, and "
+            "every time they made a new pizza, they wore a different glove to ensure there is "
+            "no contamination. The portions were generous.",
+            "The workers wore their masks during work, and every time they made a new pizza, "
+            "they wore a different glove to ensure there is no contamination.",
+        ),
+    ],
+)
+def test_a_sentence_copied_from_the_context_is_never_flagged(
+    detector: Detector, context: str, copied: str
+) -> None:
+    """The verifier fails facts cut from these sentences ("pleiotropy … extended", "there is
+    no contamination"), yet the answer says exactly what the context says. Appended to it, an
+    invented sentence is still flagged."""
+    report = detector.detect(answer=f"{copied} It was funded by Wellcome.", context=context)
+    assert [s.label for s in report.sentences] == ["supported", "unverifiable"]
+    assert report.sentences[0].evidence.text == copied
+    assert {v.decided_by for v in report.facts if v.fact.sentence == 0} == {"quoted"}
+    assert [s.text for s in report.spans] == ["funded", "Wellcome"]
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""

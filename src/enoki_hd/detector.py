@@ -30,6 +30,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -61,7 +62,7 @@ from enoki_hd.text import (
     segment_sentences,
     strip_span,
 )
-from enoki_hd.types import Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
+from enoki_hd.types import Evidence, Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
@@ -73,6 +74,7 @@ from enoki_hd.verify.loading import (
     resolve_checkpoint,
 )
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
+from enoki_hd.verify.quoted import quoted_sentences
 from enoki_hd.verify.routing import (
     DetectorVerification,
     EscalationJudge,
@@ -154,6 +156,10 @@ class Detector:
             "In summary, ", "Sure! "; :func:`enoki_hd.text.frame_spans`) are read as spaces
             too: they say where a claim comes from, not what is the case, and judged as part
             of it they read as contradictions ("Suede formed according to context").
+        quoted_support: an answer sentence the context states word for word, as a whole
+            sentence of its own (:func:`enoki_hd.verify.quoted.quoted_sentences`), is
+            supported with all its facts (``decided_by="quoted"``, score 0, the context
+            sentence as evidence), whatever the verifier makes of the facts cut from it.
     """
 
     def __init__(
@@ -181,6 +187,7 @@ class Detector:
         selection: SelectionMode | LLMSelector | Mapping[str, Any] = "rules",
         mask_citations: bool = True,
         mask_frames: bool = True,
+        quoted_support: bool = True,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -236,6 +243,7 @@ class Detector:
         )
         self.mask_citations = mask_citations
         self.mask_frames = mask_frames
+        self.quoted_support = quoted_support
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -301,6 +309,7 @@ class Detector:
             selection=cfg.get("selection", "rules"),
             mask_citations=bool(cfg.get("mask_citations", True)),
             mask_frames=bool(cfg.get("mask_frames", True)),
+            quoted_support=bool(cfg.get("quoted_support", True)),
         )
 
     def config(self) -> dict[str, Any]:
@@ -331,6 +340,7 @@ class Detector:
             "selection": self.selector_llm.config() if self.selector_llm else self.selection,
             "mask_citations": self.mask_citations,
             "mask_frames": self.mask_frames,
+            "quoted_support": self.quoted_support,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -457,6 +467,12 @@ class Detector:
                         answer, context, verdicts, selector=self.selector, index=index
                     )
 
+        quoted: dict[int, Span] = {}
+        if self.quoted_support and spans:
+            with clock("quoted"):
+                quoted = quoted_sentences(answer, spans, context)
+                if verdicts:
+                    verdicts = _quoted_facts(verdicts, quoted, context)
         with clock("project"):
             hallucinated = project_spans(answer, verdicts or [], threshold=self.threshold)
         with clock("aggregate"):
@@ -480,6 +496,8 @@ class Detector:
             if verdicts is not None and self.judge.verification == "hybrid":
                 decided = {i: j.decision for i, j in zip(whole, sentence_judged, strict=True)}
                 sentences = self._ground_sentences(sentences, verdicts, decided, context, question)
+            if quoted:
+                sentences = _quoted_sentences_supported(sentences, quoted, context)
             summary = summarize(sentences, verdicts, no_context=index.is_empty)
         if verdicts is not None and self.judge.uses_grounding:
             # a flagged sentence's context-absent words: projection that needs the sentence labels
@@ -618,6 +636,7 @@ _CONFIG_KEYS = frozenset(
         "selection",
         "mask_citations",
         "mask_frames",
+        "quoted_support",
     }
 )
 
@@ -645,6 +664,50 @@ class _Clock:
     def total(self) -> dict[str, float]:
         self.timings["total"] = time.perf_counter() - self.started
         return self.timings
+
+
+def _quoted_evidence(context: str, span: Span) -> Evidence:
+    return Evidence(span.start, span.end, span.text(context))
+
+
+def _quoted_facts(
+    verdicts: list[FactVerdict], quoted: Mapping[int, Span], context: str
+) -> list[FactVerdict]:
+    """The facts of the sentences the context states word for word, supported by the quote."""
+    return [
+        replace(
+            v,
+            label="supported",
+            decided_by="quoted",
+            score=0.0,
+            evidence=_quoted_evidence(context, quoted[v.fact.sentence]),
+            blamed=None,
+            suppressed=False,
+            suppressed_by=None,
+        )
+        if v.fact.sentence in quoted
+        else v
+        for v in verdicts
+    ]
+
+
+def _quoted_sentences_supported(
+    sentences: list[SentenceVerdict], quoted: Mapping[int, Span], context: str
+) -> list[SentenceVerdict]:
+    """Sentences the context states word for word, supported (those judged without facts
+    too); a sentence that is not a claim stays one."""
+    return [
+        replace(
+            s,
+            label="supported",
+            score=0.0,
+            method="quoted",
+            evidence=_quoted_evidence(context, quoted[s.index]),
+        )
+        if s.index in quoted and s.label in ("contradicted", "unverifiable")
+        else s
+        for s in sentences
+    ]
 
 
 def _mark_passages(

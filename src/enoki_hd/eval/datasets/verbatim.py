@@ -7,6 +7,11 @@ distinct contexts, in an order shuffled with a fixed seed, up to two sentences p
 until ``per_set`` sentences are taken. Gold: no span, not hallucinated. The number to read is
 the share of answers with any span (``1 - `` the mean IoU of the report, since an answer with
 no gold span and no flagged character has IoU 1 and any flagged character gives 0).
+
+The detector supports a sentence its context states word for word by rule
+(``quoted_support``, :mod:`enoki_hd.verify.quoted`), so it passes this probe by construction;
+``detector.quoted_support=false`` measures what the rest of the pipeline does with such
+sentences (the facts cut from them, judged one by one).
 """
 
 from __future__ import annotations

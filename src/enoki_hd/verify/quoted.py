@@ -1,0 +1,115 @@
+"""Answer sentences the context states word for word.
+
+An answer that copies a sentence of its context makes no claim the context does not make, and
+a user who sees such a sentence flagged stops trusting the tool. The verifier cannot be relied
+on for it: the facts it judges are cut from their sentence ("the programme isn't meant for
+loads" from "… isn't meant for loads with dried-on food"), and the small model fails some of
+the cuts (the ``verbatim`` benchmark: 13 of 235 context sentences given back as answers were
+flagged before this rule, 12 of them by the verifier).
+
+:func:`quoted_sentences` finds the answer sentences that occur in the context **as a whole
+sentence**: the match starts at the start of the context, of a line, or after a sentence's
+final ``.``, ``!`` or ``?`` (or a list item's bullet), and ends at one of those or at a line's end. A match inside a
+longer sentence does not count — "The vaccine causes autism." is not stated by "Critics claim
+that the vaccine causes autism." Text is compared in Unicode compatibility form, case-folded,
+with straight quotes and dashes and runs of spaces as one; the sentence's own final
+punctuation is not compared. What it cannot see: a context that states the sentence only to
+deny it in the next one ("Vaccines cause autism. This claim is false.").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from enoki_hd.text import fold_compat
+from enoki_hd.types import Span
+
+MIN_WORDS = 3
+"""Shorter sentences ("Yes.", "Step 2.") are left to the other checks."""
+
+_MARKS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                        "\u2013": "-", "\u2014": "-", "\u2212": "-"})  # fmt: skip
+_SENTENCE_END = ".!?"
+_CLOSERS = "\"')]"
+_TRAILING_RE = re.compile(r"[\s.!?]+$")
+_BULLET_RE = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)]) ?")  # what a list line starts with
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """A text compared in folded form, with each folded character's offset in the original."""
+
+    text: str
+    offsets: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> _Folded:
+        chars: list[str] = []
+        offsets: list[int] = []
+        space_at: int | None = None  # the original offset of a pending run of white space
+        newline = False
+        for i, c in enumerate(text):
+            if c.isspace():
+                if space_at is None:
+                    space_at = i
+                newline = newline or c in "\n\r\u2028\u2029"
+                continue
+            if space_at is not None:
+                if chars:
+                    chars.append("\n" if newline else " ")
+                    offsets.append(space_at)
+                space_at, newline = None, False
+            for f in fold_compat(c).casefold().translate(_MARKS):
+                chars.append(f)
+                offsets.append(i)
+        return cls("".join(chars), offsets)
+
+    def starts_sentence(self, at: int) -> bool:
+        line = self.text.rfind("\n", 0, at) + 1
+        if _BULLET_RE.fullmatch(self.text[line:at]) or line == at:
+            return True
+        if self.text[at - 1] != " ":
+            return False
+        before = self.text[: at - 1].rstrip(_CLOSERS)
+        return bool(before) and before[-1] in _SENTENCE_END
+
+    def ends_sentence(self, at: int) -> bool:
+        after = self.text[at:].lstrip(_CLOSERS)
+        return not after or after[0] in _SENTENCE_END or after[0] == "\n"
+
+
+def _key(text: str) -> str:
+    folded = _Folded.of(text).text
+    return _TRAILING_RE.sub("", folded).replace("\n", " ")
+
+
+def quoted_sentences(
+    answer: str, sentences: Sequence[Span], context: str, *, min_words: int = MIN_WORDS
+) -> dict[int, Span]:
+    """The answer sentences (indices into ``sentences``) the context states word for word, each
+    with the span of its first occurrence as a whole sentence of the context (see the module
+    docstring)."""
+    if not context.strip():
+        return {}
+    folded = _Folded.of(context)
+    # a line break inside a context sentence is layout, but it is also where lists start:
+    # match on spaces, test boundaries on the text with its line breaks
+    flat = folded.text.replace("\n", " ")
+    found: dict[int, Span] = {}
+    for index, sentence in enumerate(sentences):
+        key = _key(sentence.text(answer))
+        if len(key.split()) < min_words:
+            continue
+        start = flat.find(key)
+        while start >= 0:
+            end = start + len(key)
+            if folded.starts_sentence(start) and folded.ends_sentence(end):
+                first, last = folded.offsets[start], folded.offsets[end - 1] + 1
+                while last < len(context) and context[last] in _SENTENCE_END:
+                    last += 1  # the context sentence's own full stop
+                found[index] = Span(first, last)
+                break
+            start = flat.find(key, start + 1)
+    return found

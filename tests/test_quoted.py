@@ -1,0 +1,80 @@
+"""Answer sentences the context states word for word (enoki_hd.verify.quoted): which count,
+and the exact context span each is found at."""
+
+from __future__ import annotations
+
+from enoki_hd.text import segment_sentences
+from enoki_hd.types import Span
+from enoki_hd.verify.quoted import quoted_sentences
+
+CONTEXT = (
+    "The footbridge opened in 1893. Critics claim that the bridge is unsafe. "
+    "The council voted 7 to 2 to close it for repairs.\n"
+    "- Repairs will take six weeks\n"
+    "Ferries run every hour (weekdays only)."
+)
+
+
+def found(answer: str, context: str = CONTEXT) -> dict[int, str]:
+    spans = segment_sentences(answer, backend="regex")
+    return {i: s.text(context) for i, s in quoted_sentences(answer, spans, context).items()}
+
+
+def test_a_whole_context_sentence_is_found_with_its_full_stop() -> None:
+    answer = "The council voted 7 to 2 to close it for repairs. It was built by Telford."
+    spans = segment_sentences(answer, backend="regex")
+    start = CONTEXT.index("The council")
+    assert quoted_sentences(answer, spans, CONTEXT) == {
+        0: Span(start, start + len("The council voted 7 to 2 to close it for repairs."))
+    }
+
+
+def test_a_sentence_inside_a_longer_context_sentence_is_not_quoted() -> None:
+    # the context reports the claim, it does not make it
+    assert found("The bridge is unsafe.") == {}
+    assert found("The council voted 7 to 2.") == {}
+    assert found("Opened in 1893.") == {}
+
+
+def test_case_quotes_dashes_spaces_and_the_final_mark_do_not_matter() -> None:
+    context = "It’s the town’s oldest   bridge — built in 1893.\nNothing else survives."
+    assert found("it's the town's oldest bridge - built in 1893!", context) == {
+        0: "It’s the town’s oldest   bridge — built in 1893."
+    }
+
+
+def test_lines_and_closing_brackets_bound_a_sentence() -> None:
+    assert found("Repairs will take six weeks.") == {0: "Repairs will take six weeks"}
+    assert found("Ferries run every hour (weekdays only).") == {
+        0: "Ferries run every hour (weekdays only)."
+    }
+
+
+def test_compatibility_characters_are_read_as_what_they_spell() -> None:
+    context = "The oﬃcial ﬁgures came in 1994. They were revised later."
+    assert found("The official figures came in 1994.", context) == {
+        0: "The oﬃcial ﬁgures came in 1994."
+    }
+
+
+def test_short_sentences_and_empty_contexts_are_left_alone() -> None:
+    assert found("Yes. Ferries run.", "Yes. Ferries run. Buses do not.") == {}
+    assert found("The footbridge opened in 1893.", "   ") == {}
+    answer = "The footbridge opened in 1893."
+    assert quoted_sentences(answer, segment_sentences(answer), CONTEXT, min_words=6) == {}
+
+
+def test_the_first_occurrence_as_a_whole_sentence_is_reported() -> None:
+    context = "He said the ferry runs daily. The ferry runs daily. The ferry runs daily."
+    start = context.index("The ferry")
+    spans = segment_sentences("The ferry runs daily.", backend="regex")
+    assert quoted_sentences("The ferry runs daily.", spans, context) == {
+        0: Span(start, start + len("The ferry runs daily."))
+    }
+
+
+def test_numbered_list_items_are_sentences_of_their_own() -> None:
+    context = "Steps:\n1. Unplug the heater before cleaning it.\n2) Wipe the grille."
+    assert found("Unplug the heater before cleaning it. Wipe the grille now.", context) == {
+        0: "Unplug the heater before cleaning it."
+    }
