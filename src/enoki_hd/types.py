@@ -314,8 +314,9 @@ class SentenceVerdict:
     """Verdict for one answer sentence: its span, a hallucination score in [0, 1] and a label.
 
     ``score`` is a hallucination score: higher means more likely unsupported. ``method`` says
-    how it was made: ``sentence-nli`` (the whole sentence checked as one hypothesis), or an
-    aggregation of fact verdicts (``max``, ``mean``, ...). ``split`` is empty unless the
+    how it was made: ``sentence-nli`` (the whole sentence checked as one hypothesis), an
+    aggregation of fact verdicts (``max``, ``mean``, ...), or ``quoted`` (a sentence judged
+    whole that the context states word for word: :mod:`enoki_hd.verify.quoted`). ``split`` is empty unless the
     sentence was too long to judge whole: then the pieces judged, as half-open offsets into the
     answer.
 

@@ -35,7 +35,8 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
 ``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
 ``value_role_conflict``, ``uniqueness_conflict``, ``hedge_conflict``) for 2, ``grounding`` for 3,
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
-6, else ``nli``.
+6, else ``nli``. (The detector sets ``quoted`` on the facts of a sentence the context states
+word for word, after this judgement: :mod:`enoki_hd.verify.quoted`.)
 
 **An entailed refinement vouches for its ancestors** (:meth:`FactJudge.judge`,
 ``refinement_support``): a fact that only its words' grounding failed (``decided_by`` grounding
