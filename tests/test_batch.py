@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -201,9 +202,9 @@ def test_cli_on_the_shipped_checkpoints(tmp_path: Path, capsys: pytest.CaptureFi
     assert lines[1]["error"]["field"] == "context"
     summary = json.loads(capsys.readouterr().err.split("enoki detect-batch: ", 1)[1])
     assert summary["done"] == 2 and summary["errors"] == 1 and summary["flagged_answers"] == 1
-    assert main(argv) == 0  # nothing left to do
+    assert main(argv) == 3  # nothing left to do; the bad row stays bad
     summary = json.loads(capsys.readouterr().err.split("enoki detect-batch: ", 1)[1])
-    assert summary["skipped"] == 2 and summary["done"] == 0
+    assert summary["skipped"] == 2 and summary["done"] == 0 and summary["skipped_errors"] == 1
     with pytest.raises(SystemExit) as exit_info:
         main(["detect-batch", "--input", str(rows), "--out", str(out), "--workers", "0"])
     assert exit_info.value.code == 2
@@ -223,3 +224,126 @@ def test_detect_stream_is_lazy_and_in_order() -> None:
     assert consumed == [0]
     assert [r.answer for r in [first, *stream]] == ANSWERS
     assert [r.answer for r in detector.detect_batch(rows(), progress=False)] == ANSWERS
+
+
+def _run(rows_file: Path, out: Path) -> BatchSummary:
+    return run_batch(rows_file, out, detector=lexical_detector, progress=False)
+
+
+def test_unicode_line_separators_inside_rows_do_not_break_resuming(tmp_path: Path) -> None:
+    """Rows are cut at \\n only: a U+2028, U+2029 or U+0085 inside a row is one of its
+    characters, in the input and when a rerun reads the output back."""
+    rows = tmp_path / "rows.jsonl"
+    answers = ["Paris\u2028is the capital.", "It was\u2029completed in 1889.", "Nel\u0085here."]
+    rows.write_text(
+        "".join(
+            json.dumps({"id": i, "answer": a, "context": CONTEXTS[0]}, ensure_ascii=False) + "\n"
+            for i, a in enumerate(answers)
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.jsonl"
+    first = _run(rows, out)
+    assert (first.rows, first.done) == (3, 3)
+    reference = out.read_bytes()
+    again = _run(rows, out)
+    assert (again.skipped, again.done) == (3, 0) and out.read_bytes() == reference
+    assert [json.loads(line)["report"]["answer"] for line in reference.split(b"\n")[:-1]] == (
+        answers
+    )
+
+
+def test_a_file_that_is_not_an_output_is_refused_untouched(rows_file: Path, tmp_path: Path):
+    precious = tmp_path / "notes.txt"
+    precious.write_bytes(b"first line\nlast line, no newline")
+    with pytest.raises(BatchError, match="not a detect-batch output line"):
+        _run(rows_file, precious)
+    assert precious.read_bytes() == b"first line\nlast line, no newline"
+    only_torn = tmp_path / "torn.txt"
+    only_torn.write_bytes(b"precious text without a newline")
+    with pytest.raises(BatchError, match="last line is not a detect-batch output line"):
+        _run(rows_file, only_torn)
+    assert only_torn.read_bytes() == b"precious text without a newline"
+    with pytest.raises(BatchError, match="is the input file"):
+        _run(rows_file, rows_file)
+    with pytest.raises(BatchError, match="is a directory"):
+        _run(rows_file, tmp_path)
+    with pytest.raises(FileNotFoundError, match="is a directory"):
+        _run(tmp_path, tmp_path / "out.jsonl")
+
+
+def test_the_output_of_another_or_an_edited_input_is_refused(tmp_path: Path) -> None:
+    """Rows without ids get their line numbers as ids, so ids alone cannot tell two inputs
+    apart: each output line carries its row's row_sha256."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(json.dumps({"answer": ANSWERS[0], "context": CONTEXTS[0]}) + "\n")
+    b.write_text(json.dumps({"answer": ANSWERS[1], "context": CONTEXTS[1]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    _run(a, out)
+    written = out.read_bytes()
+    line = json.loads(written)
+    expected = hashlib.sha256(a.read_bytes().rstrip(b"\n")).hexdigest()[:16]
+    assert list(line)[:3] == ["id", "line", "row_sha256"] and line["row_sha256"] == expected
+    with pytest.raises(BatchError, match="another text of input line 1"):
+        _run(b, out)
+    assert out.read_bytes() == written
+    # an output longer than its input
+    longer = tmp_path / "longer.jsonl"
+    longer.write_bytes(written + written.replace(b'"line": 1', b'"line": 2'))
+    with pytest.raises(BatchError, match="it has 2 lines, the input only 1 rows"):
+        _run(a, longer)
+
+
+def test_other_detector_options_are_not_mixed_into_one_output(rows_file: Path, tmp_path: Path):
+    out = tmp_path / "out.jsonl"
+    rows_file.write_text("\n".join(_rows(30)[:2]) + "\n")
+    run_batch(rows_file, out, detector={"threshold": 0.5}, progress=False)
+    rows_file.write_text("\n".join(_rows(30)[:3]) + "\n")
+    before = out.read_bytes()
+    with pytest.raises(BatchError, match=r"other detector options \(threshold differ\)"):
+        run_batch(rows_file, out, detector={"threshold": 0.7}, progress=False)
+    assert out.read_bytes() == before
+    assert run_batch(rows_file, out, detector={"threshold": 0.5}, progress=False).done == 1
+
+
+def test_a_resumed_job_counts_the_bad_rows_an_earlier_run_wrote(
+    rows_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    _run(rows_file, out)
+    again = _run(rows_file, out)
+    assert again.done == 0 and again.skipped_errors == len(BAD_ROWS)
+    assert again.to_dict()["skipped_errors"] == len(BAD_ROWS)
+
+
+def test_bad_bytes_a_bom_blank_lines_and_a_missing_last_newline(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    good = json.dumps({"id": "a", "answer": ANSWERS[0], "context": CONTEXTS[0]}).encode()
+    rows.write_bytes(
+        b"\xef\xbb\xbf"
+        + good
+        + b"\n"
+        + b'{"id": "b", "answer": "caf\xe9", "context": "x"}\n'
+        + b"   \n"
+        + b'{"id": "c", "answer": "a", "context": "b"'
+    )
+    out = tmp_path / "out.jsonl"
+    summary = _run(rows, out)
+    assert (summary.rows, summary.done, summary.errors) == (4, 4, 3)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "report" in lines[0] and lines[0]["id"] == "a"
+    assert lines[1]["error"]["message"].startswith("not UTF-8 (byte 27 of the line)")
+    assert "iconv" in lines[1]["error"]["message"]
+    assert lines[2]["error"]["message"].startswith("blank line")
+    assert lines[3]["error"]["message"] == "not valid JSON: Expecting ',' delimiter at column 42"
+
+
+def test_an_id_a_bad_row_defaulted_to_is_not_given_twice(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        "{broken\n" + json.dumps({"id": 1, "answer": ANSWERS[0], "context": CONTEXTS[0]}) + "\n"
+    )
+    out = tmp_path / "out.jsonl"
+    _run(rows, out)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[1]["error"] == {"field": "id", "message": "duplicate id, first on line 1"}

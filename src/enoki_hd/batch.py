@@ -8,19 +8,27 @@ Input rows (one JSON object a line)::
 missing or null; other fields are ignored. Output lines, in input order, exactly one per input
 line::
 
-    {"id": "q17", "line": 1, "report": {...Report.to_dict() without timings...}}
-    {"id": 2, "line": 2, "error": {"field": "context", "message": "missing field 'context'"}}
+    {"id": "q17", "line": 1, "row_sha256": "…", "report": {...Report.to_dict() without timings...}}
+    {"id": 2, "line": 2, "row_sha256": "…", "error": {"field": "context", "message": "missing field 'context'"}}
 
-Bad rows (not JSON, a missing or non-string field, a duplicate id, an input the detector
-refuses with ``TypeError``/``ValueError``) are reported on their own line with the field that
+``row_sha256`` is the first 16 hex digits of the SHA-256 of the input line's bytes (without
+its line break): what a rerun checks the finished lines against.
+
+Lines are cut at ``\n`` only (``\r\n`` is read as ``\n``; U+2028 and other Unicode line
+separators are characters of a row); a UTF-8 byte-order mark before the first row is dropped.
+Bad rows (not UTF-8, not JSON, blank, a missing or non-string field, a duplicate id, an input
+the detector refuses with ``TypeError``/``ValueError``) are reported on their own line with the field that
 was wrong, and the job goes on: one malformed row in a million must not stop the other rows.
 A verifier failure or any other exception stops the job: it says nothing about the row, and
 writing it as a result would hide a broken model.
 
 Resumable: every finished row is appended to ``--out`` with one ``write`` + ``flush`` +
 ``fsync`` as soon as all rows before it are written; a rerun reads the lines already there
-(a torn last line from a crash is cut off), checks that they are the input's first rows,
-skips those ids and appends the rest. A crash loses at most the rows in flight, and a run
+(a torn last line from a crash is cut off — only when every complete line is an output line
+and the torn one starts like one, so a file that is not an output is refused untouched),
+checks that they answer the input's first rows (line, id and ``row_sha256``: another input, or
+an input edited since, is refused) and that the detector's options are the ones the earlier
+reports were made with, skips those rows and appends the rest. A crash loses at most the rows in flight, and a run
 killed and rerun writes the same bytes as one uninterrupted run: reports hold no timings and
 each worker's verifier runs without a score cache (the shipped int8 graph scores each pair
 alone, so a cache could not change a score; with an explicit ``verifier.batch_size`` above 1
@@ -34,7 +42,9 @@ set to share the cores); ``ray_address`` runs the rows on a Ray cluster through
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
+import hashlib
 import json
 import logging
 import multiprocessing
@@ -72,6 +82,7 @@ class BatchRow:
     id: Any
     example: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    digest: str | None = None  # row_sha256, set when read from a file
 
 
 @dataclass
@@ -79,11 +90,14 @@ class BatchSummary:
     """What a run did: rows in the input, ``skipped`` (finished by an earlier run), ``done``
     now, ``errors`` (bad rows, counted among ``done``), ``flagged`` answers (with at least one
     hallucinated span), the mean faithfulness of the reports written now, seconds;
+    ``skipped_errors`` counts the bad rows among the ``skipped`` ones (so that a resumed job
+    ends with the exit status of an uninterrupted one);
     ``error_fields`` counts the errors by the field they name (``row`` for a line that is not a
     JSON object)."""
 
     rows: int = 0
     skipped: int = 0
+    skipped_errors: int = 0
     done: int = 0
     errors: int = 0
     flagged: int = 0
@@ -101,6 +115,7 @@ class BatchSummary:
         return {
             "rows": self.rows,
             "skipped": self.skipped,
+            "skipped_errors": self.skipped_errors,
             "done": self.done,
             "errors": self.errors,
             "error_fields": dict(sorted(self.error_fields.items())),
@@ -129,10 +144,20 @@ class BatchSummary:
 
 def parse_row(line_number: int, text: str) -> BatchRow:
     """One input line → a :class:`BatchRow` (never raises: problems become ``error``)."""
+    if not text.strip():
+        return BatchRow(
+            line_number,
+            line_number,
+            error=_error(None, "blank line (every line is a row: remove it or give it a row)"),
+        )
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        return BatchRow(line_number, line_number, error=_error(None, f"not valid JSON: {err}"))
+        return BatchRow(
+            line_number,
+            line_number,
+            error=_error(None, f"not valid JSON: {err.msg} at column {err.colno}"),
+        )
     if not isinstance(value, dict):
         return BatchRow(
             line_number,
@@ -174,20 +199,43 @@ def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict
     return {name: value.get(name) for name in FIELDS}, None
 
 
-def read_rows(path: Path) -> Iterator[BatchRow]:
-    """The rows of a JSONL file, streamed; blank lines are rows too (reported as errors), so
-    that output line N always answers input line N. A repeated id is an error on the later row."""
+def row_digest(raw: bytes) -> str:
+    """``row_sha256`` of an input line: the first 16 hex digits of the SHA-256 of its bytes
+    without the line break."""
+    return hashlib.sha256(raw.rstrip(b"\n").rstrip(b"\r")).hexdigest()[:16]
+
+
+def _raw_lines(path: Path) -> Iterator[bytes]:
+    """The lines of ``path`` as bytes, cut at ``\n`` only, the first one's UTF-8 BOM dropped."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            yield raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
+
+
+def read_rows(path: Path) -> Iterator[tuple[BatchRow, str]]:
+    """The rows of a JSONL file with their ``row_sha256``, streamed; blank lines are rows too
+    (reported as errors), so that output line N always answers input line N. A repeated id is
+    an error on the later row (ids defaulted to line numbers included)."""
     seen: dict[Any, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            row = parse_row(number, text)
-            if row.error is None:
-                first = seen.setdefault(row.id, number)
-                if first != number:
-                    row = BatchRow(
-                        number, row.id, error=_error("id", f"duplicate id, first on line {first}")
-                    )
-            yield row
+    for number, raw in enumerate(_raw_lines(path), start=1):
+        try:
+            row = parse_row(number, raw.decode("utf-8"))
+        except UnicodeDecodeError as err:
+            row = BatchRow(
+                number,
+                number,
+                error=_error(
+                    None,
+                    f"not UTF-8 (byte {err.start + 1} of the line); convert the file, e.g. "
+                    "`iconv -f latin1 -t utf-8`",
+                ),
+            )
+        first = seen.setdefault(row.id, number)
+        if first != number and row.error is None:
+            row = BatchRow(
+                number, row.id, error=_error("id", f"duplicate id, first on line {first}")
+            )
+        yield row, row_digest(raw)
 
 
 def _error(name: str | None, message: str) -> dict[str, Any]:
@@ -221,18 +269,21 @@ def detect_row(detector: Any, row: BatchRow) -> dict[str, Any]:
     with ``TypeError``/``ValueError`` is reported; anything else propagates)."""
     from enoki_hd.verify.nli import VerifierError
 
+    head: dict[str, Any] = {"id": row.id, "line": row.line}
+    if row.digest is not None:
+        head["row_sha256"] = row.digest
     if row.error is not None:
-        return {"id": row.id, "line": row.line, "error": row.error}
+        return {**head, "error": row.error}
     assert row.example is not None
     try:
         report = detector.detect(**row.example)
     except VerifierError:
         raise
     except (TypeError, ValueError) as err:
-        return {"id": row.id, "line": row.line, "error": _error(None, str(err))}
+        return {**head, "error": _error(None, str(err))}
     report_dict = report.to_dict()
     report_dict.pop("timings", None)
-    return {"id": row.id, "line": row.line, "report": report_dict}
+    return {**head, "report": report_dict}
 
 
 _WORKER_DETECTOR: Any = None
@@ -251,34 +302,62 @@ def _detect_in_worker(row: BatchRow) -> str:
 # -- the job --------------------------------------------------------------------------------
 
 
-def finished_rows(out: Path) -> list[tuple[int, Any]]:
-    """``(line, id)`` of the rows already in ``out``; a torn last line (a crash mid-write) is
-    cut off the file first.
+@dataclass(frozen=True)
+class Finished:
+    """The rows an earlier run wrote to the output: ``(line, id, row_sha256)`` each
+    (``row_sha256`` None in lines written before it existed), how many of them are errors,
+    and the ``config`` of their first report (None when there is none)."""
+
+    rows: list[tuple[int, Any, str | None]]
+    errors: int = 0
+    config: dict[str, Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+_OUTPUT_START = b'{"id": '
+
+
+def finished_rows(out: Path) -> Finished:
+    """The rows already in ``out``. A torn last line (a crash mid-write) is cut off the file
+    — only after every complete line was read as an output line, and only when the torn one
+    starts like one: a file that is not an output of detect-batch is refused untouched.
 
     Raises:
-        BatchError: a complete line of ``out`` is not an output line of this job.
+        BatchError: a line of ``out`` is not an output line of detect-batch.
     """
     if not out.exists():
-        return []
+        return Finished([])
     data = out.read_bytes()
     keep = data.rfind(b"\n") + 1
+    rows: list[tuple[int, Any, str | None]] = []
+    errors = 0
+    config = None
+    for number, raw in enumerate(data[:keep].split(b"\n")[:-1], start=1):
+        try:
+            value = json.loads(raw.decode("utf-8"))
+            rows.append((int(value["line"]), value["id"], value.get("row_sha256")))
+        except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+            raise BatchError(
+                f"--out {out}: line {number} is not a detect-batch output line ({err}); "
+                "pass another --out (the file was not changed)"
+            ) from err
+        errors += "error" in value
+        if config is None and isinstance(value.get("report"), dict):
+            config = value["report"].get("config")
     if keep < len(data):
+        if not data[keep:].startswith(_OUTPUT_START[: len(data) - keep]):
+            raise BatchError(
+                f"--out {out}: its last line is not a detect-batch output line; pass another "
+                "--out (the file was not changed)"
+            )
         logger.warning("%s: cutting off a torn last line (%d bytes)", out, len(data) - keep)
         with out.open("r+b") as handle:
             handle.truncate(keep)
             handle.flush()
             os.fsync(handle.fileno())
-    done = []
-    for number, text in enumerate(data[:keep].decode("utf-8").splitlines(), start=1):
-        try:
-            value = json.loads(text)
-            done.append((int(value["line"]), value["id"]))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-            raise BatchError(
-                f"{out} line {number} is not a detect-batch output line ({err}); "
-                "pass another --out or remove the file"
-            ) from err
-    return done
+    return Finished(rows, errors, config)
 
 
 class _Appender:
@@ -315,24 +394,50 @@ class _Appender:
 
 
 def _count_lines(path: Path) -> int:
+    """Lines of ``path`` as :func:`read_rows` reads them (a last line without ``\n`` counts)."""
+    count, last = 0, b"\n"
     with path.open("rb") as handle:
-        return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            count += chunk.count(b"\n")
+            last = chunk[-1:]
+    return count + (last != b"\n")
 
 
-def _pending(
-    rows: Iterator[BatchRow], done: list[tuple[int, Any]], out: Path
-) -> Iterator[BatchRow]:
-    """``rows`` after the first ``len(done)``, which must be the rows ``done`` lists."""
-    for index, row in enumerate(rows):
+def _pending(rows: Iterator[tuple[BatchRow, str]], done: Finished, out: Path) -> Iterator[BatchRow]:
+    """``rows`` after the first ``len(done)``, which must be the rows ``done`` lists; the
+    pending rows carry their ``row_sha256``.
+
+    Raises:
+        BatchError: a finished line answers another row, or there are more of them than rows.
+    """
+    index = -1
+    for index, (row, digest) in enumerate(rows):
         if index < len(done):
-            if done[index] != (row.line, row.id):
+            line, row_id, done_digest = done.rows[index]
+            if (line, row_id) != (row.line, row.id):
                 raise BatchError(
-                    f"{out} does not belong to this input: its line {index + 1} answers input "
-                    f"line {done[index][0]} id {done[index][1]!r}, but input line {row.line} "
-                    f"has id {row.id!r}; pass another --out"
+                    f"--out {out} does not belong to this input: its line {index + 1} answers "
+                    f"input line {line} id {row_id!r}, but input line {row.line} has id "
+                    f"{row.id!r}; pass another --out"
+                )
+            if done_digest is not None and done_digest != digest:
+                raise BatchError(
+                    f"--out {out} does not belong to this input: its line {index + 1} answers "
+                    f"another text of input line {row.line} (row_sha256 {done_digest}, the "
+                    f"input's is {digest}); the input was changed or is another file: pass "
+                    "another --out"
                 )
             continue
-        yield row
+        yield _with_digest(row, digest)
+    if index + 1 < len(done):
+        raise BatchError(
+            f"--out {out} does not belong to this input: it has {len(done)} lines, the input "
+            f"only {index + 1} rows; pass another --out"
+        )
+
+
+def _with_digest(row: BatchRow, digest: str) -> BatchRow:
+    return dataclasses.replace(row, digest=digest)
 
 
 def run_batch(
@@ -364,8 +469,14 @@ def run_batch(
     if workers < 1:
         raise ValueError(f"workers (--workers) must be >= 1, got {workers}")
     input_path, out_path = Path(input_path), Path(out_path)
+    if input_path.is_dir():
+        raise FileNotFoundError(f"--input {input_path} is a directory; pass a JSONL file")
     if not input_path.is_file():
         raise FileNotFoundError(f"--input {input_path} does not exist")
+    if out_path.is_dir():
+        raise BatchError(f"--out {out_path} is a directory; pass a file name")
+    if out_path.exists() and out_path.samefile(input_path):
+        raise BatchError(f"--out {out_path} is the input file; pass another --out")
     spec: DetectorSpec = detector if detector is not None else {}
     started = time.perf_counter()
     appender = _Appender(out_path)  # locked before anything is read
@@ -374,7 +485,9 @@ def run_batch(
     except BaseException:
         appender.close()
         raise
-    summary = BatchSummary(rows=_count_lines(input_path), skipped=len(done))
+    summary = BatchSummary(
+        rows=_count_lines(input_path), skipped=len(done), skipped_errors=done.errors
+    )
     pending = _pending(read_rows(input_path), done, out_path)
     bar = tqdm(
         total=summary.rows,
@@ -390,15 +503,32 @@ def run_batch(
             lines = detect_rows_on_ray(pending, spec, address=ray_address, actors=workers)
         else:
             lines = _detect_lines(pending, spec, workers, in_flight or 4 * workers)
+        expected = done.config  # the options the finished reports were made with
         for line in lines:
+            output = json.loads(line)
+            if expected is not None and "report" in output:
+                _check_config(expected, output["report"].get("config"), out_path)
+                expected = None
             appender.write([line])
-            summary.add(json.loads(line))
+            summary.add(output)
             bar.update(1)
     finally:
         appender.close()
         bar.close()
         summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _check_config(expected: dict[str, Any], found: Any, out: Path) -> None:
+    """Refuse to append reports made with other detector options than the finished ones."""
+    if found == expected:
+        return
+    found = found if isinstance(found, dict) else {}
+    keys = sorted(k for k in expected.keys() | found.keys() if expected.get(k) != found.get(k))
+    raise BatchError(
+        f"--out {out} holds reports made with other detector options ({', '.join(keys)} "
+        "differ); rerun with the options of the first run, or pass another --out"
+    )
 
 
 def _detect_lines(

@@ -457,7 +457,8 @@ def _run_detect_batch(args: argparse.Namespace) -> int:
     except ImportError as err:  # --ray without the ray extra
         raise UsageError(str(err)) from err
     sys.stderr.write(f"enoki detect-batch: {json.dumps(summary.to_dict())}\n")
-    return 3 if summary.errors else 0
+    # bad rows an earlier, interrupted run wrote count too: a resumed job ends as one run would
+    return 3 if summary.errors or summary.skipped_errors else 0
 
 
 SERVE_EXAMPLES = """\

@@ -11,7 +11,8 @@ to ``$RAY_ADDRESS`` when it is set)::
     reports.write_json("s3://bucket/reports/")
 
 Each output row holds ``id``, ``line`` and ``output``: the same JSON line
-``enoki detect-batch`` writes for that row (``{"id", "line", "report" | "error"}``).
+``enoki detect-batch`` writes for that row (``{"id", "line", "row_sha256"?, "report" |
+"error"}``; ``row_sha256`` when the row came from detect-batch's file).
 ``enoki detect-batch --ray ADDRESS`` runs a local JSONL file through the same actors in
 chunks, keeping its resumable, input-ordered output.
 
@@ -75,7 +76,8 @@ class DetectorActor:
                 "context": context,
                 "question": question,
             }
-            row = BatchRow(line, row_id, example=example)
+            digest = _plain(batch["row_sha256"][i]) if "row_sha256" in batch else None
+            row = BatchRow(line, row_id, example=example, digest=digest)
             ids.append(row_id)
             lines.append(line)
             outputs.append(output_line(detect_row(self.detector, row)).rstrip("\n"))
@@ -108,6 +110,7 @@ def _ray_item(row: BatchRow) -> dict[str, Any]:
         "id_json": json.dumps(row.id),
         "line": row.line,
         "context_json": json.dumps(context),
+        **({} if row.digest is None else {"row_sha256": row.digest}),
         **example,
     }
 
