@@ -511,3 +511,20 @@ def test_a_sentence_the_context_states_word_for_word_is_supported() -> None:
         0.0,
     )
     assert sentences[0].evidence.text == quote and sentences[1].label == "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"answer": "Suede\ud800 formed.", "context": CONTEXT}, "answer: holds a lone surrogate"),
+        ({"answer": "Suede.", "context": ["x", "\udcff"]}, r"context\[1\]: holds a lone"),
+        ({"answer": "Suede.", "context": CONTEXT, "question": "\ud83d"}, "question: holds a"),
+    ],
+)
+def test_a_lone_surrogate_is_a_clear_error_naming_the_argument(kwargs, message) -> None:
+    """What errors="surrogateescape" or a broken JSON escape leaves is no character: refused
+    before any work, with the offset and the fix, instead of failing inside spaCy."""
+    detector = Detector(LexicalVerifier(), sentence_backend="regex")
+    with pytest.raises(ValueError, match=message) as info:
+        detector.detect(**kwargs)
+    assert "errors='replace'" in str(info.value)

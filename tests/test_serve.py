@@ -85,6 +85,8 @@ def test_detect_one_and_a_batch_and_the_metrics_they_move(client: TestClient) ->
     ("body", "status", "kind", "field"),
     [
         (b"{not json", 400, "invalid_json", None),
+        (b"[" * 3000, 400, "invalid_json", None),  # nested too deep for the decoder
+        (b'{"answer": "a\\ud800", "context": "c"}', 422, "invalid_request", "answer"),
         (b"[1]", 422, "invalid_request", None),
         (json.dumps({"answer": "x"}).encode(), 422, "invalid_request", "context"),
         (json.dumps({"answer": 1, "context": "c"}).encode(), 422, "invalid_request", "answer"),
@@ -189,6 +191,26 @@ def test_concurrency_limit_and_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
         assert server.request("GET", "/health")[1]["pending"] == 0
         monkeypatch.setenv(DELAY_ENV, "0")
         assert server.request("POST", "/detect", RIGHT)[0] == 200
+
+
+def test_a_queued_request_that_times_out_frees_its_slot(monkeypatch: pytest.MonkeyPatch):
+    """A request waiting behind a slow one times out before it starts: its job is cancelled
+    and its slot freed, so the server never loses capacity."""
+    monkeypatch.setenv(DELAY_ENV, "0.5")
+    app = create_app(lexical_detector(), ServeSettings(max_pending=3, timeout_s=0.3))
+    with Server(app) as server, ThreadPoolExecutor(2) as pool:
+        for _ in range(2):
+            slow = pool.submit(server.request, "POST", "/detect", WRONG)
+            time.sleep(0.05)
+            queued = pool.submit(server.request, "POST", "/detect", RIGHT)
+            assert slow.result()[0] == 504 and queued.result()[0] == 504
+            time.sleep(0.6)  # the slow job ends; the queued one never ran
+            assert server.request("GET", "/health")[1]["pending"] == 0
+        monkeypatch.setenv(DELAY_ENV, "0")
+        statuses = list(pool.map(lambda _: server.request("POST", "/detect", RIGHT)[0], range(3)))
+        assert statuses == [200, 200, 200]
+        text = server.request("GET", "/metrics")[1]
+        assert metric(text, "enoki_pending_requests") == 0
 
 
 def test_load_200_requests_without_errors() -> None:

@@ -60,6 +60,8 @@ from tqdm.auto import tqdm
 
 from enoki_hd.eval.files import to_json
 from enoki_hd.runtime.onnx import THREADS_ENV
+from enoki_hd.text import surrogate_at
+from enoki_hd.text import surrogate_message as _surrogate_message
 
 logger = logging.getLogger(__name__)
 
@@ -196,6 +198,13 @@ def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict
         if not isinstance(item, str):
             expected = "a string or a list of strings" if name == "context" else "a string"
             return None, _error(name, f"must be {expected}, got {type(item).__name__}")
+    for name in FIELDS:
+        texts = value.get(name)
+        for i, text in enumerate(texts if isinstance(texts, list) else [texts]):
+            at = surrogate_at(text) if isinstance(text, str) else None
+            if at is not None:
+                where = f"{name}[{i}]" if isinstance(texts, list) else name
+                return None, _error(where, _surrogate_message(text, at))
     return {name: value.get(name) for name in FIELDS}, None
 
 

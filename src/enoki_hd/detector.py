@@ -58,7 +58,7 @@ from enoki_hd.text import (
     join_passages,
     mask_citations,
     mask_frames,
-    require_str,
+    require_text,
     segment_sentences,
     strip_span,
 )
@@ -372,11 +372,12 @@ class Detector:
         Raises:
             TypeError: ``answer`` is not a str, ``context`` neither a str nor a list of str
                 (``question`` may be None).
+            ValueError: a text holds a lone surrogate (no character; the message names it).
             VerifierError: the verifier failed; a failure is never reported as a hallucination.
         """
-        require_str(answer, "answer")
+        require_text(answer, "answer")
         context, passages = join_passages(context)
-        require_str(question, "question", optional=True)
+        require_text(question, "question", optional=True)
         timings: dict[str, float] = {}
         clock = _Clock(timings)
         given = answer

@@ -231,14 +231,28 @@ class DetectorService:
         from enoki_hd.verify.nli import VerifierError
 
         self._admit()
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor, self._detect_all, examples)
         try:
-            return await asyncio.wait_for(future, self.settings.timeout_s)
+            job = self._executor.submit(self._detect_all, examples)
+        except BaseException:
+            self._release()
+            raise
+        try:
+            # shielded: a timeout or a client gone away must not cancel the job behind
+            # asyncio's back; it is cancelled here, and its slot freed, only if it never started
+            # (a job that started frees its slot when it ends)
+            return await asyncio.wait_for(
+                asyncio.shield(asyncio.wrap_future(job)), self.settings.timeout_s
+            )
         except asyncio.TimeoutError as err:
+            if job.cancel():
+                self._release()
             raise ServiceError(
                 504, "timeout", f"no answer within {self.settings.timeout_s:g} s"
             ) from err
+        except asyncio.CancelledError:
+            if job.cancel():
+                self._release()
+            raise
         except VerifierError as err:
             logger.error("verifier failure: %s", err)
             raise ServiceError(500, "verifier_error", " ".join(str(err).split())) from err
@@ -257,7 +271,7 @@ def parse_request(body: bytes, max_batch: int) -> tuple[list[dict[str, Any]], bo
     """
     try:
         value = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (ValueError, RecursionError) as err:  # also numbers too long, nesting too deep
         raise ServiceError(400, "invalid_json", f"the body is not valid JSON: {err}") from err
     if not isinstance(value, dict):
         raise ServiceError(

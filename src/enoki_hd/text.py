@@ -54,6 +54,34 @@ def require_str(value: object, name: str, *, optional: bool = False) -> None:
     raise _type_error(name, "str or None" if optional else "str", value)
 
 
+def require_text(value: object, name: str, *, optional: bool = False) -> None:
+    """:func:`require_str` for the texts a user hands in (answer, context, question): a str
+    holding a lone surrogate — no character of any text, what ``errors="surrogateescape"`` or
+    a broken JSON escape leaves — raises ``ValueError`` naming ``name`` and the offset."""
+    require_str(value, name, optional=optional)
+    at = surrogate_at(value) if isinstance(value, str) else None
+    if at is not None:
+        raise ValueError(f"{name}: {surrogate_message(value, at)}")
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_at(text: str) -> int | None:
+    """The offset of the first lone surrogate in ``text``, None when there is none."""
+    if text.isascii():
+        return None
+    match = _SURROGATE_RE.search(text)
+    return None if match is None else match.start()
+
+
+def surrogate_message(text: str, at: int) -> str:
+    return (
+        f"holds a lone surrogate (U+{ord(text[at]):04X} at offset {at}), which is no character; "
+        "decode the text as UTF-8 (with errors='replace' if it is damaged)"
+    )
+
+
 def _type_error(name: str, expected: str, value: object) -> TypeError:
     """``TypeError("<name> must be <expected>, got <type>")``, with a hint for bytes."""
     hint = " (decode bytes first, e.g. value.decode('utf-8'))" if isinstance(value, bytes) else ""
@@ -71,14 +99,15 @@ def join_passages(context: object, name: str = "context") -> tuple[str, list[Spa
     Raises:
         TypeError: ``context`` is neither a str nor a list/tuple of str; the message names the
             first bad item (``context[2] must be str, got int``).
+        ValueError: a text holds a lone surrogate (:func:`require_text`).
     """
     if isinstance(context, str):
+        require_text(context, name)
         return context, None
     if not isinstance(context, (list, tuple)):
         raise _type_error(name, "str or a list of str (passages)", context)
     for i, passage in enumerate(context):
-        if not isinstance(passage, str):
-            raise _type_error(f"{name}[{i}]", "str", passage)
+        require_text(passage, f"{name}[{i}]")
     spans: list[Span] = []
     offset = 0
     for passage in context:
