@@ -59,9 +59,10 @@ def require_text(value: object, name: str, *, optional: bool = False) -> None:
     holding a lone surrogate — no character of any text, what ``errors="surrogateescape"`` or
     a broken JSON escape leaves — raises ``ValueError`` naming ``name`` and the offset."""
     require_str(value, name, optional=optional)
-    at = surrogate_at(value) if isinstance(value, str) else None
-    if at is not None:
-        raise ValueError(f"{name}: {surrogate_message(value, at)}")
+    if isinstance(value, str):
+        at = surrogate_at(value)
+        if at is not None:
+            raise ValueError(f"{name}: {surrogate_message(value, at)}")
 
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
