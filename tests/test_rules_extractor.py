@@ -378,12 +378,16 @@ def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
         ("Loans", "rose during", "year", None, ["year"]),
     ]  # was "3.6 cent": spaCy makes "per" a modifier of "cent"
     # "paid billion" and "reached C" were roots (NLI read them as contradictions of the
-    # context's own "$2.1 billion" and "40.5 °C"), their numbers refinements grounded alone
+    # context's own "$2.1 billion" and "40.5 °C"), their numbers refinements grounded alone;
+    # the currency sign is part of the amount ("$40 million" is not "€40 million")
     money = "The company paid $2.1 billion for the lender."
     assert _chains(money, extractor.extract(money)) == [
-        ("company", "paid", "2.1 billion", None, ["2.1 billion"]),
-        ("company", "paid 2.1 billion for", "lender", "f0.0", ["lender"]),
+        ("company", "paid", "$2.1 billion", None, ["$2.1 billion"]),
+        ("company", "paid $2.1 billion for", "lender", "f0.0", ["lender"]),
     ]
+    worth = "The deal was worth $40 million."
+    assert [f.object for f in extractor.extract(worth)] == ["worth", "worth $40 million"]
+    assert [f.object for f in extractor.extract("It cost £40m.")] == ["£40m."]
     heat = "The temperature reached 40.5 °C in July."
     assert _chains(heat, extractor.extract(heat)) == [
         ("temperature", "reached", "40.5 °C", None, ["40.5 °C"]),
@@ -694,8 +698,8 @@ def test_a_comparison_refines_the_value_it_compares(extractor: RulesExtractor) -
     answer = "Revenue came in at $2.1bn, compared with $1.8bn a year before."
     facts = extractor.extract(answer)
     assert _chains(answer, facts)[:2] == [
-        ("Revenue", "came in at", "2.1bn", None, ["2.1bn"]),
-        ("Revenue", "came in at 2.1bn, compared with", "1.8bn", "f0.0", ["compared", "1.8bn"]),
+        ("Revenue", "came in at", "$2.1bn", None, ["$2.1bn"]),
+        ("Revenue", "came in at $2.1bn, compared with", "$1.8bn", "f0.0", ["compared", "$1.8bn"]),
     ]
 
 

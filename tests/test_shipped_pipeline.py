@@ -242,6 +242,25 @@ def test_a_sentence_copied_from_the_context_is_never_flagged(
     assert [s.text for s in report.spans] == ["funded", "Wellcome"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "context", "span"),
+    [
+        ("The deal was worth $40 million.", "The deal was worth €40 million.", "$40 million"),
+        ("It cost £40m.", "It cost $40m, the filing shows.", "£40m"),
+    ],
+)
+def test_an_amount_in_another_currency_sign_is_contradicted(
+    detector: Detector, answer: str, context: str, span: str
+) -> None:
+    """The currency sign is part of the amount: "$40 million" was extracted as "40 million",
+    which the context's "€40 million" entails."""
+    report = detector.detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [s.text for s in report.spans] == [span]
+    same = detector.detect(answer=answer, context=context.replace("€", "$").replace("$40m", "£40m"))
+    assert [s.label for s in same.sentences] == ["supported"] and same.spans == []
+
+
 def test_the_same_number_in_another_unit_is_contradicted(detector: Detector) -> None:
     """ "7 miles" against "7 kilometres": the fact keeps its number ("will be 7 miles long",
     not "will be long") and the grounding check finds the value stated in another unit."""

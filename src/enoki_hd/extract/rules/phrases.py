@@ -19,6 +19,8 @@ out, punctuation is added back when the facts are shaped.
 
 from __future__ import annotations
 
+import unicodedata
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,10 +89,15 @@ def content_subtree(token: Token) -> set[int]:
         current = stack.pop()
         if current is not token and _is_pruned(current):
             continue
-        if is_content(current) and not is_dropped_article(current):
+        if (is_content(current) or is_currency_sign(current)) and not is_dropped_article(current):
             found.add(current.i)
         stack.extend(current.children)
     return found
+
+
+def is_currency_sign(token: Token) -> bool:
+    """``$``, ``£``, ``€`` … before an amount: part of the value, though it holds no letter."""
+    return token.tag_ == "$" and all(unicodedata.category(c) == "Sc" for c in token.text)
 
 
 def is_unit_scale(token: Token) -> bool:
@@ -125,8 +132,9 @@ def core_tokens(head: Token) -> set[int]:
     the core of the noun its relative clause modifies: ``committee ... members``), determiners that change
     the meaning (``no``, ``all``), the rest of its written word (``spin-off``), a name joined
     by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``),
-    a measure modifying the head (``10 miles long``, ``three years old``) and the rest of a
-    number range or cap (``6 to 12``, ``up to three``)."""
+    a measure modifying the head (``10 miles long``, ``three years old``), the currency sign of
+    an amount (``$40 million``, ``£40m``) and the rest of a number range or cap (``6 to 12``,
+    ``up to three``)."""
     core = {head.i} | _glued_word(head)
     unit = is_unit_word(head.text)
     for child in head.children:
@@ -153,6 +161,8 @@ def core_tokens(head: Token) -> set[int]:
             core.add(child.i)
         elif head.like_num and child.dep_ in ("compound", "nummod") and child.like_num:
             core |= content_subtree(child)  # "2.1" of "$2.1 billion": "billion" alone is no value
+        elif is_currency_sign(child) and (head.like_num or head.tag_ == "CD" or unit):
+            core.add(child.i)  # "$" of "$40 million", "£" of "£40m": the currency is the value
         elif child.dep_ == "compound" and child.text in _DEGREE_SIGNS:
             core |= {child.i} | content_subtree(child)  # "40.5 °" of "40.5 °C"
         elif child.dep_ == "npadvmod" and _is_measure(child):
