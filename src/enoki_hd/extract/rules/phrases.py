@@ -20,7 +20,6 @@ out, punctuation is added back when the facts are shaped.
 from __future__ import annotations
 
 import unicodedata
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
