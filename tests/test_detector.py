@@ -528,3 +528,18 @@ def test_a_lone_surrogate_is_a_clear_error_naming_the_argument(kwargs, message) 
     with pytest.raises(ValueError, match=message) as info:
         detector.detect(**kwargs)
     assert "errors='replace'" in str(info.value)
+
+
+def test_a_quote_is_never_found_across_two_passages() -> None:
+    against = NLIScores(0.02, 0.08, 0.9)
+    detector = Detector(ConstantVerifier(against), sentence_backend="regex")
+    split = detector.detect(
+        answer="Marie Curie was born in Paris.", context=["Marie Curie was born", "in Paris."]
+    )
+    assert split.sentences[0].label == "contradicted"
+    whole = detector.detect(
+        answer="Marie Curie was born in Paris.",
+        context=["Notes.", "Marie Curie was born in Paris."],
+    )
+    assert whole.sentences[0].label == "supported"
+    assert {(v.decided_by, v.evidence.passage) for v in whole.facts} == {("quoted", 1)}

@@ -78,3 +78,13 @@ def test_numbered_list_items_are_sentences_of_their_own() -> None:
     assert found("Unplug the heater before cleaning it. Wipe the grille now.", context) == {
         0: "Unplug the heater before cleaning it."
     }
+
+
+def test_a_sentence_is_never_found_across_a_blank_line_or_two_passages() -> None:
+    assert found("Marie Curie was born in Paris.", "Marie Curie was born\n\nin Paris.") == {}
+    assert found("Marie Curie was born in Paris.", "Marie Curie was born\nin Paris.") == {
+        0: "Marie Curie was born\nin Paris."
+    }
+    assert found("The pass is open all winter.", "Note:\n\nThe pass is open all winter.") == {
+        0: "The pass is open all winter."
+    }

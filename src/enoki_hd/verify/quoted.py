@@ -9,7 +9,8 @@ flagged before this rule, 12 of them by the verifier).
 
 :func:`quoted_sentences` finds the answer sentences that occur in the context **as a whole
 sentence**: the match starts at the start of the context, of a line, or after a sentence's
-final ``.``, ``!`` or ``?`` (or a list item's bullet), and ends at one of those or at a line's end. A match inside a
+final ``.``, ``!`` or ``?`` (or a list item's bullet), and ends at one of those or at a line's end;
+it never crosses a blank line, so never two passages of a context given as a list. A match inside a
 longer sentence does not count — "The vaccine causes autism." is not stated by "Critics claim
 that the vaccine causes autism." Text is compared in Unicode compatibility form, case-folded,
 with straight quotes and dashes and runs of spaces as one; the sentence's own final
@@ -34,6 +35,7 @@ _MARKS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '
 _SENTENCE_END = ".!?"
 _CLOSERS = "\"')]"
 _TRAILING_RE = re.compile(r"[\s.!?]+$")
+_PARAGRAPH = "\u2029"  # a blank line in the folded text
 _BULLET_RE = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)]) ?")  # what a list line starts with
 
 
@@ -49,25 +51,26 @@ class _Folded:
         chars: list[str] = []
         offsets: list[int] = []
         space_at: int | None = None  # the original offset of a pending run of white space
-        newline = False
+        newlines = 0
         for i, c in enumerate(text):
             if c.isspace():
                 if space_at is None:
                     space_at = i
-                newline = newline or c in "\n\r\u2028\u2029"
+                newlines += c in "\n\r\u2028\u2029\x0b\x0c\x1c\x1d\x1e\x85"
                 continue
             if space_at is not None:
                 if chars:
-                    chars.append("\n" if newline else " ")
+                    # a blank line (between passages, too) is a break no sentence crosses
+                    chars.append(_PARAGRAPH if newlines > 1 else "\n" if newlines else " ")
                     offsets.append(space_at)
-                space_at, newline = None, False
+                space_at, newlines = None, 0
             for f in fold_compat(c).casefold().translate(_MARKS):
                 chars.append(f)
                 offsets.append(i)
         return cls("".join(chars), offsets)
 
     def starts_sentence(self, at: int) -> bool:
-        line = self.text.rfind("\n", 0, at) + 1
+        line = max(self.text.rfind("\n", 0, at), self.text.rfind(_PARAGRAPH, 0, at)) + 1
         if _BULLET_RE.fullmatch(self.text[line:at]) or line == at:
             return True
         if self.text[at - 1] != " ":
@@ -77,12 +80,12 @@ class _Folded:
 
     def ends_sentence(self, at: int) -> bool:
         after = self.text[at:].lstrip(_CLOSERS)
-        return not after or after[0] in _SENTENCE_END or after[0] == "\n"
+        return not after or after[0] in _SENTENCE_END or after[0] in ("\n", _PARAGRAPH)
 
 
 def _key(text: str) -> str:
     folded = _Folded.of(text).text
-    return _TRAILING_RE.sub("", folded).replace("\n", " ")
+    return _TRAILING_RE.sub("", folded).replace("\n", " ").replace(_PARAGRAPH, " ")
 
 
 def quoted_sentences(
@@ -95,7 +98,8 @@ def quoted_sentences(
         return {}
     folded = _Folded.of(context)
     # a line break inside a context sentence is layout, but it is also where lists start:
-    # match on spaces, test boundaries on the text with its line breaks
+    # match on spaces, test boundaries on the text with its line breaks; a blank line (and so
+    # the break between two passages) is never crossed
     flat = folded.text.replace("\n", " ")
     found: dict[int, Span] = {}
     for index, sentence in enumerate(sentences):
