@@ -167,6 +167,39 @@ def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() ->
     assert [ANSWER[s.start : s.end] for s in verdict.blamed or []] == ["sold", "12"]
 
 
+def test_a_raised_threshold_has_the_last_word_over_the_rules() -> None:
+    """At threshold 0.95 a value conflict (score 0.9) is supported like any score below it —
+    before, it stayed "contradicted" while its sentence and the spans counted it supported."""
+    conflict = FactJudge("hybrid", threshold=0.95).judge(
+        ANSWER,
+        [_fact()],
+        ["Suede sold 12 albums."],
+        [_decision(NLIScores(0.6, 0.3, 0.1), "supported")],
+        grounding=GroundingIndex(CONTEXT),
+    )[0]
+    assert (conflict.label, conflict.decided_by, conflict.score) == (
+        "supported",
+        "value_conflict",
+        pytest.approx(0.9),
+    )
+    decisive = FactJudge("hybrid", threshold=0.99).judge(
+        ANSWER,
+        [_fact()],
+        ["Suede sold 12 albums."],
+        [_decision(NLIScores(0.03, 0.02, 0.95), "contradicted")],
+        grounding=GroundingIndex(CONTEXT),
+    )[0]
+    assert decisive.label == "supported" and decisive.score == pytest.approx(0.97)
+    at_default = FactJudge("hybrid").judge(
+        ANSWER,
+        [_fact()],
+        ["Suede sold 12 albums."],
+        [_decision(NLIScores(0.03, 0.02, 0.95), "contradicted")],
+        grounding=GroundingIndex(CONTEXT),
+    )[0]
+    assert at_default.label == "contradicted"
+
+
 def test_fact_judge_blames_the_value_a_value_role_conflict_finds() -> None:
     answer = "Suede sold 7 albums in Japan."
     context = "Suede sold 12 albums in Japan and released 7 albums in all."

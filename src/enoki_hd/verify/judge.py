@@ -31,6 +31,10 @@ The fusion rule (:func:`fuse`) decides on evidence, not on a mean crossing 0.5:
    supported below the threshold, else labelled by the NLI decision (``contradicted`` when the
    evidence contradicts, else ``unverifiable``).
 
+Whatever the branch, a fact whose score is below the judge's ``threshold`` is ``supported``
+(at the default 0.5 no rule's label is ever overruled so: each of 2, 4 and 5 scores at least
+0.5), so a raised threshold moves facts, sentences and spans together.
+
 ``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
 ``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
 ``value_role_conflict``, ``uniqueness_conflict``, ``hedge_conflict``) for 2, ``grounding`` for 3,
@@ -301,10 +305,13 @@ class FactJudge:
                 conflict=conflict,
                 absent_names=self.absent_names,
             )
-        if fusion.label is not None:
-            label = fusion.label
-        elif fusion.score < self.threshold:
+        # the threshold has the last word: a rule's label (a conflict, decisive NLI, an absent
+        # name) stands only at or above it, so a raised threshold never leaves a fact
+        # "contradicted" that its sentence and the spans count as supported
+        if fusion.score < self.threshold:
             label = "supported"
+        elif fusion.label is not None:
+            label = fusion.label
         else:
             label = decision.label if decision.label != "supported" else "unverifiable"
         # Blame only the words with no trace in the context when there are such words.
@@ -355,10 +362,10 @@ class FactJudge:
             weight=self.hybrid_weight,
             absent_names=self.absent_names,
         )
-        if fusion.label is not None:
-            label: SentenceLabel = fusion.label
-        elif fusion.score < self.threshold:
-            label = "supported"
+        if fusion.score < self.threshold:
+            label: SentenceLabel = "supported"
+        elif fusion.label is not None:
+            label = fusion.label
         else:
             label = decision.label if decision.label != "supported" else "unverifiable"
         return replace(sentence, score=round(fusion.score, 6), label=label)
