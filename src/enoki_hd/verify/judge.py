@@ -308,6 +308,7 @@ class FactJudge:
         # the threshold has the last word: a rule's label (a conflict, decisive NLI, an absent
         # name) stands only at or above it, so a raised threshold never leaves a fact
         # "contradicted" that its sentence and the spans count as supported
+        label: FactLabel
         if fusion.score < self.threshold:
             label = "supported"
         elif fusion.label is not None:
