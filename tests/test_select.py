@@ -140,6 +140,18 @@ def test_table_without_a_header_and_single_column() -> None:
         ("I cannot provide medical advice.", "meta"),
         ("I don't have access to real-time prices.", "meta"),
         ("Here is a summary of the findings.", "meta"),
+        ("Thanks.", "meta"),  # was judged, and contradicted (0.95), failing the CLI gate
+        ("Thank you so much for asking!", "meta"),
+        ("Hello!", "meta"),
+        ("Hi there,", "meta"),
+        ("You're welcome.", "meta"),
+        ("Have a great day!", "meta"),
+        ("Best regards,", "meta"),
+        ("Sure.", "meta"),
+        ("Thanks to the new dam, the valley no longer floods.", None),
+        ("Hello Kitty was created by Sanrio.", None),
+        ("Cheers rang out when the team won the cup.", None),
+        ("Yes.", None),  # an answer to a yes/no question states something
         ("I think the second option is better.", "opinion"),
         ("In my opinion, Suede were the best band of the decade.", "opinion"),
         ("This is a great choice for beginners.", "opinion"),

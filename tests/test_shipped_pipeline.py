@@ -334,3 +334,19 @@ def test_a_value_given_only_in_a_unit_of_another_dimension_is_not_supported(
     assert [s.text for s in report.spans] == ["5"]
     right = detector.detect(answer="The dose is 5 ml of the syrup twice a day.", context=context)
     assert right.spans == [] and all(v.label == "supported" for v in right.facts)
+
+
+def test_greetings_and_thanks_are_not_claims(detector: Detector) -> None:
+    """ "Thanks." was judged as a claim and contradicted (0.95), failing the CLI's gate on a
+    wholly supported answer."""
+    report = detector.detect(
+        answer="Hello! Marie Curie was born in Warsaw in 1867. I hope this helps. Thanks.",
+        context="Marie Curie was born in Warsaw in 1867. She won two Nobel Prizes.",
+    )
+    assert [(s.label, s.reason) for s in report.sentences] == [
+        ("not_a_claim", "meta"),
+        ("supported", None),
+        ("not_a_claim", "meta"),
+        ("not_a_claim", "meta"),
+    ]
+    assert report.spans == [] and report.summary.status == "ok"

@@ -10,7 +10,8 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
 - ``lead_in`` — a sentence that ends with a colon (``The study found that:``) and holds no
   number (``Here is a summary in 77 words:`` states a count);
 - ``question`` — a sentence that ends with a question mark;
-- ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``,
+- ``meta`` — talk about the answer itself (``I hope this helps``, ``As an AI ...``, a
+  greeting, thanks or sign-off as the whole sentence: ``Thanks!``, ``Hello!``, ``Sure.``,
   ``Note that the sources differ``, ``I cannot browse the web``); a statement of absence
   (``I couldn't find any reservation in the county``, ``The context does not mention a
   price``) is a claim about the content and is checked;
@@ -151,6 +152,14 @@ _META_RES = tuple(
         r"provide (?:medical|legal|financial|personal|professional))\b",
         r"^(?:here|below) (?:is|are) (?:a |an |the |some )?(?:summary|overview|breakdown|list|"
         r"answer|explanation|table)\b",
+        # a greeting, thanks, a sign-off or a bare "Sure!" as the whole sentence
+        r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there| everyone| all)?"
+        r"[\s!.,]*$",
+        r"^(?:thanks?(?: you)?(?: (?:so|very) much)?(?: for (?:asking|your question|the question|"
+        r"reaching out|your patience))?|you(?:'re| are) (?:very |most )?welcome|cheers|"
+        r"(?:best|kind|warm) (?:regards|wishes)|regards|have a (?:great|good|nice|wonderful) "
+        r"(?:day|one|week|weekend|evening))[\s!.,]*$",
+        r"^(?:sure|certainly|of course|absolutely|okay|ok)[\s!.,]*$",
     )
 )
 _OPINION_START_RE = re.compile(
