@@ -11,10 +11,11 @@ from enoki_hd.cli import main
 
 
 def run_cli(
-    args: list[str], capsys, stdin: str | None = None, monkeypatch=None
+    args: list[str], capsys, stdin: str | bytes | None = None, monkeypatch=None
 ) -> tuple[int, str, str]:
     if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        raw = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
     try:
         code = main(args)
     except SystemExit as exit_:
@@ -318,3 +319,59 @@ def test_inherit_entailment_reaches_the_detector_and_is_checked(files, capsys) -
     from enoki_hd.cli import _check_inherit
 
     assert _check_inherit(None) is None and _check_inherit(0.9) == 0.9
+
+
+def test_non_utf8_on_standard_input_is_a_usage_error(files, capsys, monkeypatch) -> None:
+    """The same check as for a file (it failed inside spaCy with a UnicodeEncodeError)."""
+    context, _ = files
+    args = ["detect", "--context", str(context), "--answer", "-"]
+    code, _, err = run_cli(args, capsys, "Suede formed in Zürich.".encode("latin-1"), monkeypatch)
+    assert code == 2
+    assert (
+        "argument --answer: standard input is not UTF-8 text (invalid start byte at byte 17)" in err
+    )
+    assert "iconv -f WINDOWS-1252 -t UTF-8" in err
+
+
+def test_an_output_path_that_cannot_be_written_fails_before_any_work(
+    tmp_path, capsys, lexical_verifier
+) -> None:
+    args = _pair(tmp_path, "Suede formed in London.", "Suede formed in Manchester.")
+    code, _, err = run_cli([*args, "--out", str(tmp_path)], capsys)
+    assert code == 2 and f"argument --out: {tmp_path} is a directory; give a file name" in err
+    missing = tmp_path / "no" / "report.json"
+    code, _, err = run_cli([*args, "--out", str(missing)], capsys)
+    assert code == 2 and "does not exist; create it first" in err and not missing.exists()
+
+
+@pytest.mark.parametrize("name", ["llm", "preextracted"])
+def test_extractors_the_command_line_cannot_configure_are_usage_errors(
+    tmp_path, capsys, lexical_verifier, name
+) -> None:
+    code, _, err = run_cli([*_pair(tmp_path, "x.", "y."), "--extractor", name], capsys)
+    assert code == 2 and f"argument --extractor: {name!r} needs" in err
+    assert "on the command line choose from none, encoder, rules" in err
+
+
+def test_extract_names_its_choices_and_prints_nothing_for_no_fact(tmp_path, capsys) -> None:
+    (tmp_path / "a.txt").write_text("", encoding="utf-8")
+    code, out, _ = run_cli(["extract", "--answer", str(tmp_path / "a.txt")], capsys)
+    assert code == 0 and out == ""
+    code, _, err = run_cli(
+        ["extract", "--answer", str(tmp_path / "a.txt"), "--extractor", "none"], capsys
+    )
+    assert code == 2 and "unknown extractor 'none'; choose from encoder, rules" in err
+
+
+def test_ctrl_c_is_one_line_with_the_way_to_resume(capsys, monkeypatch, tmp_path) -> None:
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("enoki_hd.cli._run_detect_batch", interrupted)
+    (tmp_path / "rows.jsonl").write_text("")
+    code, _, err = run_cli(
+        ["detect-batch", "--input", str(tmp_path / "rows.jsonl"), "--out", str(tmp_path / "o")],
+        capsys,
+    )
+    assert code == 130
+    assert err == "enoki detect-batch: interrupted (rerun the same command to resume)\n"

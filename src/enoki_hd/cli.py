@@ -61,6 +61,9 @@ exit codes: 0 every row written, 1 runtime error, 2 usage error,
 """
 
 
+_RESUMABLE = ("detect-batch", "teach", "eval")
+
+
 class UsageError(Exception):
     """A bad command-line argument: reported with exit code 2."""
 
@@ -78,26 +81,31 @@ def _read_text(argument: str, value: str, *, stdin_used: list[str]) -> str:
                 "give a file for one of them"
             )
         stdin_used.append(argument)
-        return _checked_text(argument, "standard input", sys.stdin.read().removeprefix("\ufeff"))
+        return _decoded(argument, "standard input", sys.stdin.buffer.read(), "")
     path = Path(value)
     if path.is_dir():
         raise UsageError(f"argument {argument}: {value} is a directory; give a text file")
     if not path.is_file():
         raise UsageError(f"argument {argument}: file not found: {value}")
-    raw = path.read_bytes()
+    return _decoded(argument, value, path.read_bytes(), value)
+
+
+def _decoded(argument: str, source: str, raw: bytes, name: str) -> str:
+    """``raw`` as UTF-8 text without a leading byte-order mark, or a usage error naming the
+    argument, the byte and the ``iconv`` command that fixes it."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         fix = (
-            f"it starts with a UTF-16 byte-order mark; convert it: iconv -f UTF-16 -t UTF-8 {value}"
+            f"it starts with a UTF-16 byte-order mark; convert it: iconv -f UTF-16 -t UTF-8 {name}"
             if raw.startswith((b"\xff\xfe", b"\xfe\xff"))
-            else f"save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 {value}"
-        )
+            else f"save it as UTF-8, e.g. iconv -f WINDOWS-1252 -t UTF-8 {name}"
+        ).rstrip()
         raise UsageError(
-            f"argument {argument}: {value} is not UTF-8 text ({err.reason} at byte "
+            f"argument {argument}: {source} is not UTF-8 text ({err.reason} at byte "
             f"{err.start}); {fix}"
         ) from err
-    return _checked_text(argument, value, text)
+    return _checked_text(argument, source, text)
 
 
 def _checked_text(argument: str, source: str, text: str) -> str:
@@ -533,6 +541,7 @@ def _run_detect(args: argparse.Namespace) -> int:
     if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
         raise UsageError(f"argument --fail-under: must be in [0, 1], got {args.fail_under}")
     inherit = _check_inherit(args.inherit_entailment)
+    _check_out(args.out)
     extractor = None if args.extractor == "none" else _extractor(args.extractor)
     stdin_used: list[str] = []
     passages = [_read_text("--context", v, stdin_used=stdin_used) for v in args.context]
@@ -574,19 +583,55 @@ def _run_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(value: str | None, argument: str = "--out") -> None:
+    """A usage error now, before any work, for an output path that cannot be written: a
+    directory, or a file in a directory that does not exist."""
+    if not value:
+        return
+    path = Path(value)
+    if path.is_dir():
+        raise UsageError(f"argument {argument}: {value} is a directory; give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        raise UsageError(
+            f"argument {argument}: the directory {str(parent)!r} does not exist; create it first"
+        )
+
+
 def _write(text: str, out: str | None) -> None:
     text = text if text.endswith("\n") else text + "\n"
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise UsageError(f"argument --out: cannot write {out}: {err.strerror or err}") from err
     else:
         sys.stdout.write(text)
 
 
-def _extractor(name: str):
+# extractors that need settings the command line does not take
+_CONFIGURED_EXTRACTORS = {
+    "llm": "a chat model and its endpoint (`enoki teach`, or `extractor=llm` with its settings "
+    "in `make eval` / the Python API)",
+    "preextracted": "a file of triples (`extractor=preextracted extractor.path=...` in `make eval`, "
+    "or the Python API)",
+}
+
+
+def _extractor(name: str, *, none: bool = True):
+    """The extractor ``--extractor`` names (``none`` allowed where ``none`` is True: the
+    caller handles it); a usage error for an unknown name or one the command line cannot
+    configure."""
     from enoki_hd.extract import available_extractors, get_extractor
 
+    usable = [n for n in available_extractors() if n not in _CONFIGURED_EXTRACTORS]
+    known = ", ".join(["none", *usable] if none else usable)
+    if name in _CONFIGURED_EXTRACTORS:
+        raise UsageError(
+            f"argument --extractor: {name!r} needs {_CONFIGURED_EXTRACTORS[name]}; "
+            f"on the command line choose from {known}"
+        )
     if name not in available_extractors():
-        known = ", ".join(["none", *available_extractors()])
         raise UsageError(f"argument --extractor: unknown extractor {name!r}; choose from {known}")
     return get_extractor(name)
 
@@ -595,8 +640,9 @@ def _run_extract(args: argparse.Namespace) -> int:
     import json
 
     answer = _read_text("--answer", args.answer, stdin_used=[])
-    facts = _extractor(args.extractor).extract(answer)
-    _write("\n".join(json.dumps(f.to_dict(), ensure_ascii=False) for f in facts), None)
+    facts = _extractor(args.extractor, none=False).extract(answer)
+    # JSON lines: no line at all when there is no fact (an empty line is no JSON)
+    sys.stdout.write("".join(json.dumps(f.to_dict(), ensure_ascii=False) + "\n" for f in facts))
     return 0
 
 
@@ -715,6 +761,9 @@ def main(argv: list[str] | None = None) -> int:
             return _run_serve(args)
     except UsageError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
+    except KeyboardInterrupt:
+        resume = " (rerun the same command to resume)" if args.command in _RESUMABLE else ""
+        parser.exit(130, f"enoki {args.command}: interrupted{resume}\n")
     except FileNotFoundError as err:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except Exception as err:
