@@ -478,7 +478,8 @@ def test_focus_fixture_offsets_point_into_the_context() -> None:
 
 def test_markdown_bolds_the_focus_sentence_inside_its_window() -> None:
     lines = render_markdown(focus_report(FOCUS_WINDOW)).splitlines()
-    cell = "Tags like <b> & co. exist. **The tower opened in 1889.** It is made of iron."
+    # a tag in the context is shown as text (&lt;), never rendered
+    cell = "Tags like &lt;b> & co. exist. **The tower opened in 1889.** It is made of iron."
     assert f"| 0 | contradicted | 0.90 | The tower opened in 1887. | {cell} |" in lines
     assert (
         f"| f1 | The tower · opened in · 1887 | contradicted | 0.95 | {cell} | decided_by: nli |"
@@ -541,3 +542,23 @@ def test_a_focus_outside_its_window_is_dropped_with_a_warning(caplog) -> None:
         text = render_markdown(focus_report(stray))
     assert "**The tower" not in text
     assert "not inside its window" in caplog.text
+
+
+def test_markdown_shows_tags_in_the_texts_as_text() -> None:
+    """Answer, question, evidence and spans holding HTML are escaped as the HTML report escapes
+    them: a renderer must never run an answer's <script> or <img onerror>."""
+    from fakes import LexicalVerifier
+
+    from enoki_hd.detector import Detector
+
+    answer = 'Suede formed in <img src=x onerror="alert(1)"> Manchester. <script>go()</script>'
+    report = Detector(LexicalVerifier(), sentence_backend="regex").detect(
+        answer=answer,
+        context="Suede formed in London. <b>Bold</b> claims.",
+        question="<i>Where</i>?",
+    )
+    text = render_markdown(report)
+    for tag in ("<img", "<script", "<b>", "<i>"):
+        assert tag not in text, tag
+    assert "&lt;img src=x" in text and "&lt;script>go()&lt;/script>" in text
+    assert "**Question:** &lt;i>Where&lt;/i>?" in text

@@ -256,9 +256,17 @@ def _span_tooltip(span: HallucinatedSpan) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _md_text(text: str) -> str:
+    """Answer or context text for Markdown: ``<`` as ``&lt;``, so that a tag in it (``<script>``,
+    ``<img onerror=…>``) is shown as text, never run by a renderer (the HTML report escapes
+    the same way)."""
+    return text.replace("<", "&lt;")
+
+
 def _md_cell(value: object) -> str:
-    """A table cell: pipes escaped, line breaks turned into ``<br>`` so the row stays one line."""
-    text = str(value).replace("|", "\\|")
+    """A table cell: pipes and tags escaped, line breaks turned into ``<br>`` so the row stays
+    one line."""
+    text = _md_text(str(value)).replace("|", "\\|")
     return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
 
 
@@ -298,7 +306,7 @@ def _md_fact_row(verdict: FactVerdict) -> list[object]:
 
 def _md_span_line(span: HallucinatedSpan) -> str:
     facts = ", ".join(span.facts) if span.facts else _MISSING
-    quoted = json.dumps(span.text, ensure_ascii=False)
+    quoted = _md_text(json.dumps(span.text, ensure_ascii=False))
     return (
         f"- [{span.start}, {span.end}) {quoted} · {span.label} · "
         f"hallucination score {span.score:.2f} · {facts}"
@@ -317,12 +325,12 @@ def _md_marked_answer(report: Report) -> str:
             if in_bold:
                 pieces.append("**")
                 in_bold = False
-            pieces.append(segment.text)
+            pieces.append(_md_text(segment.text))
             continue
         if not in_bold:
             pieces.append("**")
             in_bold = True
-        pieces.append(f"[[{segment.text}]]")
+        pieces.append(f"[[{_md_text(segment.text)}]]")
     if in_bold:
         pieces.append("**")
     return "".join(pieces)
@@ -348,7 +356,7 @@ def render_markdown(report: Report) -> str:
         lines.append("")
         lines.append("**Counts:** " + " · ".join(f"{label} {n}" for label, n in counts))
     if report.question:
-        lines += ["", f"**Question:** {report.question}"]
+        lines += ["", f"**Question:** {_md_text(report.question)}"]
 
     if report.sentences or report.facts:
         lines += ["", f"- {SCORE_LEGEND}.", f"- {FOCUS_LEGEND} in **bold**."]
