@@ -44,7 +44,12 @@ def test_sentence_verdicts_offsets_labels_and_evidence(detector: Detector) -> No
     assert summary.counts == {"supported": 1, "contradicted": 1, "unverifiable": 1}
     assert summary.faithfulness == pytest.approx(1 / 3, abs=1e-6)
     assert (summary.intrinsic, summary.extrinsic, summary.hallucinated) == (1, 1, True)
-    assert report.facts == [] and report.spans == []
+    # sentence level: a flagged sentence is its own span (without its full stop)
+    assert report.facts == []
+    assert [(h.start, h.end, h.label) for h in report.spans] == [
+        (39, 66, "unverifiable"),
+        (68, 101, "contradicted"),
+    ]
     assert set(report.timings) >= {"segment", "index", "verify", "total"}
 
 
@@ -543,3 +548,26 @@ def test_a_quote_is_never_found_across_two_passages() -> None:
     )
     assert whole.sentences[0].label == "supported"
     assert {(v.decided_by, v.evidence.passage) for v in whole.facts} == {("quoted", 1)}
+
+
+@pytest.mark.parametrize("options", [{"extractor": None}, {"verification": "nli"}])
+def test_a_flagged_sentence_without_a_blamed_word_is_its_own_span(options) -> None:
+    """Sentence-level detection (no extractor) and NLI-only judgement of a sentence without
+    facts blame no words: the flagged sentence is the span, so a guard that reads `spans` sees
+    what the sentences say."""
+    answer = "Suede formed in London. It split in 1998. - Died in 1934"
+    report = Detector(LexicalVerifier(), sentence_backend="regex", **options).detect(
+        answer=answer, context=CONTEXT
+    )
+    flagged = [s for s in report.sentences if s.label in ("contradicted", "unverifiable")]
+    assert flagged
+    for sentence in flagged:
+        inside = [h for h in report.spans if sentence.span.start <= h.start < sentence.span.end]
+        assert inside, sentence.text
+    for span in report.spans:
+        assert answer[span.start : span.end] == span.text
+    if options == {"extractor": None}:
+        assert [(h.text, h.label) for h in report.spans] == [
+            ("It split in 1998", "unverifiable"),
+            ("- Died in 1934", "unverifiable"),
+        ]

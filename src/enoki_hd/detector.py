@@ -62,7 +62,16 @@ from enoki_hd.text import (
     segment_sentences,
     strip_span,
 )
-from enoki_hd.types import Evidence, Fact, FactVerdict, Report, SentenceVerdict, Span, Summary
+from enoki_hd.types import (
+    Evidence,
+    Fact,
+    FactVerdict,
+    HallucinatedSpan,
+    Report,
+    SentenceVerdict,
+    Span,
+    Summary,
+)
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
 from enoki_hd.verify.grounding import GroundingIndex
@@ -511,6 +520,10 @@ class Detector:
                     self.grounding_index(context, question),
                     question=question,
                 )
+        if verdicts is None or not self.judge.uses_grounding:
+            # no fact projection and no word blame: a flagged sentence is its own span, so that
+            # `spans` never says less than the sentences do
+            hallucinated = _whole_sentence_spans(answer, sentences, hallucinated)
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         if passages:
             _mark_passages(index, verdicts or [], sentences)
@@ -665,6 +678,31 @@ class _Clock:
     def total(self) -> dict[str, float]:
         self.timings["total"] = time.perf_counter() - self.started
         return self.timings
+
+
+def _whole_sentence_spans(
+    answer: str, sentences: list[SentenceVerdict], spans: list[HallucinatedSpan]
+) -> list[HallucinatedSpan]:
+    """``spans`` with every flagged sentence that holds none of them added whole (without its
+    final punctuation)."""
+    added = []
+    for s in sentences:
+        if s.label not in ("contradicted", "unverifiable"):
+            continue
+        if any(h.start < s.span.end and s.span.start < h.end for h in spans):
+            continue
+        end = s.span.end
+        while end > s.span.start + 1 and answer[end - 1] in _SENTENCE_TAIL:
+            end -= 1
+        added.append(
+            HallucinatedSpan(
+                s.span.start, end, answer[s.span.start : end], s.score, list(s.facts), s.label
+            )
+        )
+    return sorted([*spans, *added], key=lambda h: h.start) if added else spans
+
+
+_SENTENCE_TAIL = frozenset(" \t\r\n.!?;:…")
 
 
 def _quoted_evidence(context: str, span: Span) -> Evidence:
