@@ -571,3 +571,14 @@ def test_a_flagged_sentence_without_a_blamed_word_is_its_own_span(options) -> No
             ("It split in 1998", "unverifiable"),
             ("- Died in 1934", "unverifiable"),
         ]
+
+
+def test_option_types_are_checked_naming_the_option() -> None:
+    with pytest.raises(
+        TypeError, match="threshold must be a number in \\[0, 1\\] or None, got str"
+    ):
+        Detector(LexicalVerifier(), threshold="0.5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="extractor must be a name .* got int"):
+        Detector(LexicalVerifier(), extractor=123)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="detector config 'threshold' must be a number, got 'abc'"):
+        Detector.from_config({"threshold": "abc"})  # before any model loads

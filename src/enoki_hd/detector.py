@@ -210,6 +210,23 @@ class Detector:
         ):
             if value not in ("spacy", "regex"):
                 raise ValueError(f"{option} must be 'spacy' or 'regex', got {value!r}")
+        for option, number in (
+            ("threshold", threshold),
+            ("hybrid_weight", hybrid_weight),
+            ("inherit_entailment", inherit_entailment),
+        ):
+            optional = option != "hybrid_weight"
+            if (number is None and optional) or (
+                isinstance(number, (int, float)) and not isinstance(number, bool)
+            ):
+                continue
+            expected = "a number in [0, 1]" + (" or None" if optional else "")
+            raise TypeError(f"{option} must be {expected}, got {type(number).__name__} {number!r}")
+        if not (extractor is None or isinstance(extractor, str) or hasattr(extractor, "extract")):
+            raise TypeError(
+                "extractor must be a name ('rules', 'encoder', 'none'), an Extractor (with "
+                f"an extract method) or None, got {type(extractor).__name__}"
+            )
         if verifier is None:
             verifier = load_default_verifier()
         elif isinstance(verifier, (str, Path)):
@@ -294,6 +311,14 @@ class Detector:
                 f"unknown detector config key(s) {sorted(unknown)}; "
                 f"known keys: {sorted(_CONFIG_KEYS)}"
             )
+        numbers = {  # checked before any model loads
+            key: _config_float(cfg, key, default)
+            for key, default in (
+                ("threshold", None),
+                ("hybrid_weight", 0.5),
+                ("inherit_entailment", None),
+            )
+        }
         verifier = load_verifier_from_config(cfg.get("verifier") or {})
         selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
         return cls(
@@ -302,13 +327,13 @@ class Detector:
             selector=selector,
             sentence_backend=cfg.get("sentence_backend", "spacy"),
             context_backend=cfg.get("context_backend", "regex"),
-            threshold=None if cfg.get("threshold") is None else float(cfg["threshold"]),
+            threshold=numbers["threshold"],
             verification=cfg.get("verification", "hybrid"),
-            hybrid_weight=float(cfg.get("hybrid_weight", 0.5)),
+            hybrid_weight=numbers["hybrid_weight"],
             conflicts=bool(cfg.get("conflicts", True)),
             absent_names=bool(cfg.get("absent_names", True)),
             refinement_support=bool(cfg.get("refinement_support", True)),
-            inherit_entailment=_optional_float(cfg.get("inherit_entailment")),
+            inherit_entailment=numbers["inherit_entailment"],
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
@@ -759,9 +784,15 @@ def _mark_passages(
             evidence.passage = index.passage_of(evidence.start)
 
 
-def _optional_float(value: Any) -> float | None:
-    """A config value that is a number or null (Hydra writes ``null``)."""
-    return None if value is None else float(value)
+def _config_float(cfg: Mapping[str, Any], key: str, default: float | None = None) -> Any:
+    """A number of the config (Hydra writes ``null`` for None), or an error naming its key."""
+    value = cfg.get(key, default)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"detector config {key!r} must be a number, got {value!r}") from err
 
 
 def _verifier_config(verifier: Verifier) -> dict[str, Any]:
