@@ -578,7 +578,7 @@ def test_option_types_are_checked_naming_the_option() -> None:
         TypeError, match="threshold must be a number in \\[0, 1\\] or None, got str"
     ):
         Detector(LexicalVerifier(), threshold="0.5")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="extractor must be a name .* got int"):
+    with pytest.raises(TypeError, match=r"extractor must be a name .* got int"):
         Detector(LexicalVerifier(), extractor=123)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="detector config 'threshold' must be a number, got 'abc'"):
         Detector.from_config({"threshold": "abc"})  # before any model loads
