@@ -375,6 +375,16 @@ def test_the_same_value_in_another_unit_is_a_mismatch() -> None:
     assert heat.mismatches == [("1,200 fahrenheit", "1,200 celsius")]
 
 
+def test_a_lower_case_g_after_a_number_is_grams() -> None:
+    """ "10 g" against "10 mg" is a thousandfold dose error; an upper-case "G" is no unit."""
+    assert ground("10 mg", "Take 10 g of the powder daily.").mismatches == [("10 mg", "10 g")]
+    assert ground("10 g", "Take 10 mg of the powder daily.").mismatches == [("10 g", "10 mg")]
+    assert ground("12g of protein", "Each bar has 12 grams of protein.").status == "grounded"
+    assert ground("500 g", "Add 0.5 kg of flour.").status == "grounded"
+    assert ground("5G networks", "It supports 5G and 4G networks.").status == "grounded"
+    assert ground("5G networks", "It weighs 5 mg.").mismatches == []
+
+
 def test_a_unit_conflict_needs_the_same_dimension_and_no_statement_in_the_unit() -> None:
     # another dimension: not the same quantity, only a missing word
     assert ground("7 miles long", "It is 7 kilograms heavy.").mismatches == []

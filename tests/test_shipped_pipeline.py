@@ -350,3 +350,22 @@ def test_greetings_and_thanks_are_not_claims(detector: Detector) -> None:
         ("not_a_claim", "meta"),
     ]
     assert report.spans == [] and report.summary.status == "ok"
+
+
+def test_a_dose_in_grams_against_milligrams_is_contradicted(detector: Detector) -> None:
+    """A thousandfold dose error: "g" after a number was read as no unit, so "10 mg" was found
+    as the context's "10"."""
+    report = detector.detect(
+        answer="Adults should take 10 mg of the powder daily.",
+        context="Adults should take 10 g of the powder daily, dissolved in water.",
+    )
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [s.text for s in report.spans] == ["10 mg"]
+    # a sentence without facts whose every word is in the context, flagged by the value
+    # conflict: the whole sentence is the span
+    imperative = detector.detect(
+        answer="Take 10 g of the powder daily.", context="Take 10 mg of the powder daily."
+    )
+    assert [(s.label, s.text) for s in imperative.spans] == [
+        ("contradicted", "Take 10 g of the powder daily")
+    ]

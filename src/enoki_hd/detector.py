@@ -545,10 +545,10 @@ class Detector:
                     self.grounding_index(context, question),
                     question=question,
                 )
-        if verdicts is None or not self.judge.uses_grounding:
-            # no fact projection and no word blame: a flagged sentence is its own span, so that
-            # `spans` never says less than the sentences do
-            hallucinated = _whole_sentence_spans(answer, sentences, hallucinated)
+        # a flagged sentence in which nothing was blamed (no extractor, NLI alone, or a
+        # sentence without facts whose words are all in the context) is its own span, so that
+        # `spans` never says less than the sentences do
+        hallucinated = _whole_sentence_spans(answer, sentences, hallucinated)
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         if passages:
             _mark_passages(index, verdicts or [], sentences)

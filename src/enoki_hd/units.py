@@ -11,12 +11,13 @@ from enoki_hd.text import normalize_term
 
 # Units of measure by dimension: groups of names for one unit ("km kilometre kilometer"), the
 # first name of a group standing for it; plurals need no entry (normalize_term strips them).
-# Letters that also abbreviate other things ("m" for metres or millions, "g") are not here (see
-# OTHER_UNIT_WORDS).
+# Letters that also abbreviate other things ("m" for metres, millions or minutes) are not here
+# (see OTHER_UNIT_WORDS); a lower-case "g" after a number is grams ("10 g" against "10 mg" is a
+# thousandfold dose error), an upper-case "G" is not read as a unit ("5G").
 MEASURES: dict[str, str] = {
     "length": "mm millimetre millimeter | cm centimetre centimeter | metre meter | "
     "km kilometre kilometer | inch | foot feet ft | yard yd | mile mi",
-    "mass": "mg milligram | microgram mcg µg | gram gramme | kg kilogram kilo | tonne | ton | "
+    "mass": "mg milligram | microgram mcg µg | gram gramme g | kg kilogram kilo | tonne | ton | "
     "lb lbs pound | ounce oz",
     "volume": "ml millilitre milliliter | litre liter | gallon | pint",
     "time": "millisecond ms | second sec | minute min | hour hr hrs | day | week | month | "
@@ -42,7 +43,6 @@ OTHER_UNIT_WORDS = frozenset(
     normalize_term(word)
     for word in [
         "m",
-        "g",
         "l",
         "w",
         "degree",

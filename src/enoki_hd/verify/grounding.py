@@ -616,7 +616,8 @@ def _analyse(text: str) -> _Analysis:
     starts = [t.start for t in tokens]
     quantities = []
     for mention, glued in numbers:
-        unit: set[str] = {glued} if glued else set()
+        # an upper-case "G" glued to a number is no gram ("5G")
+        unit: set[str] = {glued} if glued and not mention.text.endswith("G") else set()
         k = bisect.bisect_left(starts, mention.span.end)
         for token in tokens[k : k + 2]:
             word = token.text(text)

@@ -157,7 +157,7 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
     mention (or glued to it: "1.85kg"), or None."""
     glued = _GLUED_RE.search(mention.text)
     if glued is not None and mention.text[: glued.start()][-1:].isdigit():
-        unit = UNITS.get(normalize_term(glued.group(1)))
+        unit = UNITS.get(normalize_term(glued.group(1))) if glued.group(1) != "G" else None
         return (unit[1], mention.span.end) if unit else None
     position = mention.span.end
     for _ in range(2):
@@ -167,7 +167,7 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
         word = m.group(1)
         if word.startswith("°"):
             return _DEGREE_SIGNS[word[-1].lower()], m.end()
-        unit = UNITS.get(normalize_term(word.rstrip(".")))
+        unit = UNITS.get(normalize_term(word.rstrip("."))) if word != "G" else None  # "5G"
         if unit is not None:
             return unit[1], m.end() - (1 if word.endswith(".") else 0)
         if normalize_term(word) != "degree":  # only "degrees" may stand before the unit
