@@ -148,6 +148,13 @@ def test_table_without_a_header_and_single_column() -> None:
         ("Have a great day!", "meta"),
         ("Best regards,", "meta"),
         ("Sure.", "meta"),
+        (
+            "Note: These instructions are based on the given passages and may not be "
+            "comprehensive.",
+            "meta",
+        ),
+        ("This answer is based solely on the provided context.", "meta"),
+        ("The ruling is based on the 1998 statute.", None),  # a claim
         ("Thanks to the new dam, the valley no longer floods.", None),
         ("Hello Kitty was created by Sanrio.", None),
         ("Cheers rang out when the team won the cup.", None),

@@ -160,6 +160,12 @@ _META_RES = tuple(
         r"(?:best|kind|warm) (?:regards|wishes)|regards|have a (?:great|good|nice|wonderful) "
         r"(?:day|one|week|weekend|evening))[\s!.,]*$",
         r"^(?:sure|certainly|of course|absolutely|okay|ok)[\s!.,]*$",
+        # a disclaimer about the answer's own grounding: "Note: these instructions are based
+        # on the given passages and may not be comprehensive."
+        r"^(?:(?:please )?note:?,?\s*)?(?:these|this|the above|my|the) (?:instructions?|steps?|"
+        r"answers?|response|information|overview|summary|list|guidelines?) (?:is|are) based "
+        r"(?:solely |only |entirely )?on (?:the )?(?:given |provided |above |available )?"
+        r"(?:passages?|context|information|sources?|documents?|data|text)\b",
     )
 )
 _OPINION_START_RE = re.compile(
