@@ -29,6 +29,7 @@ from enoki_hd.eval.runner import (
     run_eval,
     run_eval_all,
     three_way_label,
+    threshold_sweep,
     unit_scores,
 )
 from enoki_hd.types import (
@@ -789,3 +790,39 @@ def test_compare_refuses_runs_it_cannot_pair(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         cli_main(["compare", str(first), str(second), "--method", "mark_all"])
     assert "the runs scored different examples of file" in capsys.readouterr().err
+
+
+def test_compare_refuses_runs_on_other_or_changed_data(tmp_path, capsys) -> None:
+    """Two files under one benchmark.name (every user file is "file") with the same ids, or a
+    data file edited since the runs: both were compared, one run scored on the other's gold."""
+    first, second = two_runs(tmp_path)
+    digest = json.loads((first / "metrics.json").read_text())["benchmark"]["examples_sha256"]
+    assert len(digest) == 64
+    metrics_b = json.loads((second / "metrics.json").read_text())
+    metrics_b["benchmark"]["examples_sha256"] = "0" * 64
+    (second / "metrics.json").write_text(json.dumps(metrics_b))
+    with pytest.raises(SystemExit):
+        cli_main(["compare", str(first), str(second), "--method", "mark_all"])
+    assert "the runs scored different data under the name file" in capsys.readouterr().err
+    # the data file as read now differs from what both runs scored
+    for run in (first, second):
+        metrics = json.loads((run / "metrics.json").read_text())
+        metrics["benchmark"]["examples_sha256"] = "f" * 64
+        (run / "metrics.json").write_text(json.dumps(metrics))
+    with pytest.raises(SystemExit):
+        cli_main(["compare", str(first), str(second), "--method", "mark_all"])
+    assert "is not the data the runs scored" in capsys.readouterr().err
+
+
+def test_the_threshold_sweep_leaves_out_what_the_run_never_kept() -> None:
+    """Spans the run cut at its threshold cannot be re-selected below it: those points are
+    None (they drew a flat, wrong line), while sentence projections are swept everywhere."""
+    example = EvalExample("a", None, "ctx", "Alpha beta gamma.", gold_spans=[Span(0, 5)])
+    bench = Benchmark("toy", "span", [example])
+    spans = {
+        "level": "fact",
+        "spans": [{"start": 0, "end": 5, "score": 0.9}, {"start": 6, "end": 10, "score": 0.7}],
+        "sentences": [],
+    }
+    sweep = threshold_sweep(bench, {"detector": [spans]}, (0.3, 0.6, 0.8), run_threshold=0.6)
+    assert sweep["methods"]["detector"]["iou"] == [None, pytest.approx(5 / 9), pytest.approx(1.0)]

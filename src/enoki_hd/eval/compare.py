@@ -101,11 +101,26 @@ def compare_runs(
             f"{len(only_b)} only in the second; e.g. {sorted(only_a or only_b)[0]!r}): run both "
             "with the same limit"
         )
+    digest_a = metrics_a["benchmark"].get("examples_sha256")
+    digest_b = metrics_b["benchmark"].get("examples_sha256")
+    if digest_a and digest_b and digest_a != digest_b:
+        raise ValueError(
+            f"the runs scored different data under the name {name_a} (examples sha256 "
+            f"{digest_a[:12]} and {digest_b[:12]}): another file with the same "
+            "benchmark.name, or the file changed between the runs; compare runs on the same data"
+        )
     config = metrics_a["config"]
     shared = Path(shared_dir or config["paths"]["shared_dir"]).expanduser().resolve()
     benchmark: Benchmark = limit_benchmark(
         benchmark_from_config(config["benchmark"], shared), config.get("limit")
     )
+    if digest_a and benchmark.examples_sha256() != digest_a:
+        raise ValueError(
+            f"{name_a} as read now ({benchmark.source or shared}) is not the data the runs "
+            f"scored (examples sha256 {benchmark.examples_sha256()[:12]}, the runs' "
+            f"{digest_a[:12]}): the file changed since, or a relative benchmark.path now "
+            "names another file (run compare from the folder the runs were made in)"
+        )
     missing = [e.id for e in benchmark.examples if e.id not in records_a]
     if missing or len(benchmark.examples) != len(records_a):
         raise ValueError(

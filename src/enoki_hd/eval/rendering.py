@@ -416,7 +416,11 @@ def plot_thresholds(sweep: Mapping[str, Any], path: Path, *, threshold: float, t
     for k, (key, label) in enumerate(panels):
         axes = figure.add_subplot(1, len(panels), k + 1)
         for name, series in sweep["methods"].items():
-            axes.plot(sweep["thresholds"], series[key], marker="o", markersize=3, label=name)
+            # None: not measured (below the run's threshold, whose spans the run never kept)
+            points = [(t, v) for t, v in zip(sweep["thresholds"], series[key], strict=True)]
+            xs = [t for t, v in points if v is not None]
+            ys = [v for _, v in points if v is not None]
+            axes.plot(xs, ys, marker="o", markersize=3, label=name)
         axes.axvline(threshold, color="grey", linestyle="--", linewidth=1)
         axes.set_xlabel("threshold")
         axes.set_ylabel(label)

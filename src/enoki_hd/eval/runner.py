@@ -480,12 +480,16 @@ def threshold_sweep(
     benchmark: Benchmark,
     predictions: Mapping[str, Sequence[Mapping[str, Any]]],
     thresholds: Sequence[float] = SWEEP_THRESHOLDS,
+    *,
+    run_threshold: float = 0.0,
 ) -> dict[str, Any]:
     """Metric against threshold for every method whose scores vary over the set.
 
     Span sets: character F1 and mean IoU of the scored spans with score >= t (a sentence
-    projection re-selects its sentences at each t). Sentence / claim sets: macro-F1 and F1 of
-    the hallucinated class on the unit scores.
+    projection re-selects its sentences at each t). A method's spans are those its run kept,
+    at or above ``run_threshold``: below it the values are None (not measured — a rerun at that
+    threshold is), not the flat line the kept spans would draw. Sentence / claim sets: macro-F1
+    and F1 of the hallucinated class on the unit scores (every unit is scored at any t).
     """
     kinds = families(benchmark)
     examples = benchmark.examples
@@ -498,8 +502,14 @@ def threshold_sweep(
             candidates = [_candidates(p) for p in preds]
             if len({c[2] for per in candidates for c in per}) < 2:
                 continue
-            f1s, ious = [], []
+            cut = any(p["level"] != "sentence" for p in preds)  # spans kept by the run
+            f1s: list[float | None] = []
+            ious: list[float | None] = []
             for t in thresholds:
+                if cut and t < run_threshold:
+                    f1s.append(None)
+                    ious.append(None)
+                    continue
                 kept = [[(a, b) for a, b, s in per if s >= t] for per in candidates]
                 f1s.append(M.char_prf(kept, golds, lengths)["f1"])
                 ious.append(M.char_iou(kept, golds)["iou"])
@@ -612,7 +622,7 @@ def run_eval(
     per_method = {
         n: evaluate(bench, predictions[n], threshold=threshold, deltas=deltas) for n in names
     }
-    sweep = threshold_sweep(bench, predictions)
+    sweep = threshold_sweep(bench, predictions, run_threshold=threshold)
     bootstrap = _bootstrap(bench, predictions, plain.get("bootstrap"))
     escalation = escalation_summary(predictions["detector"]) if "detector" in predictions else None
     detector_cfg = plain.get("detector") or {}
@@ -637,6 +647,7 @@ def run_eval(
             "flagged": dict(full.flagged),
             "source": full.source,
             "gold_reference": gold_reference,
+            "examples_sha256": bench.examples_sha256(),
         },
         "methods": per_method,
         "threshold_sweep": sweep,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +166,16 @@ class Benchmark:
 
     def __len__(self) -> int:
         return len(self.examples)
+
+    def examples_sha256(self) -> str:
+        """SHA-256 of the examples as scored — texts, gold and the other references, in order:
+        what ``make compare`` checks two runs (and the data read again) against."""
+        payload = {
+            "examples": [e.to_dict() for e in self.examples],
+            "references": self.to_dict()["references"],
+        }
+        text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
         return {
