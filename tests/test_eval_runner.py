@@ -826,3 +826,20 @@ def test_the_threshold_sweep_leaves_out_what_the_run_never_kept() -> None:
     }
     sweep = threshold_sweep(bench, {"detector": [spans]}, (0.3, 0.6, 0.8), run_threshold=0.6)
     assert sweep["methods"]["detector"]["iou"] == [None, pytest.approx(5 / 9), pytest.approx(1.0)]
+
+
+def test_an_oracle_judged_prediction_is_cached_under_its_gold() -> None:
+    """judge=oracle answers from the gold spans: after the gold changed, a rerun reused the
+    old predictions (the key held the texts only)."""
+    from enoki_hd.eval.cache import PredictionCache
+    from enoki_hd.verify.routing import reads_gold_labels
+
+    example = EvalExample("a", None, "ctx", "Alpha beta.", gold_spans=[Span(0, 5)])
+    edited = EvalExample("a", None, "ctx", "Alpha beta.", gold_spans=[Span(6, 10)])
+    key = PredictionCache.key
+    assert key("m", example) == key("m", edited)  # a method that never reads the gold
+    assert key("m", example, gold=True) != key("m", edited, gold=True)
+    oracle = Detector(
+        LexicalVerifier(), sentence_backend="regex", verification="llm", judge="oracle"
+    )
+    assert reads_gold_labels(oracle) and not reads_gold_labels(fake_detector())

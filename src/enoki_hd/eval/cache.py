@@ -58,16 +58,18 @@ class PredictionCache:
         )
 
     @staticmethod
-    def key(method_key: str, example: EvalExample) -> str:
-        payload = to_json(
-            {
-                "method": method_key,
-                "answer": example.answer,
-                "context": example.context,
-                "question": example.question,
-            },
-            sort_keys=True,
-        )
+    def key(method_key: str, example: EvalExample, *, gold: bool = False) -> str:
+        """The key of ``example``'s prediction; ``gold``: the method reads the gold labels
+        (an oracle judge), so they are part of the key."""
+        fields: dict[str, Any] = {
+            "method": method_key,
+            "answer": example.answer,
+            "context": example.context,
+            "question": example.question,
+        }
+        if gold:
+            fields["gold_spans"] = [s.to_dict() for s in example.gold_spans or []]
+        payload = to_json(fields, sort_keys=True)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def path(self, method: Method, key: str) -> Path:

@@ -83,7 +83,12 @@ from enoki_hd.eval.rendering import (
     render_summary,
 )
 from enoki_hd.types import Span
-from enoki_hd.verify.routing import attach_gold, escalation_summary, render_escalation
+from enoki_hd.verify.routing import (
+    attach_gold,
+    escalation_summary,
+    reads_gold_labels,
+    render_escalation,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -157,9 +162,13 @@ def run_methods(
         m.name: {"seconds": 0.0, "computed": 0, "cached": 0} for m in methods
     }
     method_keys = {m.name: PredictionCache.method_key(m) for m in methods}
+    # an oracle judge answers from the gold: its predictions are keyed on the gold too
+    reads_gold = {m.name: reads_gold_labels(getattr(m, "detector", None)) for m in methods}
     for example in tqdm(examples, desc=desc, unit="example", disable=not progress):
         for method in methods:
-            key = PredictionCache.key(method_keys[method.name], example)
+            key = PredictionCache.key(
+                method_keys[method.name], example, gold=reads_gold[method.name]
+            )
             prediction = cache.get(method, key) if method.uses_verifier else None
             if prediction is not None:
                 totals[method.name]["cached"] += 1

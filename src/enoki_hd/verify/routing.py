@@ -344,6 +344,12 @@ def build_escalation(
     return Escalation(verification, built, policy)
 
 
+def reads_gold_labels(detector: Any) -> bool:
+    """Whether ``detector`` escalates to an oracle judge (whose answers come from the gold)."""
+    escalation = getattr(detector, "escalation", None)
+    return escalation is not None and isinstance(escalation.judge, OracleJudge)
+
+
 def attach_gold(detector: Any, examples: Iterable[Any]) -> bool:
     """Give an oracle judge of ``detector`` the gold spans of ``examples`` (objects with
     ``answer`` and ``gold_spans``); False when the detector has no oracle judge."""
