@@ -20,7 +20,7 @@ import hydra
 from omegaconf import DictConfig
 
 from enoki_hd.eval.datasets import BenchmarkConfigError
-from enoki_hd.eval.runner import run_eval
+from enoki_hd.eval.runner import EvalSetupError, run_eval
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
         metrics, objects = run(cfg)
-    except (BenchmarkConfigError, FileNotFoundError) as err:
+    except (BenchmarkConfigError, EvalSetupError, FileNotFoundError) as err:
         # A wrong benchmark.* setting or an absent file: the message says which and what to
         # give instead; a traceback would only bury it.
         sys.exit(f"error: {err}")

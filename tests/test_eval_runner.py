@@ -843,3 +843,39 @@ def test_an_oracle_judged_prediction_is_cached_under_its_gold() -> None:
         LexicalVerifier(), sentence_backend="regex", verification="llm", judge="oracle"
     )
     assert reads_gold_labels(oracle) and not reads_gold_labels(fake_detector())
+
+
+@pytest.mark.parametrize(
+    ("rows", "overrides", "message"),
+    [
+        ("", [], "has no examples to evaluate (is the file empty?)"),
+        ('{"id": "a"}\n', [], "field 'model_output_text' is missing (is benchmark.format=mushroom"),
+        ("{not json\n", [], "is not valid JSON"),
+        (None, ["limit=0"], "limit must be >= 1 or null, got 0"),
+        (None, ["bootstrap.level=95"], "bootstrap.level must be between 0 and 1"),
+        (None, ["methods=[lexical_absnt]"], "unknown method(s) lexical_absnt"),
+    ],
+)
+def test_a_bad_file_or_setting_is_one_line_before_any_method_runs(
+    tmp_path, capsys, rows, overrides, message
+) -> None:
+    data = tmp_path / "data.jsonl"
+    if rows is None:
+        data.write_text((FIXTURES / "mushroom.jsonl").read_text())
+    else:
+        data.write_text(rows)
+    args = [
+        "eval",
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=mushroom",
+        "methods=[lexical_absent]",
+        f"paths.output_dir={tmp_path / 'out'}",
+        f"paths.shared_dir={tmp_path}",
+        *overrides,
+    ]
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("enoki eval: error: ") and message in err and "Traceback" not in err

@@ -687,7 +687,12 @@ def _run_eval(args: argparse.Namespace) -> int:
         from hydra.errors import HydraException
 
         from enoki_hd.eval.datasets import BenchmarkConfigError
-        from enoki_hd.eval.runner import compose_eval_config, run_eval, run_eval_all
+        from enoki_hd.eval.runner import (
+            EvalSetupError,
+            compose_eval_config,
+            run_eval,
+            run_eval_all,
+        )
     except ImportError as err:
         raise UsageError(
             f"enoki eval needs the eval extra: pip install 'enoki-hd[eval]' ({err})"
@@ -701,7 +706,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             command = shlex.join(["enoki", "eval", *args.overrides])
             _, objects = run_eval(cfg, command=command)
             report = objects["files"]["report"]
-    except (HydraException, BenchmarkConfigError) as err:
+    except (HydraException, BenchmarkConfigError, EvalSetupError) as err:
         raise UsageError(str(err)) from err
     sys.stdout.write(report.read_text(encoding="utf-8"))
     return 0

