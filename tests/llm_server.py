@@ -34,6 +34,8 @@ class Step:
     prompt_tokens: int = 100
     completion_tokens: int = 20
     headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str = "stop"
+    usage: bool = True  # False: a server that reports no token usage
 
 
 def lines(*triples: tuple[str, str, str]) -> str:
@@ -71,15 +73,16 @@ class ScriptedLLM:
                             {
                                 "index": 0,
                                 "message": {"role": "assistant", "content": step.text},
-                                "finish_reason": "stop",
+                                "finish_reason": step.finish_reason,
                             }
                         ],
-                        "usage": {
+                    }
+                    if step.usage:
+                        payload["usage"] = {
                             "prompt_tokens": step.prompt_tokens,
                             "completion_tokens": step.completion_tokens,
                             "total_tokens": step.prompt_tokens + step.completion_tokens,
-                        },
-                    }
+                        }
                 else:
                     payload = {"error": {"message": f"scripted {step.status}", "type": "test"}}
                 data = json.dumps(payload).encode()

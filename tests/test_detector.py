@@ -582,3 +582,49 @@ def test_option_types_are_checked_naming_the_option() -> None:
         Detector(LexicalVerifier(), extractor=123)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="detector config 'threshold' must be a number, got 'abc'"):
         Detector.from_config({"threshold": "abc"})  # before any model loads
+
+
+class _InventingExtractor:
+    """One anchored fact per sentence of ANSWER-like text, plus a triple with no place in the
+    answer (what an LLM extractor's invented words become: no spans)."""
+
+    name = "inventing-fake"
+
+    def extract(self, text, sentences=None):
+        from enoki_hd.types import Fact, Span
+
+        start = text.index("London")
+        return [
+            Fact(
+                "f0.0",
+                0,
+                "Suede",
+                "formed in",
+                "London",
+                subject_spans=[Span(0, 5)],
+                relation_spans=[Span(6, 15)],
+                object_spans=[Span(start, start + 6)],
+                delta=[Span(start, start + 6)],
+            ),
+            Fact("f0.1", 0, "Napoleon", "founded", "Suede", source="llm:subject_unaligned"),
+        ]
+
+    def unparseable_sentences(self, text, sentences):
+        return []
+
+    def config(self):
+        return {"name": self.name}
+
+
+def test_an_unanchored_fact_is_reported_but_decides_nothing() -> None:
+    """An extractor's invented triple (no word placed in the answer) is verified and shown,
+    but it is no claim of the answer: it flagged a faithful sentence, counted in the summary
+    and failed the CLI gate."""
+    report = Detector(
+        LexicalVerifier(), extractor=_InventingExtractor(), sentence_backend="regex"
+    ).detect(answer="Suede formed in London.", context=CONTEXT)
+    invented = next(v for v in report.facts if v.fact.id == "f0.1")
+    assert invented.label != "supported" and not invented.fact.anchored
+    assert [(s.label, s.facts) for s in report.sentences] == [("supported", ["f0.0"])]
+    assert report.spans == []
+    assert (report.summary.faithfulness, report.summary.hallucinated) == (1.0, False)

@@ -123,3 +123,68 @@ def test_a_401_refuses_this_and_every_later_request() -> None:
             chat.complete(MESSAGES)
         assert llm.count("ping") == 1
     assert sleeps == []
+
+
+def test_an_endpoint_must_be_named(monkeypatch) -> None:
+    """Nothing is sent to a hosted API unless it is named: without base_url the openai client
+    sent every text to https://api.openai.com/v1."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match="base_url must name the endpoint"):
+        ChatClient("m")
+    with pytest.raises(ValueError, match="must start with http:// or https://"):
+        ChatClient("m", "localhost:8000/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert ChatClient("m").base_url == "http://127.0.0.1:9/v1"
+
+
+def test_a_completion_cut_at_max_tokens_is_an_error_not_a_row() -> None:
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step("half an ans", finish_reason="length"))
+        with pytest.raises(LLMError, match=r"cut at max_tokens=1024 \(finish_reason 'length'\)"):
+            client(llm.url, []).complete(MESSAGES)
+
+
+def test_a_cost_cap_needs_token_usage() -> None:
+    """A server that reports no usage made every request cost $0: the cap never held."""
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step("pong", usage=False))
+        chat = client(llm.url, [], price_in=1.0, price_out=1.0, max_cost=0.01)
+        assert chat.complete(MESSAGES).text == "pong"
+        with pytest.raises(CostCapReached, match="without token usage"):
+            chat.complete(MESSAGES)
+        assert llm.count("ping") == 1
+        uncapped = client(llm.url, [])
+        uncapped.complete(MESSAGES)
+        uncapped.complete(MESSAGES)  # no cap: nothing to keep
+
+
+def test_retry_after_as_a_date_and_beyond_the_longest_wait() -> None:
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    sleeps: list[float] = []
+    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=90), usegmt=True)
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=429, headers={"Retry-After": later}), Step("pong"))
+        client(llm.url, sleeps).complete(MESSAGES)
+    assert len(sleeps) == 1 and 80 <= sleeps[0] <= 91  # was capped at 30 s
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=429, headers={"Retry-After": "3600"}))
+        with pytest.raises(LLMError, match="HTTP 429"):
+            client(llm.url, []).complete(MESSAGES)
+        assert llm.count("ping") == 1
+
+
+def test_errors_carry_the_servers_explanation_and_a_dead_endpoint_stops_every_request() -> None:
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(status=400))
+        with pytest.raises(LLMError, match=r"HTTP 400\): scripted 400"):
+            client(llm.url, []).complete(MESSAGES)
+    sleeps: list[float] = []
+    dead = client("http://127.0.0.1:9/v1", sleeps, max_retries=2)
+    with pytest.raises(LLMError, match=r"Connection error.*is the server up"):
+        dead.complete(MESSAGES)
+    assert len(sleeps) == 2
+    with pytest.raises(LLMError, match="is the server up"):
+        dead.complete(MESSAGES)  # at once: no second round of retries
+    assert len(sleeps) == 2

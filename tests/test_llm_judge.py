@@ -270,12 +270,19 @@ def test_make_eval_reports_the_escalation_share(tmp_path: Path) -> None:
     assert metrics["methods"]["detector"]["span"]["char"]["f1"] > 0
 
 
+def test_a_judge_without_an_extractor_is_refused(tiny_nli_dir: Path) -> None:
+    """With no extractor there are no facts to escalate: the judge was never called while the
+    report's config said verification=llm."""
+    with pytest.raises(ValueError, match="escalates facts to a judge, and with extractor=None"):
+        Detector(str(tiny_nli_dir), extractor=None, verification="llm", judge={"name": "oracle"})
+
+
 def test_adaptive_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
     with ScriptedLLM() as llm:
         for judge in ({"name": "oracle"}, {"name": "llm", "model": "m", "base_url": llm.url}):
             made = Detector(
                 str(tiny_nli_dir),
-                extractor=None,
+                extractor="rules",
                 verification="adaptive",
                 judge=judge,
                 routing={"max_margin": 0.2, "base": "nli"},

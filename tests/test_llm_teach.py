@@ -264,3 +264,31 @@ def test_the_teacher_file_trains_the_tiny_distill_config(tmp_path: Path, shared_
     saved = json.loads((tmp_path / "run" / "train_metrics.json").read_text())
     source = saved["sources"]["teacher_teacher"]
     assert source["sentences"] == 16 and source["train_rows"] + source["dev_rows"] == 24
+
+
+def test_one_output_holds_one_teacher_and_one_input(tmp_path: Path) -> None:
+    """A rerun with another --model, or on an input whose line-number ids now name other
+    texts, mixed two teachers or skipped and doubled rows; a second run on the same file
+    appended every row twice."""
+    import fcntl
+
+    source = write_input(tmp_path / "in.jsonl", n=2)
+    out = tmp_path / "teacher.jsonl"
+    with ScriptedLLM(reply) as llm:
+        assert teach(read_rows(source), out, extractor(llm.url), progress=False).complete
+        before = out.read_bytes()
+        other_model = LLMExtractor("another-model", llm.url, api_key="k")
+        with pytest.raises(ValueError, match="another model \\('m', this run: 'another-model'\\)"):
+            teach(read_rows(source), out, other_model, progress=False)
+        edited = tmp_path / "edited.jsonl"
+        rows = [json.loads(line) for line in source.read_text().splitlines()]
+        rows[0]["answer"] = "Oslo is the capital of Norway."
+        edited.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        with pytest.raises(ValueError, match="holds another text than the input's row"):
+            teach(read_rows(edited), out, extractor(llm.url), progress=False)
+        assert out.read_bytes() == before
+        with out.open("ab") as other_run:
+            fcntl.flock(other_run.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with pytest.raises(ValueError, match="being written by another enoki teach run"):
+                teach(read_rows(source), out, extractor(llm.url), progress=False)
+    assert out.read_bytes() == before

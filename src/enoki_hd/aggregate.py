@@ -120,7 +120,8 @@ def sentence_verdicts(
             )
             continue
         decision = decisions.get(index)
-        own = [v for v in verdicts or [] if v.fact.sentence == index]
+        # an unanchored fact is reported, but decides nothing (Fact.anchored)
+        own = [v for v in verdicts or [] if v.fact.sentence == index and v.fact.anchored]
         split = [Span(span.start + p.start, span.start + p.end) for p in splits.get(index, [])]
         if not own:
             if decision is None:
@@ -246,7 +247,7 @@ def summarize(
     sentence level."""
     unread = sum(s.label == "unsupported_language" for s in sentences)
     not_claims = sum(s.label == "not_a_claim" for s in sentences)
-    counted_facts = [v for v in verdicts or [] if not v.suppressed]
+    counted_facts = [v for v in verdicts or [] if not v.suppressed and v.fact.anchored]
     if counted_facts:
         counts = count_labels(v.label for v in counted_facts)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -574,7 +575,7 @@ def _run_detect(args: argparse.Namespace) -> int:
     if args.fail_under is not None and faithfulness is not None and faithfulness < args.fail_under:
         sys.stderr.write(f"enoki detect: faithfulness {faithfulness:.3f} < {args.fail_under}\n")
         return 3
-    contradicted = any(v.label == "contradicted" for v in report.facts) or any(
+    contradicted = any(v.label == "contradicted" and v.fact.anchored for v in report.facts) or any(
         s.label == "contradicted" for s in report.sentences
     )
     if args.fail_on_contradicted and contradicted:
@@ -672,7 +673,18 @@ def _run_teach(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise UsageError(str(err)) from err
-    result = teach(rows, args.out, extractor, progress=not args.no_progress)
+    try:
+        result = teach(rows, args.out, extractor, progress=not args.no_progress)
+    except ValueError as err:  # --out is no teach output, holds another teacher, is busy
+        raise UsageError(str(err)) from err
+    except KeyboardInterrupt:
+        # requests in flight may hang for their whole timeout and retries, and the worker
+        # threads would hold the exit until then: every finished row is on disk (one fsync
+        # per record), so stop now
+        sys.stderr.write("enoki teach: interrupted (rerun the same command to resume)\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(130)
     _write(result.format(), None)
     return 0 if result.complete else 3
 

@@ -254,6 +254,12 @@ class Detector:
 
             extractor = None if extractor == "none" else get_extractor(extractor)
         self.extractor: Extractor | None = extractor
+        if self.escalation is not None and extractor is None:
+            raise ValueError(
+                f"verification={verification!r} escalates facts to a judge, and with "
+                "extractor=None there are none (sentences are judged by NLI alone): give an "
+                "extractor ('rules', 'encoder', 'llm') or verification='hybrid'"
+            )
         if inherit_entailment is not None and not 0.0 <= inherit_entailment <= 1.0:
             raise ValueError(
                 f"inherit_entailment must be in [0, 1] or None, got {inherit_entailment!r}"
@@ -457,7 +463,8 @@ class Detector:
             hypotheses = [verbalize(f, answer) for f in facts or []]
             whole = sentences_to_judge(
                 len(spans),
-                None if facts is None else {f.sentence for f in facts},
+                # a sentence whose facts are all unanchored is judged whole (Fact.anchored)
+                None if facts is None else {f.sentence for f in facts if f.anchored},
                 unchecked,
                 aggregation=self.sentence_aggregation,
             )

@@ -86,6 +86,14 @@ class Fact:
     negated: bool = False
     modality: str | None = None
 
+    @property
+    def anchored(self) -> bool:
+        """Whether any of its words is placed in the answer. An unanchored fact (an LLM or
+        user triple the aligner could not place: ``source="llm:<reason>"``,
+        ``"preextracted:unanchored"``) is verified and reported, but it is no claim the answer
+        is known to make: it blames no characters and decides no sentence."""
+        return bool(self.subject_spans or self.relation_spans or self.object_spans)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

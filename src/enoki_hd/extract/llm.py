@@ -212,12 +212,14 @@ class LLMExtractor(PromptedLLM):
                 self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="enoki-llm")
             return self._pool
 
-    def close(self) -> None:
-        """Stop the worker threads (a later call starts them again)."""
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the worker threads (a later call starts them again); queued requests are
+        cancelled. ``wait=False`` does not wait for the requests in flight (an interrupted
+        run: they may hang for their whole timeout and retries)."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=wait, cancel_futures=True)
 
     def extract_sentence(self, answer: str, sentence: Span, index: int) -> Extraction:
         """One request for the sentence ``sentence`` (a span of ``answer``): its anchored facts,

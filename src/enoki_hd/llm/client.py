@@ -16,6 +16,9 @@ without it and fails with that hint only when a client is built.
 
 from __future__ import annotations
 
+import datetime
+import email.utils
+import json
 import logging
 import os
 import random
@@ -29,6 +32,9 @@ from typing import Any, cast
 logger = logging.getLogger(__name__)
 
 API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+# The longest Retry-After honoured (seconds); a longer one stops the request as failed.
+RETRY_AFTER_MAX = 600.0
 # A local server (vLLM, llama.cpp) takes any key; the openai client insists on one.
 NO_KEY = "EMPTY"
 # What a required Hydra config value left unset (``???``) reads as.
@@ -172,6 +178,15 @@ class ChatClient:
     ) -> None:
         if not model or model == MISSING:
             raise ValueError("model must name the served model (e.g. --model Qwen2.5-7B-Instruct)")
+        base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+        if base_url is None or base_url == MISSING:
+            raise ValueError(
+                "base_url must name the endpoint the texts are sent to, e.g. "
+                f"http://localhost:8000/v1 (or set {BASE_URL_ENV}); nothing is sent to a "
+                "hosted API unless it is named — for OpenAI's, https://api.openai.com/v1"
+            )
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         for name, value in (("timeout", timeout), ("backoff_max", backoff_max)):
             if value <= 0:
                 raise ValueError(f"{name} must be > 0, got {value}")
@@ -210,6 +225,8 @@ class ChatClient:
         self.ledger = TokenLedger()
         # once the endpoint refused a request, the others are not sent (they would fail alike)
         self.refused: EndpointRefused | None = None
+        # answers without token usage: a cost cap cannot be kept against them
+        self.unmetered = 0
         self._sleep = sleep
         self._client = openai.OpenAI(
             api_key=api_key or load_api_key() or NO_KEY,
@@ -236,6 +253,12 @@ class ChatClient:
         if self.max_cost is not None and self.ledger.cost >= self.max_cost:
             raise CostCapReached(
                 f"cost cap reached: spent ${self.ledger.cost:.4f} of max_cost ${self.max_cost}"
+            )
+        if self.max_cost is not None and self.unmetered:
+            raise CostCapReached(
+                f"the endpoint answered {self.unmetered} request(s) without token usage, so "
+                f"max_cost ${self.max_cost} cannot be kept; drop --max-cost (and watch the "
+                "spending on the provider's side) or use a server that reports usage"
             )
 
     def complete(self, messages: Sequence[dict[str, str]]) -> Completion:
@@ -266,11 +289,18 @@ class ChatClient:
                 delay = self._retry_delay(err, retries)
                 if delay is None:
                     self.ledger.add(Usage(requests=retries + 1, retries=retries))
-                    where = self.base_url or "the endpoint"
+                    where = self.base_url
                     if getattr(err, "status_code", None) in _REFUSED:
                         self.refused = EndpointRefused(
                             f"{where}: {_describe(err)}; check the key (OPENAI_API_KEY or .env), "
                             f"the model name ({self.model!r}) and the base URL"
+                        )
+                        raise self.refused from err
+                    if _unreachable(self._openai, err):
+                        # every request would wait out its retries alike: stop them all
+                        self.refused = EndpointRefused(
+                            f"{where}: {_describe(err)} after {retries + 1} attempt(s); is the "
+                            "server up, and the base URL (host, port, /v1) right?"
                         )
                         raise self.refused from err
                     raise LLMError(f"{where}: {_describe(err)}") from err
@@ -281,6 +311,9 @@ class ChatClient:
                 retries += 1
                 continue
             usage = getattr(response, "usage", None)
+            if usage is None:
+                with self.ledger._lock:
+                    self.unmetered += 1
             prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
             completion = int(getattr(usage, "completion_tokens", 0) or 0)
             spent = Usage(
@@ -290,7 +323,13 @@ class ChatClient:
             choices = getattr(response, "choices", None) or []
             text = choices[0].message.content if choices else None
             if text is None:
-                raise LLMError(f"{self.base_url or 'the endpoint'}: a completion without a message")
+                raise LLMError(f"{self.base_url}: a completion without a message")
+            if getattr(choices[0], "finish_reason", None) == "length":
+                raise LLMError(
+                    f"{self.base_url}: the completion was cut at max_tokens={self.max_tokens} "
+                    "(finish_reason 'length'); raise max_tokens (--max-tokens) so that whole "
+                    "answers fit"
+                )
             return Completion(text, spent)
 
     def _retry_delay(self, err: Exception, retries: int) -> float | None:
@@ -299,23 +338,71 @@ class ChatClient:
         if retries >= self.max_retries:
             return None
         transient = isinstance(err, (openai.APITimeoutError, openai.APIConnectionError))
+        # a body cut short in transit ("Expecting ',' delimiter"): worth another attempt
+        transient = transient or isinstance(
+            err, (json.JSONDecodeError, openai.APIResponseValidationError)
+        )
         retry_after = 0.0
         if isinstance(err, openai.APIStatusError):
             transient = err.status_code == 429 or err.status_code >= 500
-            try:
-                retry_after = float(err.response.headers.get("retry-after") or 0.0)
-            except ValueError:
-                retry_after = 0.0
+            retry_after = _retry_after_seconds(err.response.headers.get("retry-after"))
         if not transient:
             return None
+        if retry_after > RETRY_AFTER_MAX:
+            return None  # the server asks for a longer pause than a job should sit through
         ceiling = min(self.backoff_max, self.backoff * 2**retries)
-        return max(min(retry_after, self.backoff_max), random.uniform(0.0, ceiling))
+        return max(retry_after, random.uniform(0.0, ceiling))
+
+
+def _retry_after_seconds(value: str | None) -> float:
+    """A ``Retry-After`` header in seconds: delta-seconds or an HTTP date (0 when absent or
+    unreadable)."""
+    if not value:
+        return 0.0
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return 0.0
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+
+
+def _unreachable(openai: Any, err: Exception) -> bool:
+    """A connection that could not be made (refused, no such host), not a timeout."""
+    return isinstance(err, openai.APIConnectionError) and not isinstance(
+        err, openai.APITimeoutError
+    )
 
 
 def _describe(err: Exception) -> str:
+    """The error's type, HTTP status and the server's own explanation (or the cause of a
+    connection error: "Connection refused", "Name or service not known")."""
     status = getattr(err, "status_code", None)
     name = type(err).__name__
-    return f"{name} (HTTP {status})" if status is not None else f"{name}: {err}"
+    if status is not None:
+        detail = _server_message(err)
+        return f"{name} (HTTP {status})" + (f": {detail}" if detail else "")
+    cause = err.__cause__ or err.__context__
+    while cause is not None and (cause.__cause__ or cause.__context__) is not None:
+        cause = cause.__cause__ or cause.__context__
+    reason = f" ({cause})" if cause is not None and str(cause) else ""
+    return f"{name}: {err}{reason}"
+
+
+def _server_message(err: Exception) -> str:
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        if message:
+            return " ".join(str(message).split())[:300]
+    message = getattr(err, "message", "")
+    return " ".join(str(message).split())[:300]
 
 
 def client_for(

@@ -25,9 +25,11 @@ Never losing or corrupting work:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
+import sys
 from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -88,7 +90,7 @@ class TeachResult:
         lines = [
             f"enoki teach: {self.output}",
             f"  rows {self.rows}: {self.skipped} already done, {self.written} written, "
-            f"{len(self.failed)} failed, {self.stopped_rows} stopped by the cost cap",
+            f"{len(self.failed)} failed, {self.stopped_rows} left undone (the run stopped)",
             f"  this run: {u.requests} requests ({u.retries} retries), {u.prompt_tokens} prompt "
             f"+ {u.completion_tokens} completion tokens, ${u.cost:.4f}",
             f"  whole file: {f.prompt_tokens} prompt + {f.completion_tokens} completion tokens, "
@@ -218,8 +220,57 @@ def teach(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     result = TeachResult(output=out, rows=len(rows))
+    lock = _lock_output(out)  # held until the run ends: two runs never append to one file
+    try:
+        return _teach(rows, out, extractor, result, segmenter, progress, max_consecutive_failures)
+    finally:
+        lock.close()
+
+
+def _lock_output(out: Path) -> Any:
+    handle = out.open("ab")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as err:
+        handle.close()
+        raise ValueError(
+            f"--out {out} is being written by another enoki teach run; wait for it to end (a "
+            "rerun then resumes) or pass another --out"
+        ) from err
+    return handle
+
+
+def _check_finished(record: dict[str, Any], row: TeachRow | None, extractor: LLMExtractor) -> None:
+    """A finished record must be this input's row and this extractor's work."""
+    config = extractor.config()
+    if row is not None and record.get("text") is not None and record["text"] != row.text:
+        raise ValueError(
+            f"the record of id {row.id!r} in --out holds another text than the input's row: "
+            "the input changed since (a line added or removed shifts the line-number ids of "
+            "rows without an id field) — pass another --out, or give the rows ids"
+        )
+    for key, flag in (("model", "--model"), ("prompt_sha256", "--prompt")):
+        if record.get(key) is not None and record[key] != config[key]:
+            raise ValueError(
+                f"--out holds rows extracted with another {key.split('_')[0]} "
+                f"({record[key]!r}, this run: {config[key]!r}); one file holds one teacher: "
+                f"pass another --out, or the {flag} of the first run"
+            )
+
+
+def _teach(
+    rows: list[TeachRow],
+    out: Path,
+    extractor: LLMExtractor,
+    result: TeachResult,
+    segmenter: SegmentBackend,
+    progress: bool,
+    max_consecutive_failures: int,
+) -> TeachResult:
     done: set[str] = set()
+    by_id = {r.id: r for r in rows}
     for record in finished_records(out):
+        _check_finished(record, by_id.get(str(record["id"])), extractor)
         done.add(str(record["id"]))
         result.file_usage = result.file_usage + Usage.from_dict(record.get("usage") or {})
     todo = [r for r in rows if r.id not in done]
@@ -281,7 +332,8 @@ def teach(
                 )
     finally:
         bar.close()
-        extractor.close()
+        # interrupted (Ctrl-C, an error): do not wait for requests in flight
+        extractor.close(wait=sys.exc_info()[0] is None)
     result.stopped_rows += sum(1 for _ in pending)
     total = extractor.client.ledger.total
     result.usage = Usage(

@@ -5,8 +5,9 @@ window the NLI stage chose, or the whole context) with the ``judge`` prompt
 (:mod:`enoki_hd.llm.prompt`) and reads a structured answer: a 3-way ``label``
 (``supported`` / ``contradicted`` / ``unverifiable``) and a quoted ``evidence`` span. The
 quote is checked to occur in the context (exactly, else whitespace-, quote-, dash- and
-case-tolerant). A ``supported`` or ``contradicted`` answer whose quote is not in the context
-is not trusted: :class:`JudgeAnswer` marks it ``trusted=False`` and the fact keeps the verdict
+case-tolerant). A ``supported`` or ``contradicted`` answer whose quote is not in the context,
+or holds fewer than :data:`MIN_QUOTE_WORDS` words (a one-letter quote is in any context), is
+not trusted: :class:`JudgeAnswer` marks it ``trusted=False`` and the fact keeps the verdict
 it had (see :mod:`enoki_hd.verify.routing`). A failed request is an error, never a
 hallucination.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from enoki_hd.llm.client import Usage
 from enoki_hd.llm.component import PromptedLLM
 from enoki_hd.llm.parse import parse_judgement
-from enoki_hd.text import anchor
+from enoki_hd.text import anchor, tokenize_words
 from enoki_hd.types import FactLabel, FactVerdict, Span
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,10 @@ class JudgeAnswer:
             "quote_found": self.quote_found,
             "explanation": self.explanation,
         }
+
+
+MIN_QUOTE_WORDS = 3
+"""Words a decisive judge's quote must hold to be trusted."""
 
 
 def _normalised(text: str) -> str:
@@ -116,10 +121,16 @@ class LLMJudge(PromptedLLM):
             return JudgeAnswer("unverifiable", 1.0, self.name, False, usage=completion.usage)
         label: FactLabel = parsed.label  # type: ignore[assignment]
         found, span = locate_quote(context, parsed.quote)
-        # an unverifiable answer needs no quote; a decision must show one from the context
-        trusted = label == "unverifiable" or found
+        # an unverifiable answer needs no quote; a decision must show one from the context, of
+        # a few words at least ("e" is in any context)
+        substantial = len(tokenize_words(parsed.quote)) >= MIN_QUOTE_WORDS
+        trusted = label == "unverifiable" or (found and substantial)
         if not trusted:
-            logger.info("judge quote not in the context, answer not trusted: %r", parsed.quote)
+            logger.info(
+                "judge quote %s, answer not trusted: %r",
+                "not in the context" if not found else f"under {MIN_QUOTE_WORDS} words",
+                parsed.quote,
+            )
         return JudgeAnswer(
             label,
             LABEL_SCORES[label],
