@@ -170,34 +170,27 @@ def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() ->
 def test_a_raised_threshold_has_the_last_word_over_the_rules() -> None:
     """At threshold 0.95 a value conflict (score 0.9) is supported like any score below it —
     before, it stayed "contradicted" while its sentence and the spans counted it supported."""
-    conflict = FactJudge("hybrid", threshold=0.95).judge(
-        ANSWER,
-        [_fact()],
-        ["Suede sold 12 albums."],
-        [_decision(NLIScores(0.6, 0.3, 0.1), "supported")],
-        grounding=GroundingIndex(CONTEXT),
-    )[0]
+
+    def judged(threshold: float, probs: NLIScores, label: str) -> FactVerdict:
+        judge = FactJudge("hybrid", threshold=threshold)
+        decision = _decision(probs, label)
+        return judge.judge(
+            ANSWER,
+            [_fact()],
+            ["Suede sold 12 albums."],
+            [decision],
+            grounding=GroundingIndex(CONTEXT),
+        )[0]
+
+    conflict = judged(0.95, NLIScores(0.6, 0.3, 0.1), "supported")
     assert (conflict.label, conflict.decided_by, conflict.score) == (
         "supported",
         "value_conflict",
         pytest.approx(0.9),
     )
-    decisive = FactJudge("hybrid", threshold=0.99).judge(
-        ANSWER,
-        [_fact()],
-        ["Suede sold 12 albums."],
-        [_decision(NLIScores(0.03, 0.02, 0.95), "contradicted")],
-        grounding=GroundingIndex(CONTEXT),
-    )[0]
+    decisive = judged(0.99, NLIScores(0.03, 0.02, 0.95), "contradicted")
     assert decisive.label == "supported" and decisive.score == pytest.approx(0.97)
-    at_default = FactJudge("hybrid").judge(
-        ANSWER,
-        [_fact()],
-        ["Suede sold 12 albums."],
-        [_decision(NLIScores(0.03, 0.02, 0.95), "contradicted")],
-        grounding=GroundingIndex(CONTEXT),
-    )[0]
-    assert at_default.label == "contradicted"
+    assert judged(0.5, NLIScores(0.03, 0.02, 0.95), "contradicted").label == "contradicted"
 
 
 def test_fact_judge_blames_the_value_a_value_role_conflict_finds() -> None:
