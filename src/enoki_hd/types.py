@@ -88,11 +88,13 @@ class Fact:
 
     @property
     def anchored(self) -> bool:
-        """Whether any of its words is placed in the answer. An unanchored fact (an LLM or
-        user triple the aligner could not place: ``source="llm:<reason>"``,
-        ``"preextracted:unanchored"``) is verified and reported, but it is no claim the answer
-        is known to make: it blames no characters and decides no sentence."""
-        return bool(self.subject_spans or self.relation_spans or self.object_spans)
+        """False for a triple its extractor could not place in the answer (no spans, and
+        ``source="llm:<reason>"`` or ``"preextracted:unanchored"``): it is verified and
+        reported, but it is no claim the answer is known to make, so it blames no characters
+        and decides no sentence. A fact built without spans by other code counts as placed."""
+        if self.subject_spans or self.relation_spans or self.object_spans:
+            return True
+        return not (self.source.startswith("llm:") or self.source.endswith(":unanchored"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
