@@ -4,6 +4,8 @@ end to end, checkpoints and resume, the model configs, data errors and the dev F
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -121,8 +123,8 @@ def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> 
 def test_interrupted_run_resumes_without_losing_a_step(
     tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """40 steps straight == interrupted after 25 (a checkpoint at the interruption, not only
-    the periodic one at 20), then a rerun of the same config."""
+    """40 steps straight == interrupted by a Ctrl-C during step 26 (the step finishes first:
+    a checkpoint at 26, not only the periodic one at 20), then a rerun of the same config."""
     overrides = ("trainer.max_steps=40", "trainer.eval_every=20", "trainer.save_every=20")
     straight_cfg = _plain(_compose(tmp_path / "straight", shared_dir, *overrides))
     distill(straight_cfg)
@@ -133,8 +135,8 @@ def test_interrupted_run_resumes_without_losing_a_step(
 
     def interrupted_step(self, *args, **kwargs):
         calls["n"] += 1
-        if calls["n"] == 26:  # Ctrl-C during step 26: 25 steps are finished
-            raise KeyboardInterrupt
+        if calls["n"] == 26:  # Ctrl-C lands inside the optimizer step of step 26
+            os.kill(os.getpid(), signal.SIGINT)
         return real_step(self, *args, **kwargs)
 
     monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
@@ -143,10 +145,10 @@ def test_interrupted_run_resumes_without_losing_a_step(
     monkeypatch.setattr(torch.optim.AdamW, "step", real_step)
     state_dir = tmp_path / "resumed" / "run" / "train_state"
     (checkpoint,) = checkpoint_dirs(state_dir)
-    assert checkpoint.name == "step-0000025"
+    assert checkpoint.name == "step-0000026"
     assert not list(state_dir.glob("*.tmp"))
     state = torch.load(checkpoint / STATE_FILE, weights_only=False)
-    assert state["step"] == 25 and state["run"]["step"] == 25
+    assert state["step"] == 26 and state["run"]["step"] == 26
     # the composed config is saved beside the checkpoint
     saved = OmegaConf.to_container(OmegaConf.load(checkpoint / "config.yaml"))
     assert saved == cfg

@@ -45,6 +45,7 @@ from enoki_hd.igl.labels import (
     read_teacher_jsonl,
     teacher_examples,
 )
+from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import read_jsonl, stable_fraction
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
@@ -736,54 +737,66 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         show(dev_f1=next(h["dev_f1"] for h in reversed(run.history) if "dev_f1" in h))
     running: list[float] = []
     epoch = run.step // steps_per_epoch
+    # Ctrl-C stops between steps (after the step's evaluation and saves), never inside one
+    interrupt = StepBoundaryInterrupt()
     try:
-        while run.step < n_steps and not run.stopped:
-            batches = length_grouped_batches(lengths, batch_size=batch_size, seed=seed, epoch=epoch)
-            for position, indices in enumerate(batches):
-                global_step = epoch * steps_per_epoch + position
-                if global_step < run.step:
-                    continue  # trained before a resume
-                if global_step >= n_steps or run.stopped:
-                    break
-                if position % accelerator.num_processes != accelerator.process_index:
-                    run.step += 1  # another process trains this batch
-                    continue
-                model.train()
-                batch = {
-                    k: v.to(accelerator.device)
-                    for k, v in collate([windows[i] for i in indices]).items()
-                }
-                with accelerator.autocast():
-                    loss = model(**batch, loss_type=loss_type).loss
-                accelerator.backward(loss)
-                if max_grad_norm:
-                    accelerator.clip_grad_norm_(model.parameters(), float(max_grad_norm))
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad()
-                run.step += 1  # only now is the step finished (an interruption saves run.step)
-                rng = _rng_state()  # as it was after the step, not inside the next one
-                progress.update(1)
-                running.append(float(loss.item()))
-                if not run.history:  # the loss the run started from
-                    run.history.append({"step": run.step, "loss": running[-1]})
-                if run.step % log_every == 0 or run.step == n_steps:
-                    mean, lr = float(np.mean(running)), scheduler.get_last_lr()[0]
-                    run.history.append({"step": run.step, "loss": mean, "lr": lr})
-                    accelerator.log({"loss": mean, "lr": lr}, step=run.step)
-                    show(loss=mean)
-                    running = []
-                due = run.step % eval_every == 0 or run.step == n_steps if eval_every else False
-                if due and dev_set.windows:
-                    show(dev_f1=evaluate())
-                    checkpoint()
-                elif (save_every and run.step % save_every == 0) or run.step == n_steps:
-                    checkpoint()
-            epoch += 1
+        with interrupt:
+            while run.step < n_steps and not run.stopped:
+                batches = length_grouped_batches(
+                    lengths, batch_size=batch_size, seed=seed, epoch=epoch
+                )
+                for position, indices in enumerate(batches):
+                    global_step = epoch * steps_per_epoch + position
+                    if global_step < run.step:
+                        continue  # trained before a resume
+                    if global_step >= n_steps or run.stopped:
+                        break
+                    if position % accelerator.num_processes != accelerator.process_index:
+                        run.step += 1  # another process trains this batch
+                        continue
+                    interrupt.step_started()
+                    model.train()
+                    batch = {
+                        k: v.to(accelerator.device)
+                        for k, v in collate([windows[i] for i in indices]).items()
+                    }
+                    with accelerator.autocast():
+                        loss = model(**batch, loss_type=loss_type).loss
+                    accelerator.backward(loss)
+                    if max_grad_norm:
+                        accelerator.clip_grad_norm_(model.parameters(), float(max_grad_norm))
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                    run.step += 1  # only now is the step finished (an interruption saves run.step)
+                    rng = _rng_state()  # as it was after the step, not inside the next one
+                    progress.update(1)
+                    running.append(float(loss.item()))
+                    if not run.history:  # the loss the run started from
+                        run.history.append({"step": run.step, "loss": running[-1]})
+                    if run.step % log_every == 0 or run.step == n_steps:
+                        mean, lr = float(np.mean(running)), scheduler.get_last_lr()[0]
+                        run.history.append({"step": run.step, "loss": mean, "lr": lr})
+                        accelerator.log({"loss": mean, "lr": lr}, step=run.step)
+                        show(loss=mean)
+                        running = []
+                    due = run.step % eval_every == 0 or run.step == n_steps if eval_every else False
+                    if due and dev_set.windows:
+                        show(dev_f1=evaluate())
+                        checkpoint()
+                    elif (save_every and run.step % save_every == 0) or run.step == n_steps:
+                        checkpoint()
+                    interrupt.check()  # a Ctrl-C during the step stops here, its state whole
+                epoch += 1
     except KeyboardInterrupt:
-        logger.warning("interrupted at step %d; saving a checkpoint before exiting", run.step)
-        if run.step > saved_step:
-            checkpoint()
+        if interrupt.in_step:  # a second Ctrl-C inside a step: its state is not whole
+            logger.warning(
+                "stopped inside step %d; a rerun resumes from step %d", run.step + 1, saved_step
+            )
+        else:
+            logger.warning("interrupted at step %d; saving a checkpoint before exiting", run.step)
+            if run.step > saved_step:
+                checkpoint()
         raise
     finally:
         progress.close()
