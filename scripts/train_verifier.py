@@ -1,7 +1,7 @@
 """Train, evaluate, export (ONNX int8) and ship the NLI verifier.
 
 python scripts/train_verifier.py                       # the shipped default (MiniLM, CPU)
-python scripts/train_verifier.py trainer=tiny          # smoke test
+python scripts/train_verifier.py trainer=tiny          # smoke test (ships under outputs/)
 python scripts/train_verifier.py model=modernbert_large_nli trainer=gpu
 """
 
@@ -23,6 +23,8 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     from enoki_hd.train.verifier import train_verifier
 
     plain = OmegaConf.to_container(cfg, resolve=True)
+    if plain["trainer"].get("smoke"):
+        _keep_smoke_apart(plain)
     output_dir = Path(plain["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
@@ -42,6 +44,21 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         int8_options=plain["export"].get("int8"),
     )
     return metrics, {**objects, "ship_dir": ship_dir}
+
+
+def _keep_smoke_apart(plain: dict[str, Any]) -> None:
+    """A smoke run (``trainer=tiny``) that would ship into ``checkpoints/`` never replaces the
+    shipped verifier nor leaves its state where the real run resumes from: both move under
+    ``<output_dir>/smoke``. An explicit ``ship_dir`` elsewhere is the caller's choice."""
+    root = Path(plain["paths"]["root_dir"]).resolve()
+    if not Path(plain["ship_dir"]).resolve().is_relative_to(root / "checkpoints"):
+        return
+    smoke_dir = Path(plain["paths"]["output_dir"]) / "smoke"
+    plain["paths"]["output_dir"] = str(smoke_dir)
+    plain["ship_dir"] = str(smoke_dir / "ship")
+    logger.warning(
+        "smoke run: state in %s, shipped to %s (not checkpoints/)", smoke_dir, smoke_dir / "ship"
+    )
 
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="train_verifier")

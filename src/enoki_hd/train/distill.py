@@ -47,6 +47,7 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import read_jsonl, stable_fraction
+from enoki_hd.train.settings import check_resume, check_trainer, training_settings
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
 
@@ -619,6 +620,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
     seed = int(cfg.get("seed", 13))
     trainer = cfg["trainer"]
+    check_trainer(trainer)  # before any data is read
     model_cfg = cfg["model"]
     loss_type = str(cfg.get("loss", "hungarian"))
     if loss_type not in ("hungarian", "position"):
@@ -656,8 +658,10 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     model_dir = output_dir / "model"
     run = RunState()
     found = checkpoint_dirs(state_dir)
+    settings = training_settings(cfg)
     if found and trainer.get("resume", True):
         state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
+        check_resume(state.get("settings"), settings, found[-1])
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -693,6 +697,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "step": run.step,
             "rng": rng,
             "run": {**run.to_dict(), "train_seconds": run.train_seconds + time.time() - started},
+            "settings": settings,
         }
         save_checkpoint(state_dir, state, config_yaml=config_yaml, keep=keep)
 

@@ -29,6 +29,7 @@ from enoki_hd.train.nli_data import (
     load_pairs,
     split_heldout,
 )
+from enoki_hd.train.settings import check_resume, check_trainer, training_settings
 from enoki_hd.train.teacher import distillation_loss, teacher_probabilities, validate_teacher
 from enoki_hd.types import NLI_LABELS
 
@@ -337,7 +338,13 @@ def _flat_config(cfg: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _atomic_save_checkpoint(
-    accelerator, model, optimizer, scheduler, step: int, path: Path
+    accelerator,
+    model,
+    optimizer,
+    scheduler,
+    step: int,
+    path: Path,
+    settings: dict[str, Any] | None = None,
 ) -> None:
     """Write ``path/state.pt`` atomically: a temporary file, then ``os.replace`` — a crash at
     any moment leaves either the previous checkpoint or the new one, never none or half.
@@ -360,6 +367,7 @@ def _atomic_save_checkpoint(
                 "python": random.getstate(),
                 "numpy": np.random.get_state(),
             },
+            "settings": settings,  # what a resume must match (train.settings.check_resume)
         },
         tmp,
     )
@@ -411,6 +419,8 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
     seed = int(cfg.get("seed", 13))
     trainer = cfg["trainer"]
+    check_trainer(trainer, every=("log_every", "save_every"))  # before any data is read
+    settings = training_settings(cfg)
     model_cfg = cfg["model"]
     output_dir = Path(cfg["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -461,6 +471,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     start_step = 0
     if (state_path / "state.pt").exists() and trainer.get("resume", True):
         state = torch.load(state_path / "state.pt", map_location="cpu", weights_only=False)
+        check_resume(state.get("settings"), settings, state_path)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -550,7 +561,9 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                 )
                 running = []
             if step % save_every == 0 and accelerator.is_main_process:
-                _atomic_save_checkpoint(accelerator, model, optimizer, scheduler, step, state_path)
+                _atomic_save_checkpoint(
+                    accelerator, model, optimizer, scheduler, step, state_path, settings
+                )
         epoch += 1
     progress.close()
     train_seconds = time.time() - started
