@@ -29,7 +29,7 @@ def test_impossible_trainer_values_name_their_key(trainer, message) -> None:
 
 def test_an_every_setting_the_trainer_divides_by_must_be_positive() -> None:
     check_trainer({"save_every": 0, "log_every": 10})  # distill: 0 saves never
-    with pytest.raises(ValueError, match="trainer.save_every must be >= 1"):
+    with pytest.raises(ValueError, match=r"trainer.save_every must be >= 1"):
         check_trainer({"save_every": 0}, every=("log_every", "save_every"))
 
 
