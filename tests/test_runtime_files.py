@@ -126,3 +126,21 @@ def test_installed_checkpoints_are_the_shipped_ones() -> None:
         assert (packaged / directory.name / "manifest.json").read_bytes() == (
             directory / "manifest.json"
         ).read_bytes()
+
+
+def test_a_folder_is_replaced_by_renames_and_the_old_one_removed(tmp_path) -> None:
+    from enoki_hd.eval.files import replace_dir
+
+    target, new = tmp_path / "ship", tmp_path / "ship.tmp"
+    target.mkdir()
+    (target / "model.onnx").write_text("old")
+    new.mkdir()
+    (new / "model.onnx").write_text("new")
+    (tmp_path / "ship.old").mkdir()  # left by a crash between the two renames
+    replace_dir(new, target)
+    assert (target / "model.onnx").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ship"]
+    fresh = tmp_path / "fresh.tmp"
+    fresh.mkdir()
+    replace_dir(fresh, tmp_path / "fresh")  # no old folder to set aside
+    assert (tmp_path / "fresh").is_dir() and not fresh.exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,3 +30,18 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 def to_json(value: Any, **kwargs: Any) -> str:
     return json.dumps(value, ensure_ascii=False, **kwargs)
+
+
+def replace_dir(tmp: Path, target: Path) -> None:
+    """Put the finished folder ``tmp`` in place of ``target`` by two renames (the old folder
+    aside, the new one in) and only then delete the old one: a crash leaves ``target`` whole,
+    old or new, except between the two renames (a few microseconds, not the whole deletion
+    of a model folder), and then the old folder is at ``<target>.old``."""
+    old = target.with_name(target.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(tmp, target)
+    if old.exists():
+        shutil.rmtree(old)

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from enoki_hd.eval.files import replace_dir
+
 logger = logging.getLogger(__name__)
 
 TOKENIZER_FILES = (
@@ -497,9 +499,7 @@ def ship_model(
     files = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
     manifest = {**manifest, "files": files}
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    if ship_dir.exists():
-        shutil.rmtree(ship_dir)
-    os.replace(tmp, ship_dir)
+    replace_dir(tmp, ship_dir)
     return ship_dir
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from enoki_hd.eval.files import replace_dir
 from enoki_hd.igl.align import AlignmentReport, SourceCoverage, load_lsoie_gpt, load_oie2016
 from enoki_hd.igl.labels import (
     IGNORE,
@@ -82,17 +83,26 @@ class TeacherData:
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _existing_path(value: Any, where: str) -> Path:
-    """``value`` as a path that exists, else a ``FileNotFoundError`` naming the config field."""
+def _existing_path(value: Any, where: str, holder: str = "data/oie_train/") -> Path:
+    """``value`` as a path that exists, else a ``FileNotFoundError`` naming the config field
+    and the shared folder it should be in."""
     if value in (None, ""):
         raise ValueError(f"{where} is not set; give the path of the file to read")
     path = Path(str(value)).expanduser()
     if not path.exists():
         raise FileNotFoundError(
             f"{where}: {path} does not exist; fix the path, or set paths.shared_dir "
-            "(or ENOKI_SHARED_DIR) to the folder that holds data/oie_train/"
+            f"(or ENOKI_SHARED_DIR) to the folder that holds {holder}"
         )
     return path
+
+
+def check_carb_files(cfg: Mapping[str, Any]) -> None:
+    """The CaRB dev files :func:`score_carb` reads after training, checked before it starts."""
+    carb_cfg = cfg.get("carb") or {}
+    if carb_cfg:
+        _existing_path(carb_cfg.get("sentences"), "carb.sentences", "data/carb/")
+        _existing_path(carb_cfg.get("gold"), "carb.gold", "data/carb/")
 
 
 def load_source(
@@ -530,9 +540,7 @@ def _save_model(model, tokenizer, target: Path, extra: Mapping[str, Any]) -> Non
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     (tmp / "dev_metrics.json").write_text(json.dumps(dict(extra), indent=2) + "\n")
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(tmp, target)
+    replace_dir(tmp, target)
 
 
 def _config_yaml(cfg: Mapping[str, Any]) -> str:
@@ -938,8 +946,8 @@ def score_carb(
     from enoki_hd.extract.encoder import EncoderExtractor
 
     carb_cfg = cfg.get("carb") or {}
-    sentences_path = _existing_path(carb_cfg.get("sentences"), "carb.sentences")
-    gold_path = _existing_path(carb_cfg.get("gold"), "carb.gold")
+    sentences_path = _existing_path(carb_cfg.get("sentences"), "carb.sentences", "data/carb/")
+    gold_path = _existing_path(carb_cfg.get("gold"), "carb.gold", "data/carb/")
     carb = load_carb(sentences_path, gold_path)
     sentences = list(carb.sentences)
     if carb_cfg.get("limit"):

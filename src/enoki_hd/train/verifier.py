@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from enoki_hd.eval.files import replace_dir
 from enoki_hd.train.nli_data import (
     TWO_WAY,
     NLIPair,
@@ -575,9 +576,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         shutil.rmtree(tmp_dir)
     unwrapped.save_pretrained(tmp_dir)
     tokenizer.save_pretrained(tmp_dir)
-    if model_dir.exists():
-        shutil.rmtree(model_dir)
-    os.replace(tmp_dir, model_dir)
+    replace_dir(tmp_dir, model_dir)
 
     metrics: dict[str, Any] = {
         "train_pairs": len(data.train),
