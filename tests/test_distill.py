@@ -113,6 +113,7 @@ def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> 
     assert manifest["inference"] == {"backend": "onnx", "max_length": 128, "depth": 3}
     assert manifest["data"]["alignment"]["lsoie_gpt"]["coverage"] > 0.5
     assert manifest["config"]["trainer"]["max_steps"] == 60
+    assert manifest["reproduce"] == "make distill EXP=cpu_smoke"  # was "make distill" for any run
     carb = manifest["metrics"]["carb_dev"]
     assert carb["n_sentences"] == 20 and {"chains", "collapsed"} <= set(carb)
     assert carb["collapsed"]["n_gold"] > 0

@@ -341,7 +341,7 @@ def export_tagger(
             "metrics": metrics,
             "git_commit": git_commit(),
             "python": platform.python_version(),
-            "reproduce": "make distill",
+            "reproduce": (config or {}).get("reproduce") or "make distill",
             "licence": licence,
         }
         return ship_model(model_dir, graph, out_dir, manifest=manifest)
