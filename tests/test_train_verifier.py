@@ -253,7 +253,10 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared
     state = torch.load(tmp_path / "resumed/train_state/state.pt", weights_only=False)
     assert state["step"] == 2 and set(state["rng"]) == {"torch", "python", "numpy"}
     assert not list((tmp_path / "resumed/train_state").glob("*.tmp"))
-    train_verifier(config(tmp_path / "resumed"))
+    assert state["train_seconds"] > 0
+    second, _ = train_verifier(config(tmp_path / "resumed"))
+    # the time of both segments, not of the last one only
+    assert second["train_seconds"] >= round(state["train_seconds"], 1)
 
     straight = load_file(tmp_path / "straight/model/model.safetensors")
     resumed = load_file(tmp_path / "resumed/model/model.safetensors")

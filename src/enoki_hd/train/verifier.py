@@ -346,6 +346,7 @@ def _atomic_save_checkpoint(
     step: int,
     path: Path,
     settings: dict[str, Any] | None = None,
+    train_seconds: float = 0.0,
 ) -> None:
     """Write ``path/state.pt`` atomically: a temporary file, then ``os.replace`` — a crash at
     any moment leaves either the previous checkpoint or the new one, never none or half.
@@ -369,6 +370,7 @@ def _atomic_save_checkpoint(
                 "numpy": np.random.get_state(),
             },
             "settings": settings,  # what a resume must match (train.settings.check_resume)
+            "train_seconds": train_seconds,  # so far, every segment of a resumed run included
         },
         tmp,
     )
@@ -470,6 +472,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
 
     state_path = output_dir / "train_state"
     start_step = 0
+    earlier_seconds = 0.0  # the training time of the segments before a resume
     if (state_path / "state.pt").exists() and trainer.get("resume", True):
         state = torch.load(state_path / "state.pt", map_location="cpu", weights_only=False)
         check_resume(state.get("settings"), settings, state_path)
@@ -477,6 +480,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         start_step = int(state["step"])
+        earlier_seconds = float(state.get("train_seconds", 0.0))
         if "rng" in state:  # checkpoints written before random states were saved lack it
             torch.set_rng_state(state["rng"]["torch"])
             random.setstate(state["rng"]["python"])
@@ -563,11 +567,18 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                 running = []
             if step % save_every == 0 and accelerator.is_main_process:
                 _atomic_save_checkpoint(
-                    accelerator, model, optimizer, scheduler, step, state_path, settings
+                    accelerator,
+                    model,
+                    optimizer,
+                    scheduler,
+                    step,
+                    state_path,
+                    settings,
+                    earlier_seconds + time.time() - started,
                 )
         epoch += 1
     progress.close()
-    train_seconds = time.time() - started
+    train_seconds = earlier_seconds + time.time() - started
 
     unwrapped = accelerator.unwrap_model(model)
     model_dir = output_dir / "model"
