@@ -45,7 +45,12 @@ from enoki_hd.aggregate import (
 from enoki_hd.extract.base import Extractor
 from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.lru import LRUCache
-from enoki_hd.project import blame_sentence_words, finish_spans, project_spans
+from enoki_hd.project import (
+    blame_sentence_words,
+    blame_whole_sentences,
+    finish_spans,
+    project_spans,
+)
 from enoki_hd.select import (
     SELECTIONS,
     LLMSelector,
@@ -66,7 +71,6 @@ from enoki_hd.types import (
     Evidence,
     Fact,
     FactVerdict,
-    HallucinatedSpan,
     Report,
     SentenceVerdict,
     Span,
@@ -555,7 +559,7 @@ class Detector:
         # a flagged sentence in which nothing was blamed (no extractor, NLI alone, or a
         # sentence without facts whose words are all in the context) is its own span, so that
         # `spans` never says less than the sentences do
-        hallucinated = _whole_sentence_spans(answer, sentences, hallucinated)
+        hallucinated = blame_whole_sentences(answer, sentences, hallucinated)
         hallucinated = finish_spans(answer, hallucinated, [s.span for s in sentences])
         if passages:
             _mark_passages(index, verdicts or [], sentences)
@@ -710,31 +714,6 @@ class _Clock:
     def total(self) -> dict[str, float]:
         self.timings["total"] = time.perf_counter() - self.started
         return self.timings
-
-
-def _whole_sentence_spans(
-    answer: str, sentences: list[SentenceVerdict], spans: list[HallucinatedSpan]
-) -> list[HallucinatedSpan]:
-    """``spans`` with every flagged sentence that holds none of them added whole (without its
-    final punctuation)."""
-    added = []
-    for s in sentences:
-        if s.label not in ("contradicted", "unverifiable"):
-            continue
-        if any(h.start < s.span.end and s.span.start < h.end for h in spans):
-            continue
-        end = s.span.end
-        while end > s.span.start + 1 and answer[end - 1] in _SENTENCE_TAIL:
-            end -= 1
-        added.append(
-            HallucinatedSpan(
-                s.span.start, end, answer[s.span.start : end], s.score, list(s.facts), s.label
-            )
-        )
-    return sorted([*spans, *added], key=lambda h: h.start) if added else spans
-
-
-_SENTENCE_TAIL = frozenset(" \t\r\n.!?;:…")
 
 
 def _quoted_evidence(context: str, span: Span) -> Evidence:

@@ -356,3 +356,21 @@ def blame_sentence_words(
             if not any(word.overlaps(part) for part in inside):
                 extra.append((word, sentence.score, sentence.label))
     return merge_hallucinated(answer, spans, extra) if extra else spans
+
+
+def blame_whole_sentences(
+    answer: str, sentences: list[SentenceVerdict], spans: list[HallucinatedSpan]
+) -> list[HallucinatedSpan]:
+    """``spans`` plus every flagged sentence that holds none of them, as one span of its own
+    (:func:`trim_span`: without its final punctuation), with the sentence's score, label and
+    fact ids. Each is kept apart, never merged with a neighbour: a sentence judged whole (no
+    extractor, NLI alone, a sentence without facts whose words are all in the context) is
+    flagged whole, and ``spans`` never says less than the sentences do."""
+    added = [
+        HallucinatedSpan(t.start, t.end, t.text(answer), s.score, list(s.facts), s.label)
+        for s in sentences
+        if s.label in ("contradicted", "unverifiable")
+        and not any(h.start < s.span.end and s.span.start < h.end for h in spans)
+        and (t := trim_span(answer, s.span)).end > t.start
+    ]
+    return sorted([*spans, *added], key=lambda h: h.start) if added else spans
