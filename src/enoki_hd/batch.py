@@ -60,8 +60,7 @@ from tqdm.auto import tqdm
 
 from enoki_hd.eval.files import to_json
 from enoki_hd.runtime.onnx import THREADS_ENV
-from enoki_hd.text import surrogate_at
-from enoki_hd.text import surrogate_message as _surrogate_message
+from enoki_hd.text import surrogate_at, surrogate_message
 
 logger = logging.getLogger(__name__)
 
@@ -204,7 +203,7 @@ def validate_example(value: dict[str, Any]) -> tuple[dict[str, Any] | None, dict
             at = surrogate_at(text) if isinstance(text, str) else None
             if at is not None:
                 where = f"{name}[{i}]" if isinstance(texts, list) else name
-                return None, _error(where, _surrogate_message(text, at))
+                return None, _error(where, surrogate_message(text, at))
     return {name: value.get(name) for name in FIELDS}, None
 
 
@@ -221,8 +220,8 @@ def _raw_lines(path: Path) -> Iterator[bytes]:
             yield raw[3:] if number == 1 and raw.startswith(b"\xef\xbb\xbf") else raw
 
 
-def read_rows(path: Path) -> Iterator[tuple[BatchRow, str]]:
-    """The rows of a JSONL file with their ``row_sha256``, streamed; blank lines are rows too
+def read_rows(path: Path) -> Iterator[BatchRow]:
+    """The rows of a JSONL file, each with its ``row_sha256`` (``digest``), streamed; blank lines are rows too
     (reported as errors), so that output line N always answers input line N. A repeated id is
     an error on the later row (ids defaulted to line numbers included)."""
     seen: dict[Any, int] = {}
@@ -244,7 +243,7 @@ def read_rows(path: Path) -> Iterator[tuple[BatchRow, str]]:
             row = BatchRow(
                 number, row.id, error=_error("id", f"duplicate id, first on line {first}")
             )
-        yield row, row_digest(raw)
+        yield dataclasses.replace(row, digest=row_digest(raw))
 
 
 def _error(name: str | None, message: str) -> dict[str, Any]:
@@ -412,15 +411,14 @@ def _count_lines(path: Path) -> int:
     return count + (last != b"\n")
 
 
-def _pending(rows: Iterator[tuple[BatchRow, str]], done: Finished, out: Path) -> Iterator[BatchRow]:
-    """``rows`` after the first ``len(done)``, which must be the rows ``done`` lists; the
-    pending rows carry their ``row_sha256``.
+def _pending(rows: Iterator[BatchRow], done: Finished, out: Path) -> Iterator[BatchRow]:
+    """``rows`` after the first ``len(done)``, which must be the rows ``done`` lists.
 
     Raises:
         BatchError: a finished line answers another row, or there are more of them than rows.
     """
     index = -1
-    for index, (row, digest) in enumerate(rows):
+    for index, row in enumerate(rows):
         if index < len(done):
             line, row_id, done_digest = done.rows[index]
             if (line, row_id) != (row.line, row.id):
@@ -429,24 +427,20 @@ def _pending(rows: Iterator[tuple[BatchRow, str]], done: Finished, out: Path) ->
                     f"input line {line} id {row_id!r}, but input line {row.line} has id "
                     f"{row.id!r}; pass another --out"
                 )
-            if done_digest is not None and done_digest != digest:
+            if done_digest is not None and done_digest != row.digest:
                 raise BatchError(
                     f"--out {out} does not belong to this input: its line {index + 1} answers "
                     f"another text of input line {row.line} (row_sha256 {done_digest}, the "
-                    f"input's is {digest}); the input was changed or is another file: pass "
+                    f"input's is {row.digest}); the input was changed or is another file: pass "
                     "another --out"
                 )
             continue
-        yield _with_digest(row, digest)
+        yield row
     if index + 1 < len(done):
         raise BatchError(
             f"--out {out} does not belong to this input: it has {len(done)} lines, the input "
             f"only {index + 1} rows; pass another --out"
         )
-
-
-def _with_digest(row: BatchRow, digest: str) -> BatchRow:
-    return dataclasses.replace(row, digest=digest)
 
 
 def run_batch(
