@@ -99,14 +99,17 @@ class Usage:
 
 @dataclass
 class TokenLedger:
-    """Running totals of every request a client sent (thread-safe)."""
+    """Running totals of every request a client sent (thread-safe); ``unmetered`` counts the
+    answers that came without token usage (no cost cap can be kept against them)."""
 
     total: Usage = field(default_factory=Usage)
+    unmetered: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def add(self, usage: Usage) -> None:
+    def add(self, usage: Usage, *, metered: bool = True) -> None:
         with self._lock:
             self.total = self.total + usage
+            self.unmetered += not metered
 
     @property
     def cost(self) -> float:
@@ -225,8 +228,6 @@ class ChatClient:
         self.ledger = TokenLedger()
         # once the endpoint refused a request, the others are not sent (they would fail alike)
         self.refused: EndpointRefused | None = None
-        # answers without token usage: a cost cap cannot be kept against them
-        self.unmetered = 0
         self._sleep = sleep
         self._client = openai.OpenAI(
             api_key=api_key or load_api_key() or NO_KEY,
@@ -254,9 +255,9 @@ class ChatClient:
             raise CostCapReached(
                 f"cost cap reached: spent ${self.ledger.cost:.4f} of max_cost ${self.max_cost}"
             )
-        if self.max_cost is not None and self.unmetered:
+        if self.max_cost is not None and self.ledger.unmetered:
             raise CostCapReached(
-                f"the endpoint answered {self.unmetered} request(s) without token usage, so "
+                f"the endpoint answered {self.ledger.unmetered} request(s) without token usage, so "
                 f"max_cost ${self.max_cost} cannot be kept; drop --max-cost (and watch the "
                 "spending on the provider's side) or use a server that reports usage"
             )
@@ -311,15 +312,12 @@ class ChatClient:
                 retries += 1
                 continue
             usage = getattr(response, "usage", None)
-            if usage is None:
-                with self.ledger._lock:
-                    self.unmetered += 1
             prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
             completion = int(getattr(usage, "completion_tokens", 0) or 0)
             spent = Usage(
                 prompt, completion, retries + 1, retries, self.cost_of(prompt, completion)
             )
-            self.ledger.add(spent)
+            self.ledger.add(spent, metered=usage is not None)
             choices = getattr(response, "choices", None) or []
             text = choices[0].message.content if choices else None
             if text is None:
