@@ -141,13 +141,14 @@ def headline_statistics(
     return out
 
 
-def _check_options(samples: int, level: float) -> None:
+def check_options(samples: Any, level: Any) -> None:
+    """``samples`` and ``level`` of a bootstrap, each error naming its config key."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(
             f"bootstrap.samples must be a whole number >= 1 (0 in the config turns the "
             f"bootstrap off), got {samples!r}"
         )
-    if not 0.0 < level < 1.0:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
         raise ValueError(f"bootstrap.level must be between 0 and 1 (e.g. 0.95), got {level!r}")
 
 
@@ -194,7 +195,7 @@ def bootstrap_metrics(
         ValueError: ``samples`` below 1, ``level`` outside (0, 1), no examples, or predictions
             not aligned with the examples.
     """
-    _check_options(samples, level)
+    check_options(samples, level)
     n = len(benchmark.examples)
     if n == 0:
         raise ValueError(f"benchmark {benchmark.name} has no examples to resample")

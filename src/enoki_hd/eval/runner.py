@@ -56,7 +56,7 @@ from tqdm.auto import tqdm
 
 from enoki_hd import __version__
 from enoki_hd.eval import metrics as M
-from enoki_hd.eval.bootstrap import bootstrap_metrics
+from enoki_hd.eval.bootstrap import bootstrap_metrics, check_options
 from enoki_hd.eval.cache import PredictionCache
 from enoki_hd.eval.checkworthiness import checkworthiness_metrics
 from enoki_hd.eval.datasets import (
@@ -479,13 +479,7 @@ def _bootstrap_settings(options: Mapping[str, Any] | None) -> tuple[int, int, fl
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"bootstrap.seed must be a whole number, got {seed!r}")
     level = options.get("level", 0.95)
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise ValueError(
-            "bootstrap.samples must be a whole number >= 1 (0 turns the bootstrap off), got "
-            f"{samples!r}"
-        )
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
-        raise ValueError(f"bootstrap.level must be between 0 and 1 (e.g. 0.95), got {level!r}")
+    check_options(samples, level)
     return samples, seed, float(level)
 
 
