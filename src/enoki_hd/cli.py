@@ -584,18 +584,18 @@ def _run_detect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_out(value: str | None, argument: str = "--out") -> None:
+def _check_out(value: str | None) -> None:
     """A usage error now, before any work, for an output path that cannot be written: a
     directory, or a file in a directory that does not exist."""
     if not value:
         return
     path = Path(value)
     if path.is_dir():
-        raise UsageError(f"argument {argument}: {value} is a directory; give a file name")
+        raise UsageError(f"argument --out: {value} is a directory; give a file name")
     parent = path.parent
     if not parent.is_dir():
         raise UsageError(
-            f"argument {argument}: the directory {str(parent)!r} does not exist; create it first"
+            f"argument --out: the directory {str(parent)!r} does not exist; create it first"
         )
 
 

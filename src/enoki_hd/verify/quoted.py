@@ -20,6 +20,7 @@ deny it in the next one ("Vaccines cause autism. This claim is false.").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,6 +84,13 @@ class _Folded:
         return not after or after[0] in _SENTENCE_END or after[0] in ("\n", _PARAGRAPH)
 
 
+@functools.lru_cache(maxsize=8)
+def _folded_context(context: str) -> _Folded:
+    """The folded context, kept for the next answers checked against the same context (a
+    batch over one document folds it once)."""
+    return _Folded.of(context)
+
+
 def _key(text: str) -> str:
     folded = _Folded.of(text).text
     return _TRAILING_RE.sub("", folded).replace("\n", " ").replace(_PARAGRAPH, " ")
@@ -96,7 +104,7 @@ def quoted_sentences(
     docstring)."""
     if not context.strip():
         return {}
-    folded = _Folded.of(context)
+    folded = _folded_context(context)
     # a line break inside a context sentence is layout, but it is also where lists start:
     # match on spaces, test boundaries on the text with its line breaks; a blank line (and so
     # the break between two passages) is never crossed
