@@ -31,7 +31,7 @@ import logging
 import os
 import sys
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -240,9 +240,11 @@ def _lock_output(out: Path) -> Any:
     return handle
 
 
-def _check_finished(record: dict[str, Any], row: TeachRow | None, extractor: LLMExtractor) -> None:
-    """A finished record must be this input's row and this extractor's work."""
-    config = extractor.config()
+def _check_finished(
+    record: dict[str, Any], row: TeachRow | None, config: Mapping[str, Any]
+) -> None:
+    """A finished record must be this input's row and the work of the extractor whose
+    ``config`` is given."""
     if row is not None and record.get("text") is not None and record["text"] != row.text:
         raise ValueError(
             f"the record of id {row.id!r} in --out holds another text than the input's row: "
@@ -269,8 +271,9 @@ def _teach(
 ) -> TeachResult:
     done: set[str] = set()
     by_id = {r.id: r for r in rows}
+    config = extractor.config()
     for record in finished_records(out):
-        _check_finished(record, by_id.get(str(record["id"])), extractor)
+        _check_finished(record, by_id.get(str(record["id"])), config)
         done.add(str(record["id"]))
         result.file_usage = result.file_usage + Usage.from_dict(record.get("usage") or {})
     todo = [r for r in rows if r.id not in done]
