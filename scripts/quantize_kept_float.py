@@ -14,7 +14,8 @@ from the graph alone — the torch weights need not be at hand.
 It changes the scores, so nothing is written unless the new graph's SNLI test accuracy (the
 ``snli/test.jsonl.gz`` of the shared data folder: ``$ENOKI_SHARED_DIR``, else ``../shared``)
 is at most ``--max-drop`` below the old graph's, both scored here by the package's own
-inference path. Then the graph and the manifest are written atomically — in place, or with
+inference path. Then the checkpoint folder is written whole (staged beside it and swapped in by
+two renames, so an interrupt leaves it wholly old or new) — in place, or with
 ``--out DIR`` into a new checkpoint folder beside the original — the manifest's sha256, size
 and ONNX accuracy updated, its ``reproduce`` extended by this command, and the pass recorded
 under ``graph_passes`` (previous sha256, both accuracies, label agreement; with
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -37,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from enoki_hd.eval.files import replace_dir
 from enoki_hd.export.onnx import dequantize_matmuls, quantize_kept_float, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -195,10 +198,8 @@ def quantize_checkpoint(
         _write_json(staged / "manifest.json", manifest)
         if out is not None:
             os.replace(staged, out)
-        else:
-            for name in ("model.onnx", "manifest.json"):
-                os.replace(staged / name, directory / name)
-            (directory / "fusion.json").unlink(missing_ok=True)
+        else:  # the whole folder swapped in: an interrupt leaves it wholly old or wholly new
+            replace_dir(staged, directory)
     refit = ""
     if dropped_fusion:
         refit = (
@@ -249,6 +250,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--max-drop must be a fraction in [0, 1], got {args.max_drop}")
     if args.out is not None and len(args.checkpoints) != 1:
         parser.error(f"--out takes one checkpoint, got {len(args.checkpoints)}")
+    for pattern in args.keep_float:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            parser.error(f"--keep-float {pattern!r} is not a regular expression: {error}")
+    for directory in args.checkpoints:
+        if not (directory / "model.onnx").is_file() or not (directory / "manifest.json").is_file():
+            parser.error(
+                f"{directory} is not a shipped ONNX checkpoint (model.onnx and manifest.json)"
+            )
     rows = snli_test(args.pairs)
     for directory in args.checkpoints:
         message = quantize_checkpoint(

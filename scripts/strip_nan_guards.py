@@ -10,8 +10,9 @@ same graph. For each checkpoint a stripped copy of ``model.onnx`` is run beside 
 through the package's own inference path (the verifier on every answer-sentence x
 context-sentence pair of the bundled example, the tagger on every sentence of the bundled
 example's context and answer, batch sizes 1, 7 and 32), and nothing is written unless every
-score is **bitwise** identical. Then ``model.onnx`` is replaced atomically, the manifest's
-sha256 is updated and the pass is recorded under ``graph_passes`` with the previous sha256; a
+score is **bitwise** identical. Then the checkpoint folder is replaced as a whole (a copy
+staged beside it, swapped in by two renames: an interrupted run leaves it wholly old or
+wholly new): ``model.onnx`` stripped, the manifest's sha256 updated and the pass is recorded under ``graph_passes`` with the previous sha256; a
 verifier's ``fusion.json`` gets the new ``verifier_sha256`` (its coefficients were fitted on
 scores that have not changed). A checkpoint without guards is left untouched.
 """
@@ -23,11 +24,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import enoki_hd
+from enoki_hd.eval.files import replace_dir
 from enoki_hd.export.onnx import sha256_file, strip_nan_guards_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,39 +93,44 @@ def strip_checkpoint(directory: Path) -> str:
         )
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     kind = manifest.get("kind", "nli")
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / directory.name
-        shutil.copytree(directory, copy)
-        removed = strip_nan_guards_file(copy / "model.onnx")
+    # the whole folder is staged beside the checkpoint (same file system) and swapped in by
+    # two renames: an interrupted run leaves the checkpoint wholly old or wholly new, never a
+    # new graph under the old manifest and fusion.json
+    staged = directory.with_name(f".{directory.name}.strip-tmp")
+    if staged.exists():
+        shutil.rmtree(staged)
+    try:
+        shutil.copytree(directory, staged)
+        removed = strip_nan_guards_file(staged / "model.onnx")
         if not removed:
             return f"{directory}: no NaN guards, left as it is"
-        before, after = _outputs(directory, kind), _outputs(copy, kind)
-        if before != after:
+        if _outputs(directory, kind) != _outputs(staged, kind):
             raise SystemExit(f"{directory}: outputs differ without the guards; nothing written")
         previous = manifest["files"]["model.onnx"]
-        staged = directory / "model.onnx.tmp"
-        shutil.copy2(copy / "model.onnx", staged)
-        os.replace(staged, directory / "model.onnx")
-    new = sha256_file(directory / "model.onnx")
-    fusion_path = directory / "fusion.json"
-    if fusion_path.is_file():
-        fusion = json.loads(fusion_path.read_text(encoding="utf-8"))
-        if fusion.get("verifier_sha256") == previous:
-            fusion["verifier_sha256"] = new
-            _write_json(fusion_path, fusion)
-            manifest["files"]["fusion.json"] = sha256_file(fusion_path)
-            if isinstance(manifest.get("fusion"), dict):
-                manifest["fusion"]["sha256"] = manifest["files"]["fusion.json"]
-    manifest["files"]["model.onnx"] = new
-    manifest.setdefault("graph_passes", []).append(
-        {
-            "pass": PASS,
-            "removed": removed,
-            "previous_sha256": previous,
-            "check": "bitwise-identical outputs on the bundled example, batch sizes 1, 7, 32",
-        }
-    )
-    _write_json(manifest_path, manifest)
+        new = sha256_file(staged / "model.onnx")
+        fusion_path = staged / "fusion.json"
+        if fusion_path.is_file():
+            fusion = json.loads(fusion_path.read_text(encoding="utf-8"))
+            if fusion.get("verifier_sha256") == previous:
+                fusion["verifier_sha256"] = new
+                _write_json(fusion_path, fusion)
+                manifest["files"]["fusion.json"] = sha256_file(fusion_path)
+                if isinstance(manifest.get("fusion"), dict):
+                    manifest["fusion"]["sha256"] = manifest["files"]["fusion.json"]
+        manifest["files"]["model.onnx"] = new
+        manifest.setdefault("graph_passes", []).append(
+            {
+                "pass": PASS,
+                "removed": removed,
+                "previous_sha256": previous,
+                "check": "bitwise-identical outputs on the bundled example, batch sizes 1, 7, 32",
+            }
+        )
+        _write_json(staged / "manifest.json", manifest)
+        replace_dir(staged, directory)
+    finally:
+        if staged.exists():
+            shutil.rmtree(staged)
     return f"{directory}: {removed} NaN guards removed, outputs bitwise identical, sha256 {new}"
 
 
@@ -133,7 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkpoints", nargs="*", type=Path, default=list(DEFAULTS))
     args = parser.parse_args(argv)
     for directory in args.checkpoints:
-        print(strip_checkpoint(directory))
+        try:
+            print(strip_checkpoint(directory))
+        except FileNotFoundError as error:
+            print(f"strip-guards: error: {error}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -106,12 +106,30 @@ def test_quantises_checks_and_records_then_leaves_it(script, checkpoint: Path) -
     size = (checkpoint / "model.onnx").stat().st_size
     assert manifest["metrics"]["onnx_size_mb"] == round(size / 2**20, 2)
     assert not list(checkpoint.glob("*.tmp"))
+    assert sorted(p.name for p in checkpoint.parent.iterdir()) == [checkpoint.name]
 
     state = _state(checkpoint)
     assert script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0) == (
         f"{checkpoint}: no float MatMul left, left as it is"
     )
     assert _state(checkpoint) == state
+
+
+def test_an_interrupted_pass_in_place_leaves_the_checkpoint_whole(
+    script, checkpoint: Path, monkeypatch
+) -> None:
+    """The graph, the manifest and fusion.json change together: Ctrl-C at the swap leaves the
+    old checkpoint, not a new graph under the old manifest, and no staged copy behind."""
+    state = _state(checkpoint)
+
+    def interrupted(tmp: Path, target: Path) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "replace_dir", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        script.quantize_checkpoint(checkpoint, ROWS, max_drop=1.0)
+    assert _state(checkpoint) == state
+    assert sorted(p.name for p in checkpoint.parent.iterdir()) == [checkpoint.name]
 
 
 def test_out_writes_a_new_checkpoint_and_leaves_the_source(
@@ -208,6 +226,8 @@ def test_only_verifiers_and_only_checkpoints(script, checkpoint: Path, tmp_path:
         (["x", "--max-drop", "1.5"], "--max-drop must be a fraction in [0, 1], got 1.5"),
         (["x", "y", "--out", "z"], "--out takes one checkpoint, got 2"),
         ([], "the following arguments are required: checkpoints"),
+        (["x", "--keep-float", "("], "--keep-float '(' is not a regular expression: "),
+        (["nowhere"], "nowhere is not a shipped ONNX checkpoint (model.onnx and manifest.json)"),
     ],
 )
 def test_bad_arguments_are_named(script, argv, error, capsys) -> None:
