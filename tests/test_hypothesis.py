@@ -3,6 +3,8 @@ pieces judged and aggregated by the weakest link."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from fakes import LexicalVerifier
 
@@ -51,6 +53,38 @@ def test_a_clause_over_budget_becomes_overlapping_word_windows() -> None:
         "one two three four",
         "three four five six",
         "five six seven",
+    ]
+
+
+def characters(text: str) -> int:
+    """One token per Latin word and per other character (a CJK tokenizer, roughly)."""
+    return len(re.findall(r"[A-Za-z]+|\S", text))
+
+
+def test_a_word_over_budget_is_cut_into_pieces_that_fit() -> None:
+    # an English sentence quoting 30 CJK characters: one "word" of 30 tokens, budget 12 (a
+    # single window of it used to go to the verifier whole and fail there)
+    text = "It was recorded as " + "東" * 30 + "."
+    spans = split_hypothesis(text, characters, 12)
+    assert [s.text(text) for s in spans] == [
+        "It was recorded as",
+        "東" * 12,
+        "東" * 12,
+        "東" * 6 + ".",
+    ]
+    assert all(characters(s.text(text)) <= 12 for s in spans)
+
+
+def test_no_window_repeats_part_of_the_one_before() -> None:
+    # "b" is 3 tokens: the window after "x1 x2 x3" cannot hold "x2 x3" and "b" together, so it
+    # starts at "x3" (a window "x2 x3" would only repeat the first one)
+    def count(text: str) -> int:
+        return sum(3 if w == "b" else 1 for w in text.split())
+
+    assert [s.text("x1 x2 x3 b c") for s in split_hypothesis("x1 x2 x3 b c", count, 4)] == [
+        "x1 x2 x3",
+        "x3 b",
+        "b c",
     ]
 
 

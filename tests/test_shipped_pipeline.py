@@ -369,3 +369,15 @@ def test_a_dose_in_grams_against_milligrams_is_contradicted(detector: Detector) 
     assert [(s.label, s.text) for s in imperative.spans] == [
         ("contradicted", "Take 10 g of the powder daily")
     ]
+
+
+def test_a_quoted_run_of_cjk_longer_than_the_verifier_is_judged_in_pieces(
+    detector: Detector,
+) -> None:
+    # 300 CJK characters are one "word" of 300 verifier tokens: the sentence used to raise
+    # "leaving no room for a premise" out of detect(); now the run is cut into pieces that fit
+    answer = "Apple was founded by Bill Gates in 1976 according to record " + "東" * 300 + "."
+    report = detector.detect(answer=answer, context="Apple was founded by Steve Jobs in 1976.")
+    (sentence,) = report.sentences
+    assert sentence.label == "contradicted"
+    assert report.spans[0].text == "Bill Gates"

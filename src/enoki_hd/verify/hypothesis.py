@@ -122,10 +122,15 @@ def _clauses(text: str) -> list[Span]:
 def _word_windows(
     text: str, clause: Span, count_tokens: Callable[[str], int], budget: int
 ) -> list[Span]:
-    """Overlapping windows of whole words over ``clause`` (offsets into ``text``)."""
+    """Overlapping windows of whole words over ``clause`` (offsets into ``text``); a word that
+    alone is over budget (a run of 300 CJK characters is one word) is cut into pieces that
+    fit (:func:`_cut_word`)."""
     words = [
-        Span(clause.start + w.start, clause.start + w.end)
+        piece
         for w in tokenize_words(clause.text(text))
+        for piece in _cut_word(
+            text, Span(clause.start + w.start, clause.start + w.end), count_tokens, budget
+        )
     ]
     if not words:
         return [clause]
@@ -133,7 +138,7 @@ def _word_windows(
     first = 0
     while True:
         last = first
-        # grow the window while it fits; a single word over budget still forms a window
+        # grow the window while it fits
         while last + 1 < len(words) and (
             count_tokens(text[words[first].start : words[last + 1].end]) <= budget
         ):
@@ -142,6 +147,31 @@ def _word_windows(
         if last == len(words) - 1:
             return windows
         first = max(first + 1, first + (last - first + 1) // 2)
+        # a window that could not reach the next word would only repeat part of this one
+        while first <= last and (
+            count_tokens(text[words[first].start : words[last + 1].end]) > budget
+        ):
+            first += 1
+
+
+def _cut_word(text: str, word: Span, count_tokens: Callable[[str], int], budget: int) -> list[Span]:
+    """``word`` (offsets into ``text``) as consecutive pieces of at most ``budget`` tokens
+    each, each as long as fits (at least one character); the word itself when it fits."""
+    if count_tokens(word.text(text)) <= budget:
+        return [word]
+    pieces: list[Span] = []
+    start = word.start
+    while start < word.end:
+        low, high = start + 1, word.end  # the longest end whose piece fits, by bisection
+        while low < high:
+            middle = (low + high + 1) // 2
+            if count_tokens(text[start:middle]) <= budget:
+                low = middle
+            else:
+                high = middle - 1
+        pieces.append(Span(start, low))
+        start = low
+    return pieces
 
 
 def aggregate_pieces(decisions: Sequence[EvidenceDecision]) -> EvidenceDecision:
