@@ -184,6 +184,11 @@ def test_table_without_a_header_and_single_column() -> None:
         ("I couldn't find any information about a reservation in the county.", None),
         ("Suede formed in London in 1989.", None),
         ("", None),
+        # punctuation alone states nothing (it was judged, and "...!!!" was contradicted)
+        ("...!!!", "no_words"),
+        ("—", "no_words"),
+        ("😀", "no_words"),
+        ("x.", None),
     ],
 )
 def test_reasons_from_the_words(text: str, reason: str | None) -> None:

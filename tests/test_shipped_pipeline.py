@@ -381,3 +381,38 @@ def test_a_quoted_run_of_cjk_longer_than_the_verifier_is_judged_in_pieces(
     (sentence,) = report.sentences
     assert sentence.label == "contradicted"
     assert report.spans[0].text == "Bill Gates"
+
+
+CURIE = (
+    "Marie Curie was born in Warsaw in 1867. She died in 1934 in Passy, France. She won the "
+    "Nobel Prize in Chemistry in 1911."
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "1. Marie Curie was born in Warsaw. 2. She died in 1934. 3. She won the Nobel Prize in "
+        "Chemistry in 1911.",
+        "1) Marie Curie was born in Warsaw. 2) She died in 1934. 3) She won the Nobel Prize in "
+        "Chemistry in 1911.",
+        "Key facts: 1) Marie Curie was born in Warsaw; 2) she died in 1934; 3) she won the Nobel "
+        "Prize in Chemistry in 1911.",
+    ],
+)
+def test_the_markers_of_a_list_on_one_line_are_never_blamed(
+    detector: Detector, answer: str
+) -> None:
+    # "2" and "3" were flagged at 1.00 as numbers the context never states, and "2)" became a
+    # contradicted sentence of its own
+    report = detector.detect(answer=answer, context=CURIE)
+    assert [s.label for s in report.sentences] == ["supported"] * len(report.sentences)
+    assert report.spans == []
+
+
+@pytest.mark.parametrize("answer", ["...!!!", "—"])
+def test_punctuation_alone_is_no_claim(detector: Detector, answer: str) -> None:
+    report = detector.detect(answer=answer, context=CURIE)
+    assert [(s.label, s.reason) for s in report.sentences] == [("not_a_claim", "no_words")]
+    assert report.to_dict()["summary"]["status"] == "no_claims"
+    assert report.spans == []

@@ -13,6 +13,7 @@ from enoki_hd.text import (
     citation_spans,
     fold_compat,
     frame_spans,
+    inline_marker_spans,
     load_spacy_pipeline,
     mask_citations,
     mask_frames,
@@ -107,6 +108,64 @@ def test_numbered_list_and_nested_items(backend: str) -> None:
     ]
     assert spans[1] == Span(10, 23)
     assert spans[4] == Span(69, 78)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1. Curie was born in Warsaw. 2. She died in 1934. 3. She won in 1911.",
+        "1) Curie was born in Warsaw. 2) She died in 1934. 3) She won in 1911.",
+    ],
+)
+def test_a_numbered_list_on_one_line_leaves_its_markers_out(backend: str, text: str) -> None:
+    # the markers "2." and "3)" were sentences or the start of one, and a number the
+    # context never states: flagged in a correct answer
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Curie was born in Warsaw.",
+        "She died in 1934.",
+        "She won in 1911.",
+    ]
+    assert spans[1] == Span(32, 49)
+
+
+def test_a_marker_closing_an_unpunctuated_item_is_left_out() -> None:
+    text = "1) Curie was born in Warsaw 2) She died in 1934"
+    spans = segment_sentences(text, backend="spacy")
+    assert texts(text, spans) == ["Curie was born in Warsaw", "She died in 1934"]
+
+
+@pytest.mark.parametrize(
+    ("text", "markers"),
+    [
+        (
+            "Key facts: 1) Curie was born in Warsaw; 2) she died in 1934; 3) she won.",
+            ["1)", "2)", "3)"],
+        ),
+        ("1) a 2) b", ["1)", "2)"]),
+        ("a 1) b 2) c\nd 3) e", ["1)", "2)"]),  # a run is on one line
+        ("He scored 3) goals.", []),  # no run
+        ("(see 1) and 2) here)", []),  # inside parentheses
+        ("Steps 1) open, 3) close.", []),  # not consecutive
+        ("1)a 2)b", []),  # no word after a space
+    ],
+)
+def test_inline_marker_spans(text: str, markers: list[str]) -> None:
+    assert [s.text(text) for s in inline_marker_spans(text)] == markers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The score was 2. She left.", ["The score was 2.", "She left."]),
+        ("Version 2. It works.", ["Version 2.", "It works."]),
+        ("The answer:\n\n2.", ["The answer:", "2."]),
+    ],
+)
+def test_a_number_that_ends_a_sentence_is_kept(
+    backend: str, text: str, expected: list[str]
+) -> None:
+    assert texts(text, segment_sentences(text, backend=backend)) == expected
 
 
 def test_crlf_line_endings(backend: str) -> None:

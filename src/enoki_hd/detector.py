@@ -60,6 +60,8 @@ from enoki_hd.select import (
     select_claims,
 )
 from enoki_hd.text import (
+    blank_spans,
+    inline_marker_spans,
     join_passages,
     mask_citations,
     mask_frames,
@@ -427,6 +429,8 @@ class Detector:
         given = answer
         if self.mask_citations:
             answer = mask_citations(answer)  # the same length: every offset holds
+        # "1) ...; 2) ..." in a sentence: the markers are no numbers the context must state
+        answer = blank_spans(answer, inline_marker_spans(answer))
         # sentences are cut before the frames are masked: "London. In summary, the band ..."
         # is two sentences, where "London.              the band ..." reads as one
         segmented = answer

@@ -24,7 +24,8 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
   name in it (``Always read the label before giving a dose.``). Instructions that carry
   content (``Take one tablet twice daily``, ``Never take more than four tablets``) stay
   claims on purpose: a manual or a leaflet can support or contradict them, and a wrong dose is
-  exactly what a user needs flagged.
+  exactly what a user needs flagged;
+- ``no_words`` — a sentence with no letter or digit (``...!!!``, ``—``): nothing to check.
 
 Non-claims are neither supported nor hallucinated: the detector reports them ``not_a_claim``,
 extracts no facts from them, leaves them out of the faithfulness denominator and never blames
@@ -78,7 +79,15 @@ __all__ = [
 ]
 
 NotAClaimReason = Literal[
-    "heading", "lead_in", "question", "instruction", "meta", "opinion", "table_header", "code"
+    "heading",
+    "lead_in",
+    "question",
+    "instruction",
+    "meta",
+    "opinion",
+    "table_header",
+    "code",
+    "no_words",
 ]
 NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = (
     "heading",
@@ -89,6 +98,7 @@ NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = (
     "opinion",
     "table_header",
     "code",
+    "no_words",
 )
 SelectionMode = Literal["rules", "none", "llm"]
 SELECTIONS: tuple[SelectionMode, ...] = ("rules", "none", "llm")
@@ -249,6 +259,8 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
     stripped = text.strip().rstrip("\"'”’)*_ ")
     if not stripped:
         return None
+    if not any(c.isalnum() for c in stripped):
+        return "no_words"
     if stripped.endswith("?"):
         return "question"
     # a number makes it a claim ("Here is a summary in 77 words:", "see a doctor if it lasts 3

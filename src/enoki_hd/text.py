@@ -596,9 +596,37 @@ def _has_alnum(text: str, span: Span) -> bool:
     return any(c.isalnum() for c in text[span.start : span.end])
 
 
+# An enumeration marker inside a block: "1. A. 2. B." or "1) A 2) B" on one line.
+_MARKER_ONLY_RE = re.compile(r"\d{1,3}[.)]")
+_LEADING_MARKER_RE = re.compile(r"\d{1,3}[.)][ \t]+(?=\S)")
+_TRAILING_MARKER_RE = re.compile(r"[ \t]+\d{1,3}\)$")
+
+
+def _drop_inline_markers(text: str, pieces: list[Span]) -> list[Span]:
+    """``pieces`` (trimmed) without the numbered-list markers of a list written on one line:
+    a piece that is only a marker and not the block's last (``2)``) is dropped, a marker that
+    starts a piece (``2. She died in 1934.``) is left out of it, and so is a ``2)`` ending a
+    piece that another follows. Markers at the start of a line are left out as the block's
+    (:func:`_markdown_blocks`); "The score was 2." keeps its number."""
+    out = []
+    for k, span in enumerate(pieces):
+        piece, followed = span.text(text), k + 1 < len(pieces)
+        if followed and _MARKER_ONLY_RE.fullmatch(piece):
+            continue
+        start, end = span.start, span.end
+        if lead := _LEADING_MARKER_RE.match(piece):
+            start += lead.end()
+        if followed and (trail := _TRAILING_MARKER_RE.search(piece)):
+            end = max(start, span.start + trail.start())
+        out.append(Span(start, end))
+    return out
+
+
 def _finish_block(text: str, pieces: list[Span]) -> list[Span]:
-    """Trim pieces, drop blank ones and fold text-less ones (``**``, ``😀``) into a neighbour."""
+    """Trim pieces, drop blank ones and numbered-list markers (:func:`_drop_inline_markers`),
+    and fold text-less ones (``**``, ``😀``) into a neighbour."""
     trimmed = [s for s in (strip_span(text, p) for p in pieces) if len(s) > 0]
+    trimmed = [s for s in _drop_inline_markers(text, trimmed) if len(s) > 0]
     out: list[Span] = []
     pending: Span | None = None  # text-less pieces before the first real sentence
     for span in trimmed:
@@ -802,6 +830,33 @@ def blank_spans(text: str, spans: Iterable[Span]) -> str:
 def mask_citations(text: str) -> str:
     """``text`` with its :func:`citation_spans` replaced by spaces (:func:`blank_spans`)."""
     return blank_spans(text, citation_spans(text))
+
+
+# "1)" after the start of a line, a space or ":;," and before a word
+_INLINE_MARKER_RE = re.compile(r"(?:(?<=^)|(?<=[\s:;,]))([1-9]\d?)\)(?=[ \t]+\w)", re.MULTILINE)
+
+
+def inline_marker_spans(text: str) -> list[Span]:
+    """The markers of a numbered list written inside a sentence ("Key facts: 1) ...; 2) ...;
+    3) ..."), as spans into ``text``: ``n)`` outside parentheses, before a word, in a run of
+    consecutive numbers on one line (``1)`` and ``2)``; a lone "3)" is left as it is)."""
+    require_str(text, "text")
+    found: list[Span] = []
+    for start, end in _lines(text):
+        candidates = []
+        for m in _INLINE_MARKER_RE.finditer(text, start, end):
+            line_before = text[start : m.start()]
+            depth = line_before.count("(") - line_before.count(")")
+            if depth <= 0:
+                candidates.append((int(m.group(1)), Span(m.start(), m.end())))
+        run: list[tuple[int, Span]] = []
+        for number, span in candidates:
+            if run and number != run[-1][0] + 1:
+                found.extend(s for _, s in run if len(run) > 1)
+                run = []
+            run.append((number, span))
+        found.extend(s for _, s in run if len(run) > 1)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -332,7 +332,7 @@ class SentenceVerdict:
 
     A sentence that states no checkable fact (:mod:`enoki_hd.select`) is ``not_a_claim`` with
     a ``reason`` (``heading``, ``lead_in``, ``question``, ``instruction``, ``meta``,
-    ``opinion``, ``table_header``, ``code``): neither supported nor hallucinated, score 0,
+    ``opinion``, ``table_header``, ``code``, ``no_words``): neither supported nor hallucinated, score 0,
     method ``selection``. ``to_dict()`` carries ``checkworthy`` (False for these only) and
     ``reason`` (None for claims).
     """
