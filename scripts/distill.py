@@ -9,11 +9,14 @@ python scripts/distill.py model=igl_modernbert_base trainer=distill_gpu
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+
+from enoki_hd.eval.files import atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +33,14 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     check_carb_files(plain)  # scored after training: a missing file must not wait for it
     output_dir = Path(plain["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    # the folder's config.yaml describes the run its state belongs to: a rerun that the saved
+    # state refuses (other settings) must not overwrite it, so it is written when missing and
+    # again once training has gone through
+    config_file = output_dir / "config.yaml"
+    if not config_file.exists():
+        atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
     metrics, objects = distill(plain)
+    atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
     ship_dir = ship_tagger(plain, metrics, objects)
     score_carb(plain, ship_dir, metrics)
     logger.info("shipped %s; metrics %s", ship_dir, metrics)
@@ -40,7 +49,12 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="distill")
 def main(cfg: DictConfig) -> None:
-    run(cfg)
+    from enoki_hd.train.settings import SettingsError
+
+    try:
+        run(cfg)
+    except SettingsError as err:  # the message names the key and the way out
+        sys.exit(f"error: {err}")
 
 
 if __name__ == "__main__":

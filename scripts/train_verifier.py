@@ -8,11 +8,14 @@ python scripts/train_verifier.py model=modernbert_large_nli trainer=gpu
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+
+from enoki_hd.eval.files import atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +30,14 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         _keep_smoke_apart(plain)
     output_dir = Path(plain["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
-    (output_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    # the folder's config.yaml describes the run its state belongs to: a rerun that the saved
+    # state refuses (other settings) must not overwrite it, so it is written when missing and
+    # again once training has gone through
+    config_file = output_dir / "config.yaml"
+    if not config_file.exists():
+        atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
     metrics, objects = train_verifier(plain)
+    atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
     data = objects["data"]
     parity_set = data.evaluation.get("snli_test") or next(iter(data.evaluation.values()))
     ship_dir = export_and_ship(
@@ -63,7 +72,12 @@ def _keep_smoke_apart(plain: dict[str, Any]) -> None:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="train_verifier")
 def main(cfg: DictConfig) -> None:
-    run(cfg)
+    from enoki_hd.train.settings import SettingsError
+
+    try:
+        run(cfg)
+    except SettingsError as err:  # the message names the key and the way out
+        sys.exit(f"error: {err}")
 
 
 if __name__ == "__main__":

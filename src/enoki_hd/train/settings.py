@@ -14,6 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+
+class SettingsError(ValueError):
+    """A training setting no run can start with, or a resume the saved state refuses; the
+    message names the key and what to do (the training scripts print it as one line)."""
+
+
 RESUME_KEYS = ("model", "data", "trainer", "seed", "loss")
 """The config groups a saved training state belongs to."""
 
@@ -54,7 +60,7 @@ def check_resume(saved: Mapping[str, Any] | None, current: Mapping[str, Any], wh
     (states saved before settings were recorded, ``saved`` None, resume as before).
 
     Raises:
-        ValueError: naming the first keys that differ, with their old and new values.
+        SettingsError: naming the first keys that differ, with their old and new values.
     """
     if saved is None:
         return
@@ -63,7 +69,7 @@ def check_resume(saved: Mapping[str, Any] | None, current: Mapping[str, Any], wh
         return
     shown = "; ".join(f"{k}: {saved.get(k)!r} → {current.get(k)!r}" for k in keys[:4])
     more = f" and {len(keys) - 4} more" if len(keys) > 4 else ""
-    raise ValueError(
+    raise SettingsError(
         f"{where} holds a run made with other settings ({shown}{more}): rerun with the first "
         "run's settings to resume it, pass another output folder, or trainer.resume=false to "
         "start over"
@@ -75,7 +81,7 @@ def check_trainer(trainer: Mapping[str, Any], *, every: tuple[str, ...] = ("log_
     ``*_every`` settings this trainer divides by (>= 1; the others may be 0: never).
 
     Raises:
-        ValueError: ``trainer.batch_size`` < 1, ``trainer.max_steps`` < 0, ``trainer.lr`` <= 0,
+        SettingsError: ``trainer.batch_size`` < 1, ``trainer.max_steps`` < 0, ``trainer.lr`` <= 0,
             ``trainer.epochs`` <= 0 (when no ``max_steps``), a ``*_every`` below its bound.
     """
 
@@ -84,28 +90,28 @@ def check_trainer(trainer: Mapping[str, Any], *, every: tuple[str, ...] = ("log_
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"trainer.{key} must be a number, got {value!r}")
+            raise SettingsError(f"trainer.{key} must be a number, got {value!r}")
         return float(value)
 
     batch = number("batch_size")
     if batch is not None and batch < 1:
-        raise ValueError(f"trainer.batch_size must be >= 1, got {trainer['batch_size']!r}")
+        raise SettingsError(f"trainer.batch_size must be >= 1, got {trainer['batch_size']!r}")
     steps = number("max_steps")
     if steps is not None and steps < 0:
-        raise ValueError(
+        raise SettingsError(
             f"trainer.max_steps must be >= 1 (or 0 / null to train for trainer.epochs), got "
             f"{trainer['max_steps']!r}"
         )
     if not steps:
         epochs = number("epochs")
         if epochs is not None and epochs <= 0:
-            raise ValueError(f"trainer.epochs must be > 0, got {trainer['epochs']!r}")
+            raise SettingsError(f"trainer.epochs must be > 0, got {trainer['epochs']!r}")
     lr = number("lr")
     if lr is not None and lr <= 0:
-        raise ValueError(f"trainer.lr must be > 0, got {trainer['lr']!r}")
+        raise SettingsError(f"trainer.lr must be > 0, got {trainer['lr']!r}")
     for key in ("save_every", "eval_every", "log_every"):
         value = number(key)
         low = 1 if key in every else 0
         if value is not None and value < low:
             bound = ">= 1" if low else ">= 0 (0: never)"
-            raise ValueError(f"trainer.{key} must be {bound}, got {trainer[key]!r}")
+            raise SettingsError(f"trainer.{key} must be {bound}, got {trainer[key]!r}")
