@@ -43,6 +43,8 @@ test-install: install ## the torch-free install check alone (part of make test):
 	$(VENV)/bin/pytest -q tests/test_torch_free.py
 
 wheel: install ## build dist/enoki_hd-*.whl: the package with the shipped checkpoints as package data (pip install it anywhere, no torch)
+	# setuptools copies whatever build/lib holds into the wheel, files deleted since included
+	rm -rf build
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
 
 serve: install ## run the HTTP service on 127.0.0.1:8000 (ARGS="--host 0.0.0.0 --port 9000 ...")

@@ -308,9 +308,11 @@ def _installed_python(cfg: DictConfig) -> Path:
     target = Path(cfg.startup.install_dir).resolve()
     wheels = target / "wheels"
     shutil.rmtree(wheels, ignore_errors=True)
-    pip, root = [sys.executable, "-m", "pip"], str(Path(__file__).resolve().parents[1])
+    pip, root = [sys.executable, "-m", "pip"], Path(__file__).resolve().parents[1]
+    # setuptools copies whatever build/lib holds into the wheel, files deleted since included
+    shutil.rmtree(root / "build", ignore_errors=True)
     subprocess.run(
-        [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), root],
+        [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(root)],
         check=True,
     )
     (built,) = wheels.glob("enoki_hd-*.whl")
@@ -523,9 +525,33 @@ def sample_pairs(cfg: DictConfig) -> list[tuple[str, str]]:
     return [(p.premise, p.hypothesis) for p in pairs]
 
 
+SECTIONS = (
+    "nli",
+    "evidence",
+    "extraction",
+    "end_to_end",
+    "tagger",
+    "end_to_end_encoder",
+    "memory",
+    "startup",
+    "matrix",
+    "gpu",
+)
+
+
+class UnknownSectionError(ValueError):
+    """A name in ``sections`` that no bench section has."""
+
+
 def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     from enoki_hd.verify.loading import default_verifier_path
 
+    # a typo would measure nothing and still rewrite the results file
+    for section in cfg.sections:
+        if section not in SECTIONS:
+            raise UnknownSectionError(
+                f"unknown section {section!r} in sections=[...] (known: {', '.join(SECTIONS)})"
+            )
     verifier_dir = Path(cfg.verifier_dir) if cfg.verifier_dir else default_verifier_path()
     results: dict[str, Any] = {
         "machine": {
@@ -577,7 +603,11 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="bench")
 def main(cfg: DictConfig) -> None:
-    results, _ = run(cfg)
+    try:
+        results, _ = run(cfg)
+    except UnknownSectionError as err:
+        sys.stderr.write(f"bench: {err}\n")
+        sys.exit(2)
     sys.stdout.write(json.dumps(results, indent=2, sort_keys=True) + "\n")
     sys.stdout.write(
         f"max RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB\n"

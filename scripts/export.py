@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +19,57 @@ from omegaconf import DictConfig, OmegaConf
 logger = logging.getLogger(__name__)
 
 
-def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    from enoki_hd.export.onnx import export_and_ship
-    from enoki_hd.train.nli_data import load_pairs
+class ExportConfigError(ValueError):
+    """An export setting no export can run with; the message names it and what to give."""
 
-    plain = OmegaConf.to_container(cfg, resolve=True)
+
+def check_config(plain: dict[str, Any]) -> None:
+    """Refuse bad settings before the export work (torch export and quantisation take
+    seconds), so a typo costs nothing."""
     model_dir = Path(plain["model_dir"])
     if not (model_dir / "config.json").exists():
         raise FileNotFoundError(
             f"model_dir {model_dir} holds no trained model (config.json); run `make train-verifier` "
             "first or pass model_dir=<a transformers model directory>"
         )
+    pairs = plain["parity_pairs"]
+    if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 1):
+        raise ExportConfigError(
+            "parity_pairs must be a number of SNLI test pairs of at least 1 (null = all of them), "
+            f"got {pairs!r}"
+        )
+    opset = plain["opset"]
+    if isinstance(opset, bool) or not isinstance(opset, int) or opset < 1:
+        raise ExportConfigError(f"opset must be an ONNX opset version such as 17, got {opset!r}")
+    quantize = plain["quantize"]
+    if quantize not in ("int8", None, "none"):
+        raise ExportConfigError(f"quantize must be 'int8' or null (float), got {quantize!r}")
+    if quantize != "int8":
+        return
+    int8 = plain.get("int8") or {}
+    # the storages enoki_hd.export.onnx.quantize_int8 knows
+    embeddings = int8.get("embeddings", "fp16")
+    if embeddings not in ("fp16", "int8_rows", "float"):
+        raise ExportConfigError(
+            f"int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
+        )
+    for pattern in int8.get("keep_float") or ():
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as err:
+            raise ExportConfigError(
+                f"int8.keep_float {pattern!r} is not a regular expression ({err})"
+            ) from err
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    from enoki_hd.export.onnx import export_and_ship
+    from enoki_hd.train.nli_data import load_pairs
+
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(plain, dict)
+    check_config(plain)
+    model_dir = Path(plain["model_dir"])
     train_metrics = model_dir.parent / "train_metrics.json"
     metrics: dict[str, Any] = {}
     sources: dict[str, Any] = {}
@@ -57,7 +99,12 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="export")
 def main(cfg: DictConfig) -> None:
-    run(cfg)
+    try:
+        run(cfg)
+    except (ExportConfigError, FileNotFoundError) as err:
+        # A wrong setting or an absent model or data file: the message says which and what to
+        # give instead; a traceback would only bury it.
+        sys.exit(f"error: {err}")
 
 
 if __name__ == "__main__":

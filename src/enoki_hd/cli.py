@@ -510,23 +510,46 @@ def _add_serve(commands) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from enoki_hd.serve import ServeSettings, require_serve_extra, run_server
+    import errno
+
+    from enoki_hd.serve import ServeSettings, bind_socket, require_serve_extra, run_server
 
     try:
         require_serve_extra()
     except ImportError as err:
         raise UsageError(str(err)) from err
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"argument --port: must be in [0, 65535], got {args.port}")
     settings = ServeSettings(
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,
         max_pending=args.max_pending,
         timeout_s=args.timeout,
     )
+    options = {
+        "max_body_bytes": "--max-body-bytes",
+        "max_batch": "--max-batch",
+        "max_pending": "--max-pending",
+        "timeout_s": "--timeout",
+    }
     try:
-        settings.check()
+        settings.check({field: f"argument {flag}:" for field, flag in options.items()})
     except ValueError as err:
         raise UsageError(str(err)) from err
-    run_server(_detector_config(args), settings, host=args.host, port=args.port)
+    detector = _detector_config(args)
+    address = f"{args.host}:{args.port}"
+    try:  # before the models load: a port in use is reported at once
+        sock = bind_socket(args.host, args.port)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"argument --port: {address} is already in use; pick another --port "
+                "(0: any free one) or stop the server on it"
+            ) from err
+        raise UsageError(
+            f"argument --host/--port: cannot listen on {address} ({err.strerror or err})"
+        ) from err
+    run_server(detector, settings, host=args.host, port=args.port, sock=sock)
     return 0
 
 

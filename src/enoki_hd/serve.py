@@ -27,6 +27,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import socket
 import threading
 import time
 from collections import deque
@@ -57,13 +59,21 @@ class ServeSettings:
     timeout_s: float = 30.0
     rate_window: int = 1000
 
-    def check(self) -> None:
-        """Raises ValueError naming the option that is out of range."""
-        for name in ("max_body_bytes", "max_batch", "max_pending", "rate_window"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.timeout_s <= 0:
-            raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
+    def check(self, names: Mapping[str, str] | None = None) -> None:
+        """Raises ValueError naming the setting that is out of range as ``names`` spells it
+        (``enoki serve`` passes its options), else by its field name."""
+        names = names or {}
+        for field in ("max_body_bytes", "max_batch", "max_pending", "rate_window"):
+            if getattr(self, field) < 1:
+                raise ValueError(
+                    f"{names.get(field, field)} must be >= 1, got {getattr(self, field)}"
+                )
+        # nan compares false with everything, so `<= 0` alone lets it (and inf) through
+        if not math.isfinite(self.timeout_s) or self.timeout_s <= 0:
+            raise ValueError(
+                f"{names.get('timeout_s', 'timeout_s')} must be a finite number of seconds > 0, "
+                f"got {self.timeout_s}"
+            )
 
 
 SERVE_EXTRA_HINT = 'enoki serve needs the serve extra: pip install "enoki-hd[serve]"'
@@ -414,24 +424,55 @@ def create_app(detector: Any, settings: ServeSettings | None = None) -> Any:
     return app
 
 
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (port 0: any free one), not yet listening, as
+    uvicorn binds one: connections are refused until the server runs. Raises OSError (a port
+    in use: ``errno.EADDRINUSE``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def run_server(
     detector: DetectorSpec | Any,
     settings: ServeSettings | None = None,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
+    sock: socket.socket | None = None,
 ) -> None:
     """Build the detector, warm it up and serve until interrupted.
 
+    ``sock``: :func:`bind_socket` of ``host:port``, bound here when not given. It is bound
+    before the warm-up, so a port in use is found at once, not after the models have loaded.
     The warm-up detection loads what the first request would otherwise wait for (spaCy
     pipelines, the ONNX sessions' first runs), so ``/health`` answers only when requests are
     served at full speed.
     """
     import uvicorn
 
-    app = create_app(detector, settings)
-    app.state.service.detector.detect(
-        answer="The service is warming up.", context="The service is warming up for requests."
-    )
-    logger.info("enoki serve on http://%s:%d", host, port)
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=5)
+    if sock is None:
+        sock = bind_socket(host, port)
+    with sock:
+        app = create_app(detector, settings)
+        app.state.service.detector.detect(
+            answer="The service is warming up.", context="The service is warming up for requests."
+        )
+        config = uvicorn.Config(app, host=host, port=port, log_level="info", timeout_keep_alive=5)
+        sock.listen(config.backlog)
+        # uvicorn announces only the addresses it binds itself
+        address = f"[{host}]" if ":" in host else host
+        logging.getLogger("uvicorn.error").info(
+            "Uvicorn running on http://%s:%d (Press CTRL+C to quit)",
+            address,
+            sock.getsockname()[1],
+        )
+        # Ctrl+C ends in a graceful shutdown, after which uvicorn re-raises the signal
+        with contextlib.suppress(KeyboardInterrupt):
+            uvicorn.Server(config).run(sockets=[sock])

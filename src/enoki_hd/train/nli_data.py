@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -71,17 +72,20 @@ def load_pairs(
     labels: tuple[str, ...] = THREE_WAY,
     limit: int | None = None,
 ) -> list[NLIPair]:
-    """Load ``premise``/``hypothesis``/``label`` rows; rows with an unknown label are an error."""
+    """Load ``premise``/``hypothesis``/``label`` rows; rows with an unknown label are an error.
+
+    ``limit``: the first that many rows (None: every row).
+    """
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be 0 or more rows (None for every row), got {limit}")
     path = Path(path)
     pairs: list[NLIPair] = []
-    for number, row in read_jsonl(path):
+    for number, row in islice(read_jsonl(path), limit):
         for name in ("premise", "hypothesis"):
             if not isinstance(row.get(name), str) or not row[name].strip():
                 raise ValueError(f"{path}:{number}: field {name!r} must be a non-empty string")
         label = _check_label(path, number, row.get("label"), labels)
         pairs.append(NLIPair(row["premise"], row["hypothesis"], label, source))
-        if limit is not None and len(pairs) >= limit:
-            break
     return pairs
 
 
