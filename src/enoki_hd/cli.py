@@ -453,6 +453,12 @@ def _run_detect_batch(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError(f"argument --workers: must be >= 1, got {args.workers}")
     try:
+        if args.ray is not None:
+            from enoki_hd.integrations.ray import check_detector
+
+            # before run_batch opens --out: a bad --ray address, or a verifier the cluster
+            # cannot load, fails with its own one-line error and leaves no empty output behind
+            check_detector(config, address=args.ray)
         summary = run_batch(
             args.input,
             args.out,
