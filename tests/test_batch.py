@@ -347,3 +347,22 @@ def test_an_id_a_bad_row_defaulted_to_is_not_given_twice(tmp_path: Path) -> None
     _run(rows, out)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[1]["error"] == {"field": "id", "message": "duplicate id, first on line 1"}
+
+
+def test_a_detector_that_cannot_load_leaves_no_output_behind(
+    rows_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "reports.jsonl"
+    missing = tmp_path / "no-verifier"
+    argv = ["detect-batch", "--input", str(rows_file), "--out", str(out), "--no-progress"]
+    argv += ["--verifier", str(missing)]
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert f"NLI verifier not found at {missing}" in capsys.readouterr().err
+    assert not out.exists()  # an empty file was left, as if a job had started
+    # an output that was there before is never removed by a failed run
+    out.write_text("")
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert out.exists()

@@ -482,6 +482,7 @@ def run_batch(
         raise BatchError(f"--out {out_path} is the input file; pass another --out")
     spec: DetectorSpec = detector if detector is not None else {}
     started = time.perf_counter()
+    created = not out_path.exists()
     appender = _Appender(out_path)  # locked before anything is read
     try:
         done = finished_rows(out_path)
@@ -515,6 +516,11 @@ def run_batch(
             appender.write([line])
             summary.add(output)
             bar.update(1)
+    except BaseException:
+        appender.close()
+        if created and out_path.stat().st_size == 0:
+            out_path.unlink()  # a job that failed before its first row leaves no empty output
+        raise
     finally:
         appender.close()
         bar.close()
