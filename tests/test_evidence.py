@@ -391,7 +391,9 @@ def test_selector_rejects_bad_options() -> None:
         EvidenceSelector(top_k=0)
     with pytest.raises(ValueError, match="dense_weight"):
         EvidenceSelector(dense_weight=1.5)
-    with pytest.raises(ValueError, match="fallback_sentences must be >= 1 or null, got 0"):
+    with pytest.raises(
+        ValueError, match=r"fallback_sentences must be an integer >= 1 or None, got 0"
+    ):
         EvidenceSelector(fallback_sentences=0)
 
 

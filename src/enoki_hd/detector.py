@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import time
@@ -79,7 +80,13 @@ from enoki_hd.types import (
     Summary,
 )
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
-from enoki_hd.verify.evidence import EvidenceDecision, EvidenceIndex, EvidenceSelector
+from enoki_hd.verify.evidence import (
+    EvidenceDecision,
+    EvidenceIndex,
+    EvidenceSelector,
+    require_bool,
+    require_int,
+)
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hypothesis import verify_chains
 from enoki_hd.verify.judge import FactJudge, VerificationMode
@@ -228,6 +235,18 @@ class Detector:
                 continue
             expected = "a number in [0, 1]" + (" or None" if optional else "")
             raise TypeError(f"{option} must be {expected}, got {type(number).__name__} {number!r}")
+        for option, switch in (
+            ("conflicts", conflicts),
+            ("absent_names", absent_names),
+            ("refinement_support", refinement_support),
+            ("language_check", language_check),
+            ("record_features", record_features),
+            ("mask_citations", mask_citations),
+            ("mask_frames", mask_frames),
+            ("quoted_support", quoted_support),
+        ):
+            require_bool(switch, option)
+        require_int(index_cache_size, "index_cache_size", minimum=0)
         if not (extractor is None or isinstance(extractor, str) or hasattr(extractor, "extract")):
             raise TypeError(
                 "extractor must be a name ('rules', 'encoder', 'none'), an Extractor (with "
@@ -331,31 +350,35 @@ class Detector:
                 ("inherit_entailment", None),
             )
         }
+        switches = {key: _config_bool(cfg, key, default) for key, default in _CONFIG_SWITCHES}
+        with _config_group("evidence"):
+            selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
         verifier = load_verifier_from_config(cfg.get("verifier") or {})
-        selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
+        with _config_group("extractor"):
+            extractor = _extractor_from_config(cfg.get("extractor", "rules"))
         return cls(
             verifier,
-            extractor=_extractor_from_config(cfg.get("extractor", "rules")),
+            extractor=extractor,
             selector=selector,
             sentence_backend=cfg.get("sentence_backend", "spacy"),
             context_backend=cfg.get("context_backend", "regex"),
             threshold=numbers["threshold"],
             verification=cfg.get("verification", "hybrid"),
             hybrid_weight=numbers["hybrid_weight"],
-            conflicts=bool(cfg.get("conflicts", True)),
-            absent_names=bool(cfg.get("absent_names", True)),
-            refinement_support=bool(cfg.get("refinement_support", True)),
+            conflicts=switches["conflicts"],
+            absent_names=switches["absent_names"],
+            refinement_support=switches["refinement_support"],
             inherit_entailment=numbers["inherit_entailment"],
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
             sentence_aggregation=cfg.get("sentence_aggregation", "max"),
-            language_check=bool(cfg.get("language_check", True)),
+            language_check=switches["language_check"],
             calibration=_calibration_from_config(cfg.get("calibration")),
-            record_features=bool(cfg.get("record_features", False)),
+            record_features=switches["record_features"],
             selection=cfg.get("selection", "rules"),
-            mask_citations=bool(cfg.get("mask_citations", True)),
-            mask_frames=bool(cfg.get("mask_frames", True)),
-            quoted_support=bool(cfg.get("quoted_support", True)),
+            mask_citations=switches["mask_citations"],
+            mask_frames=switches["mask_frames"],
+            quoted_support=switches["quoted_support"],
         )
 
     def config(self) -> dict[str, Any]:
@@ -693,6 +716,17 @@ _CONFIG_KEYS = frozenset(
         "quoted_support",
     }
 )
+# The on/off options of the config and their defaults.
+_CONFIG_SWITCHES = (
+    ("conflicts", True),
+    ("absent_names", True),
+    ("refinement_support", True),
+    ("language_check", True),
+    ("record_features", False),
+    ("mask_citations", True),
+    ("mask_frames", True),
+    ("quoted_support", True),
+)
 
 
 class _Clock:
@@ -779,10 +813,34 @@ def _config_float(cfg: Mapping[str, Any], key: str, default: float | None = None
     value = cfg.get(key, default)
     if value is None:
         return None
+    message = f"detector config {key!r} must be a number, got {value!r}"
+    if isinstance(value, bool):  # float(True) is 1.0
+        raise ValueError(message)
     try:
         return float(value)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"detector config {key!r} must be a number, got {value!r}") from err
+        raise ValueError(message) from err
+
+
+def _config_bool(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A switch of the config (YAML, JSON and Hydra overrides give true/false as bools), or
+    an error naming its key."""
+    value = cfg.get(key, default)
+    if not isinstance(value, bool):  # "false" and "no" would read as on
+        raise ValueError(
+            f"detector config {key!r} must be true or false, got {type(value).__name__} {value!r}"
+        )
+    return value
+
+
+@contextlib.contextmanager
+def _config_group(key: str) -> Iterator[None]:
+    """A wrongly typed option of the config's ``key`` group (``top_k: "3"``) is a ValueError
+    naming the group, like every bad config value (``enoki eval`` reports it in one line)."""
+    try:
+        yield
+    except TypeError as err:
+        raise ValueError(f"detector config {key!r}: {err}") from err
 
 
 def _verifier_config(verifier: Verifier) -> dict[str, Any]:

@@ -45,7 +45,9 @@ from enoki_hd.runtime.files import pad_token_id
 from enoki_hd.runtime.onnx import create_session
 from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
+from enoki_hd.verify.evidence import require_fraction, require_int
 from enoki_hd.verify.loading import default_checkpoint_dir
+from enoki_hd.verify.nli import VerifierError, unloadable_graph_message
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +66,10 @@ MODEL_INPUTS = ("input_ids", "attention_mask", "word_index", "word_mask")
 MODEL_OUTPUTS = ("labels", "probs")
 DEFAULT_MAX_LENGTH = 512
 MISSING_HINT = "run `make distill` to train, export and ship the tagger, or pass path=<directory>"
+TAGGER_RESTORE_HINT = (
+    f"restore the shipped files (`git checkout -- checkpoints/{DEFAULT_TAGGER_NAME}` or a fresh "
+    "clone)"
+)
 # Labels decode_rows reads on a sentence word; on a sentinel it reads REL only.
 _WORD_LABELS = np.array([label in (ARG1, REL, ARG2, LOC_TMP) for label in range(6)])
 _ONNX_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
@@ -176,14 +182,45 @@ def row_confidences(labels: np.ndarray, probs: np.ndarray, num_words: int) -> li
 # Sessions
 
 
+class TaggerError(VerifierError):
+    """The tagger's graph cannot be loaded or is not the one its manifest describes (a damaged
+    or mixed-up checkpoint). A :class:`~enoki_hd.verify.nli.VerifierError`, so it is reported
+    like a verifier that cannot load: one line naming the file and the fix (CLI exit 1)."""
+
+
 class _OnnxTagger:
-    def __init__(self, graph: Path) -> None:
+    """An ``onnxruntime`` session of a tagger graph.
+
+    Raises:
+        TaggerError: onnxruntime cannot load the graph (the message names the file, its
+            ``sha256``, the ``expected_sha256`` of the manifest and how to restore it), or the
+            graph is unrolled to another depth than ``depth`` (the manifest's; None: any).
+    """
+
+    def __init__(
+        self,
+        graph: Path,
+        *,
+        sha256: str | None = None,
+        expected_sha256: str | None = None,
+        depth: int | None = None,
+    ) -> None:
+        import onnxruntime as ort
+
         try:
             self.session = create_session(graph)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
-            raise RuntimeError(
-                f"cannot load the tagger graph {graph}: {' '.join(str(err).split())}; "
-                f"re-export it ({MISSING_HINT})"
+            raise TaggerError(
+                unloadable_graph_message(
+                    graph,
+                    err,
+                    sha256 or sha256_file(graph),
+                    expected_sha256,
+                    ort.__version__,
+                    graph="ONNX tagger graph",
+                    restore=TAGGER_RESTORE_HINT,
+                    rebuild="`make distill`",
+                )
             ) from err
         declared = {i.name: i.type for i in self.session.get_inputs()}
         outputs = [o.name for o in self.session.get_outputs()]
@@ -192,6 +229,18 @@ class _OnnxTagger:
                 f"{graph} takes {sorted(declared)} and returns {outputs}; a tagger graph takes "
                 f"{list(MODEL_INPUTS)} and returns {list(MODEL_OUTPUTS)} "
                 "(export it with enoki_hd.igl.export.export_tagger)"
+            )
+        # labels: (batch, depth, words), the depth fixed when the loop was unrolled at export
+        shape = next(o.shape for o in self.session.get_outputs() if o.name == "labels")
+        unrolled = shape[1] if len(shape) == 3 else None
+        if depth is not None and isinstance(unrolled, int) and unrolled != depth:
+            sha256 = sha256 or sha256_file(graph)
+            raise TaggerError(
+                f"the ONNX tagger graph {graph} (sha256 {sha256}) is unrolled to depth "
+                f"{unrolled}, but {MANIFEST_FILE} records depth {depth}"
+                + ("" if expected_sha256 is None else f" and sha256 {expected_sha256}")
+                + f": the graph is not this checkpoint's; {TAGGER_RESTORE_HINT}, or copy the "
+                "graph together with its manifest"
             )
         self._dtypes = {name: _ONNX_TYPES.get(kind, np.int64) for name, kind in declared.items()}
 
@@ -318,17 +367,13 @@ class EncoderExtractor:
     ) -> None:
         if backend not in ("auto", "onnx", "torch"):
             raise ValueError(f"backend must be 'auto', 'onnx' or 'torch', got {backend!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        if not 0.0 <= min_confidence <= 1.0:
-            raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
+        require_int(batch_size, "batch_size", minimum=1)
+        require_fraction(min_confidence, "min_confidence")
         if split not in ("none", "chain", "atoms"):
             raise ValueError(f"split must be 'none', 'chain' or 'atoms', got {split!r}")
-        if not 0.0 <= min_english_share <= 1.0:
-            raise ValueError(f"min_english_share must be in [0, 1], got {min_english_share}")
-        for option, value in (("max_length", max_length), ("depth", depth)):
-            if value is not None and value < 1:
-                raise ValueError(f"{option} must be >= 1, got {value}")
+        require_fraction(min_english_share, "min_english_share")
+        require_int(max_length, "max_length", minimum=1, optional=True)
+        require_int(depth, "depth", minimum=1, optional=True)
         directory = Path(path).expanduser() if path is not None else default_tagger_path()
         if not directory.is_dir():
             raise FileNotFoundError(f"no tagger checkpoint at {directory}: {MISSING_HINT}")
@@ -338,6 +383,7 @@ class EncoderExtractor:
         self.backend: Backend = self._choose_backend(backend, inference.get("backend"))
         model_config = _read_json(directory / "config.json")
         self.depth = self._choose_depth(depth, inference.get("depth"), model_config)
+        self.tokenizer = WordTokenizer.from_dir(directory)
         self.max_length = self._choose_max_length(
             max_length, inference.get("max_length"), model_config
         )
@@ -347,7 +393,6 @@ class EncoderExtractor:
         self.min_english_share = min_english_share
         self.spacy_model = spacy_model
         self.device = device
-        self.tokenizer = WordTokenizer.from_dir(directory)
         missing = [s for s in SENTINELS if s not in self.tokenizer.all_special_tokens]
         if missing:
             raise ValueError(
@@ -361,15 +406,19 @@ class EncoderExtractor:
             weights = directory / ONNX_FILE
             self.sha256 = sha256_file(weights)
             recorded = (self.manifest.get("files") or {}).get(ONNX_FILE)
+            self.session = _OnnxTagger(
+                weights, sha256=self.sha256, expected_sha256=recorded, depth=self.depth
+            )
             if recorded is not None and recorded != self.sha256:
-                logger.warning(
-                    "%s has sha256 %s but %s records %s: its recorded metrics may not describe it",
+                logger.warning(  # as the verifier's: a graph that runs is not refused
+                    "%s has sha256 %s but %s records %s: its recorded metrics may not describe "
+                    "it; %s",
                     weights,
                     self.sha256,
                     MANIFEST_FILE,
                     recorded,
+                    TAGGER_RESTORE_HINT,
                 )
-            self.session = _OnnxTagger(weights)
         else:
             weights = next(directory / f for f in TORCH_WEIGHT_FILES if (directory / f).is_file())
             self.sha256 = sha256_file(weights)
@@ -430,6 +479,13 @@ class EncoderExtractor:
             raise ValueError(
                 f"max_length={length} exceeds the {positions} position embeddings of the "
                 f"tagger in {self.path}"
+            )
+        specials = self.tokenizer.num_special_tokens_to_add(pair=False)
+        if length <= specials + len(SENTINELS):
+            raise ValueError(
+                f"max_length must be an integer >= {specials + len(SENTINELS) + 1} (a window "
+                f"holds {specials} special tokens and {len(SENTINELS)} sentinels besides its "
+                f"words), got {length}"
             )
         return int(length)
 

@@ -358,6 +358,34 @@ def aggregate(windows: Sequence[Evidence], scores: Sequence[NLIScores]) -> Evide
     return EvidenceDecision(label, scores[best], windows[best], len(windows))
 
 
+def require_int(value: object, name: str, *, minimum: int, optional: bool = False) -> None:
+    """Raise ``TypeError`` naming ``name`` unless ``value`` is an integer (a bool, float or str
+    is not one; None is one when ``optional``), ``ValueError`` when it is below ``minimum``."""
+    if value is None and optional:
+        return
+    expected = f"an integer >= {minimum}" + (" or None" if optional else "")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be {expected}, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+def require_fraction(value: object, name: str) -> None:
+    """Raise ``TypeError`` naming ``name`` unless ``value`` is a number (not a bool),
+    ``ValueError`` unless it is in [0, 1] (NaN is not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {type(value).__name__} {value!r}")
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+
+
+def require_bool(value: object, name: str) -> None:
+    """Raise ``TypeError`` naming ``name`` unless ``value`` is True or False: a switch given as
+    ``"false"`` or ``"no"`` would otherwise read as on."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+
+
 PremiseKind = Literal["window", "sentence", "pair"]
 PREMISE_KINDS: tuple[PremiseKind, ...] = ("window", "sentence", "pair")
 
@@ -430,18 +458,13 @@ class EvidenceSelector:
             raise ValueError(f"strategy must be 'window' or 'retrieve', got {self.strategy!r}")
         if self.fusion not in ("minmax", "rrf"):
             raise ValueError(f"fusion must be 'minmax' or 'rrf', got {self.fusion!r}")
-        if self.top_k < 1:
-            raise ValueError(f"top_k must be >= 1, got {self.top_k}")
-        if self.neighbours < 0:
-            raise ValueError(f"neighbours must be >= 0, got {self.neighbours}")
-        if not 0.0 <= self.dense_weight <= 1.0:
-            raise ValueError(f"dense_weight must be in [0, 1], got {self.dense_weight}")
-        if self.max_premise_tokens is not None and self.max_premise_tokens < 1:
-            raise ValueError(f"max_premise_tokens must be >= 1, got {self.max_premise_tokens}")
-        if self.fallback_sentences is not None and self.fallback_sentences < 1:
-            raise ValueError(
-                f"fallback_sentences must be >= 1 or null, got {self.fallback_sentences}"
-            )
+        require_int(self.top_k, "top_k", minimum=1)
+        require_int(self.neighbours, "neighbours", minimum=0)
+        require_fraction(self.dense_weight, "dense_weight")
+        require_int(self.max_premise_tokens, "max_premise_tokens", minimum=1, optional=True)
+        require_int(self.fallback_sentences, "fallback_sentences", minimum=1, optional=True)
+        require_bool(self.restate_quantities, "restate_quantities")
+        require_bool(self.value_sentences, "value_sentences")
         if isinstance(self.premises, str):
             self.premises = (self.premises,)
         self.premises = tuple(self.premises)

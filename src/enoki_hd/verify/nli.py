@@ -251,7 +251,7 @@ class _OnnxSession:
             self.session = create_session(path)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
             raise VerifierError(
-                _unloadable_graph_message(path, err, sha256, expected_sha256, ort.__version__)
+                unloadable_graph_message(path, err, sha256, expected_sha256, ort.__version__)
             ) from err
         declared = {i.name: i.type for i in self.session.get_inputs()}
         unknown = sorted(set(declared) - set(MODEL_INPUTS))
@@ -271,24 +271,34 @@ class _OnnxSession:
         return self.session.run([self._output], feed)[0]
 
 
-def _unloadable_graph_message(
-    path: Path, err: Exception, sha256: str, expected: str | None, ort_version: str
+def unloadable_graph_message(
+    path: Path,
+    err: Exception,
+    sha256: str,
+    expected: str | None,
+    ort_version: str,
+    *,
+    graph: str = "ONNX verifier graph",
+    restore: str = RESTORE_HINT,
+    rebuild: str = "`make export`",
 ) -> str:
-    """One line: which file, why, whether its bytes are the shipped ones, and the fix."""
+    """One line: which file, why, whether its bytes are the shipped ones, and the fix
+    (``restore`` for a damaged file, ``rebuild`` for one that was never shipped or that this
+    onnxruntime cannot run); ``graph`` says which model it is (the tagger's says so)."""
     reason = " ".join(str(err).split())
     if expected is None:
         state = f"sha256 {sha256}; no {MANIFEST_FILE} records the expected one"
-        fix = "re-export it with `make export` or pass another checkpoint"
+        fix = f"re-export it with {rebuild} or pass another checkpoint"
     elif sha256 != expected:
         state = f"sha256 {sha256}, but {MANIFEST_FILE} expects {expected}: corrupt or truncated"
-        fix = RESTORE_HINT
+        fix = restore
     else:
         state = f"sha256 {sha256} matches {MANIFEST_FILE}, so the file is intact"
         fix = (
             f"onnxruntime {ort_version} cannot run it: install the version pinned in "
-            "pyproject.toml, or re-export it with `make export`"
+            f"pyproject.toml, or re-export it with {rebuild}"
         )
-    return f"cannot load the ONNX verifier graph {path} ({state}): {reason}; {fix}"
+    return f"cannot load the {graph} {path} ({state}): {reason}; {fix}"
 
 
 def _read_json(path: Path) -> dict[str, Any]:

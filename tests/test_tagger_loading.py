@@ -1,0 +1,131 @@
+"""A damaged tagger checkpoint is reported like a damaged verifier: one line naming the graph,
+its sha256, the sha256 the manifest expects and how to restore it (a ``TaggerError``, which is
+a ``VerifierError``, so the CLI exits 1 with it); a graph that runs but is not the manifest's
+is warned about like the verifier's, and refused when its depth is not the manifest's."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from enoki_hd.cli import main
+from enoki_hd.extract.encoder import EncoderExtractor, TaggerError, default_tagger_path
+from enoki_hd.verify.nli import VerifierError
+
+SHIPPED = default_tagger_path()
+RESTORE = "restore the shipped files (`git checkout -- checkpoints/tagger-minilm` or a fresh clone)"
+
+pytestmark = pytest.mark.skipif(
+    not (SHIPPED / "model.onnx").is_file(),
+    reason="the shipped tagger is missing; run `make distill`",
+)
+
+
+def copy_shipped(tmp_path: Path) -> Path:
+    directory = tmp_path / "tagger-minilm"
+    shutil.copytree(SHIPPED, directory)
+    return directory
+
+
+def edit_manifest(directory: Path, edit) -> None:
+    path = directory / "manifest.json"
+    manifest = json.loads(path.read_text())
+    edit(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def truncated(tmp_path: Path) -> tuple[Path, str, str]:
+    """A copy of the shipped tagger whose model.onnx lost all but its first 100,000 bytes:
+    ``(directory, sha256 the manifest expects, sha256 of the cut file)``."""
+    directory = copy_shipped(tmp_path)
+    graph = directory / "model.onnx"
+    graph.write_bytes(graph.read_bytes()[:100_000])
+    expected = json.loads((directory / "manifest.json").read_text())["files"]["model.onnx"]
+    return directory, expected, sha256(graph)
+
+
+def test_a_truncated_graph_is_a_one_line_tagger_error_naming_hashes_and_fix(
+    truncated: tuple[Path, str, str],
+) -> None:
+    directory, expected, actual = truncated
+    assert expected == sha256(SHIPPED / "model.onnx")
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=directory)
+    assert isinstance(err.value, VerifierError)
+    graph = directory / "model.onnx"
+    pattern = (
+        re.escape(
+            f"cannot load the ONNX tagger graph {graph} (sha256 {actual}, but manifest.json "
+            f"expects {expected}: corrupt or truncated): "
+        )
+        + r"\S.*"  # onnxruntime's own reason, on one line
+        + re.escape(f"; {RESTORE}")
+    )
+    assert re.fullmatch(pattern, str(err.value)), str(err.value)
+    assert "make distill" not in str(err.value)
+
+
+@pytest.mark.parametrize("command", ["detect", "extract"])
+def test_cli_reports_a_truncated_tagger_in_one_line_and_exits_1(
+    command: str, truncated: tuple[Path, str, str], tmp_path: Path, monkeypatch, capsys
+) -> None:
+    directory, expected, actual = truncated
+    monkeypatch.setenv("ENOKI_TAGGER", str(directory))
+    (tmp_path / "c.txt").write_text("Apple was founded by Steve Jobs in 1976.", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("Apple was founded by Steve Jobs.", encoding="utf-8")
+    args = [command, "--answer", str(tmp_path / "a.txt"), "--extractor", "encoder"]
+    if command == "detect":
+        args += ["--context", str(tmp_path / "c.txt")]
+    try:
+        code = main(args)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(
+        f"enoki {command}: error: cannot load the ONNX tagger graph {directory / 'model.onnx'} "
+        f"(sha256 {actual}, but manifest.json expects {expected}: corrupt or truncated): "
+    )
+    assert err.endswith(f"; {RESTORE}\n")
+
+
+def test_a_graph_of_another_depth_than_the_manifest_is_refused(tmp_path: Path) -> None:
+    directory = copy_shipped(tmp_path)
+    edit_manifest(directory, lambda m: m["inference"].update(depth=3))
+    graph = directory / "model.onnx"
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=directory)
+    assert str(err.value) == (
+        f"the ONNX tagger graph {graph} (sha256 {sha256(graph)}) is unrolled to depth 5, but "
+        f"manifest.json records depth 3 and sha256 {sha256(graph)}: the graph is not this "
+        f"checkpoint's; {RESTORE}, or copy the graph together with its manifest"
+    )
+
+
+def test_a_graph_that_runs_but_differs_from_the_manifest_is_warned_about_like_the_verifier(
+    tmp_path: Path, caplog
+) -> None:
+    # The verifier loads such a graph with a warning (its recorded metrics may not describe
+    # it); the tagger does the same.
+    directory = copy_shipped(tmp_path)
+    edit_manifest(directory, lambda m: m["files"].update({"model.onnx": "0" * 64}))
+    graph = directory / "model.onnx"
+    with caplog.at_level(logging.WARNING, logger="enoki_hd.extract.encoder"):
+        extractor = EncoderExtractor(path=directory)
+    assert extractor.sha256 == sha256(graph)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{graph} has sha256 {sha256(graph)} but manifest.json records {'0' * 64}: its "
+        f"recorded metrics may not describe it; {RESTORE}"
+    ]
