@@ -264,3 +264,23 @@ def test_dev_f1_matches_depths_to_gold_rows_in_any_order() -> None:
     counts = LabelCounts()
     counts.add(predicted, gold, mask, [[(1, 0)]])
     assert counts.scores()["recall"] == pytest.approx(0.5)
+
+
+def test_a_refused_rerun_is_one_line_and_keeps_the_runs_config(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    """A rerun with another learning rate is refused by the saved state; the folder's
+    config.yaml still says what the state was trained with (it used to record the refused
+    settings, written before the check)."""
+    import distill as script
+
+    quick = ("trainer.max_steps=4", "trainer.save_every=2", "carb.limit=2")
+    script.run(_compose(tmp_path, shared_dir, *quick, "export.parity_sentences=2"))
+    config = (tmp_path / "run" / "config.yaml").read_text()
+    assert "lr: 0.003" in config
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, *quick, "trainer.lr=0.001"))
+    message = str(stopped.value.code)
+    assert message.startswith("error: ") and "\n" not in message
+    assert "holds a run made with other settings (trainer.lr: 0.003 → 0.001)" in message
+    assert (tmp_path / "run" / "config.yaml").read_text() == config
