@@ -72,3 +72,50 @@ def test_split_atoms_cuts_the_shipped_taggers_coarse_object() -> None:
         ("f0.1", "was founded in", "Manchester", "f0.0"),
     ]
     assert [answer[s.start : s.end] for s in atoms[1].delta] == ["Manchester"]
+
+
+def test_clauses_the_tagger_leaves_out_are_judged_and_blamed() -> None:
+    """Seven founders in one sentence: the tagger emits one fact (at most `depth` rows per
+    window), so the swapped founder of the last clause went unjudged and the sentence was
+    reported supported at 0.0. The clauses no fact covers are facts of their own now."""
+    from enoki_hd import Detector
+
+    pytest.importorskip("onnxruntime")
+    firms = [
+        ("Apple", "Steve Jobs", 1976),
+        ("Microsoft", "Bill Gates", 1975),
+        ("Google", "Larry Page", 1998),
+        ("Amazon", "Jeff Bezos", 1994),
+        ("Tesla", "Martin Eberhard", 2003),
+        ("Netflix", "Reed Hastings", 1997),
+        ("Oracle", "Larry Ellison", 1977),
+    ]
+    context = " ".join(f"{f} was founded by {p} in {y}." for f, p, y in firms)
+    context += " Intel was founded by Robert Noyce in 1968."
+    answer = "; ".join(f"{f} was founded by {p} in {y}" for f, p, y in firms[:-1])
+    answer += "; Oracle was founded by Robert Noyce in 1977."
+    report = Detector(extractor="encoder").detect(answer=answer, context=context)
+    (sentence,) = report.sentences
+    assert sentence.label == "contradicted"
+    assert [s.text for s in report.spans] == ["Oracle was founded by Robert Noyce in 1977"]
+    clauses = [v.fact for v in report.facts if v.fact.source == "clause"]
+    assert [f.subject for f in clauses][-1] == "Oracle was founded by Robert Noyce in 1977"
+    assert (
+        Detector(extractor="encoder", clause_coverage=False)
+        .detect(answer=answer, context=context)
+        .sentences[0]
+        .label
+        == "supported"
+    )
+
+
+def test_a_long_sentence_is_read_in_windows_as_long_as_the_training_ones(manifest: dict) -> None:
+    """At 256 sub-tokens per window (twice the training windows) the tagger's rows collapsed
+    to NONE on long sentences: 30 joined clauses gave no fact at all."""
+    extractor = get_extractor("encoder")
+    assert extractor.max_length == manifest["inference"]["max_length"] == 128
+    assert manifest["config"]["model"]["max_length"] == 128  # the training windows
+    people = [("Alice", "Paris"), ("Bob", "Berlin"), ("Carol", "Rome"), ("Dave", "Madrid")]
+    clauses = [f"{n} moved to {c} in {1900 + i}" for i, (n, c) in enumerate(people * 8)]
+    facts = extractor.extract(", and ".join(clauses[:30]) + ".")
+    assert len(facts) >= 4

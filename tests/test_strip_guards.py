@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("onnx")
-from enoki_hd.export.onnx import sha256_file  # noqa: E402
+from enoki_hd.export.onnx import sha256_file
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "strip_nan_guards.py"
 

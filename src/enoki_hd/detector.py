@@ -44,6 +44,7 @@ from enoki_hd.aggregate import (
     summarize,
 )
 from enoki_hd.extract.base import Extractor
+from enoki_hd.extract.coverage import uncovered_clause_facts
 from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.lru import LRUCache
 from enoki_hd.project import (
@@ -105,6 +106,10 @@ from enoki_hd.verify.routing import (
 )
 
 logger = logging.getLogger(__name__)
+
+CLAUSE_COVERAGE_DEFAULT = True
+"""Whether clauses no fact covers are judged as facts of their own (``clause_coverage``)."""
+
 
 __all__ = ["Detector"]
 
@@ -182,6 +187,11 @@ class Detector:
             sentence of its own (:func:`enoki_hd.verify.quoted.quoted_sentences`), is
             supported with all its facts (``decided_by="quoted"``, score 0, the context
             sentence as evidence), whatever the verifier makes of the facts cut from it.
+        clause_coverage: every clause of a sentence with facts that holds three or more
+            content words, none inside any fact's spans, is judged as a fact of its own
+            (``source="clause"``; :func:`enoki_hd.extract.coverage.uncovered_clause_facts`):
+            an extractor that returns fewer facts than a sentence states (the tagger emits at
+            most ``depth`` rows per window) leaves nothing unchecked that passes as checked.
     """
 
     def __init__(
@@ -210,6 +220,7 @@ class Detector:
         mask_citations: bool = True,
         mask_frames: bool = True,
         quoted_support: bool = True,
+        clause_coverage: bool = CLAUSE_COVERAGE_DEFAULT,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -244,6 +255,7 @@ class Detector:
             ("mask_citations", mask_citations),
             ("mask_frames", mask_frames),
             ("quoted_support", quoted_support),
+            ("clause_coverage", clause_coverage),
         ):
             require_bool(switch, option)
         require_int(index_cache_size, "index_cache_size", minimum=0)
@@ -301,6 +313,7 @@ class Detector:
         self.mask_citations = mask_citations
         self.mask_frames = mask_frames
         self.quoted_support = quoted_support
+        self.clause_coverage = clause_coverage
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -379,6 +392,7 @@ class Detector:
             mask_citations=switches["mask_citations"],
             mask_frames=switches["mask_frames"],
             quoted_support=switches["quoted_support"],
+            clause_coverage=switches["clause_coverage"],
         )
 
     def config(self) -> dict[str, Any]:
@@ -410,6 +424,7 @@ class Detector:
             "mask_citations": self.mask_citations,
             "mask_frames": self.mask_frames,
             "quoted_support": self.quoted_support,
+            "clause_coverage": self.clause_coverage,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -486,6 +501,8 @@ class Detector:
                     if f.sentence not in unchecked and not selections[f.sentence].cells
                 ]
                 facts += [f for s in selections for f in cell_facts(s)]
+                if self.clause_coverage:
+                    facts += uncovered_clause_facts(answer, spans, [f for f in facts if f.anchored])
                 facts.sort(key=lambda f: f.sentence)
         with clock("index"):
             index = self.index(context, passages)
@@ -714,6 +731,7 @@ _CONFIG_KEYS = frozenset(
         "mask_citations",
         "mask_frames",
         "quoted_support",
+        "clause_coverage",
     }
 )
 # The on/off options of the config and their defaults.
@@ -726,6 +744,7 @@ _CONFIG_SWITCHES = (
     ("mask_citations", True),
     ("mask_frames", True),
     ("quoted_support", True),
+    ("clause_coverage", CLAUSE_COVERAGE_DEFAULT),
 )
 
 

@@ -89,7 +89,7 @@ def split_hypothesis(text: str, count_tokens: Callable[[str], int], budget: int)
     whole = Span(0, len(text))
     if count_tokens(text) <= budget:
         return [whole]
-    clauses = _clauses(text)
+    clauses = clause_spans(text)
     pieces: list[Span] = []
     current: Span | None = None
     for clause in clauses:
@@ -108,7 +108,9 @@ def split_hypothesis(text: str, count_tokens: Callable[[str], int], budget: int)
     return pieces
 
 
-def _clauses(text: str) -> list[Span]:
+def clause_spans(text: str) -> list[Span]:
+    """The clauses of ``text`` (half-open offsets into it) at the boundaries of
+    :data:`_CLAUSE_BREAK_RE`; blank ones left out."""
     clauses, start = [], 0
     for match in _CLAUSE_BREAK_RE.finditer(text):
         if match.start() > start:
