@@ -119,3 +119,10 @@ def test_a_long_sentence_is_read_in_windows_as_long_as_the_training_ones(manifes
     clauses = [f"{n} moved to {c} in {1900 + i}" for i, (n, c) in enumerate(people * 8)]
     facts = extractor.extract(", and ".join(clauses[:30]) + ".")
     assert len(facts) >= 4
+
+
+def test_the_shipped_tagger_is_recorded_by_name_and_loads_back() -> None:
+    config = get_extractor("encoder").config()
+    assert config["path"] == "tagger-minilm"  # not the checkout's absolute path
+    rebuilt = get_extractor(**config)
+    assert rebuilt.path == SHIPPED and rebuilt.config() == config

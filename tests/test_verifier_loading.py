@@ -17,6 +17,7 @@ from enoki_hd.verify.loading import (
     default_verifier_path,
     load_default_verifier,
     load_verifier_from_config,
+    portable_reference,
     resolve_checkpoint,
 )
 from enoki_hd.verify.nli import NLICrossEncoder, VerifierError
@@ -107,7 +108,7 @@ def test_one_checkpoint_one_behaviour() -> None:
         NLICrossEncoder(str(SHIPPED), backend="auto"),
     ]
     expected = {
-        "path": str(SHIPPED),
+        "path": "verifier-minilm",  # by name: the same bytes from any checkout or install
         "backend": "onnx",
         "max_length": 256,
         "batch_size": 1,  # a dynamically quantised graph: each pair alone (test_shipped_verifier)
@@ -116,6 +117,24 @@ def test_one_checkpoint_one_behaviour() -> None:
     }
     for verifier in loaded:
         assert verifier.config() == expected
+
+
+@needs_shipped
+def test_a_shipped_checkpoint_is_recorded_by_name_and_loads_back(tmp_path: Path) -> None:
+    """Reports recorded the checkout's absolute path: two clones wrote different bytes, and a
+    detect-batch output could not be resumed from another copy of the same model."""
+    assert portable_reference(SHIPPED) == "verifier-minilm"
+    assert portable_reference(str(SHIPPED) + "/") == "verifier-minilm"
+    rebuilt = load_verifier_from_config(NLICrossEncoder(SHIPPED).config())
+    assert rebuilt.sha256 == NLICrossEncoder(SHIPPED).sha256
+    # a copy elsewhere is another checkpoint: recorded where it is
+    copy = tmp_path / "verifier-minilm"
+    copy.mkdir()
+    (copy / "model.onnx").write_bytes(b"")
+    assert portable_reference(copy) == str(copy)
+    assert portable_reference("cross-encoder/nli-deberta-v3-small") == (
+        "cross-encoder/nli-deberta-v3-small"
+    )
 
 
 @needs_shipped

@@ -46,7 +46,11 @@ from enoki_hd.runtime.onnx import create_session
 from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.evidence import require_fraction, require_int
-from enoki_hd.verify.loading import default_checkpoint_dir
+from enoki_hd.verify.loading import (
+    default_checkpoint_dir,
+    portable_reference,
+    resolve_checkpoint,
+)
 from enoki_hd.verify.nli import VerifierError, unloadable_graph_message
 
 logger = logging.getLogger(__name__)
@@ -374,7 +378,11 @@ class EncoderExtractor:
         require_fraction(min_english_share, "min_english_share")
         require_int(max_length, "max_length", minimum=1, optional=True)
         require_int(depth, "depth", minimum=1, optional=True)
-        directory = Path(path).expanduser() if path is not None else default_tagger_path()
+        directory = (
+            Path(resolve_checkpoint(Path(path).expanduser()))
+            if path is not None
+            else default_tagger_path()
+        )
         if not directory.is_dir():
             raise FileNotFoundError(f"no tagger checkpoint at {directory}: {MISSING_HINT}")
         self.path = directory
@@ -494,7 +502,7 @@ class EncoderExtractor:
         rebuilds this extractor); ``sha256`` is that of the graph or weights as loaded."""
         out: dict[str, Any] = {
             "name": self.name,
-            "path": str(self.path),
+            "path": portable_reference(self.path),
             "backend": self.backend,
             "sha256": self.sha256,
             "max_length": self.max_length,

@@ -70,6 +70,24 @@ def resolve_checkpoint(path: str | Path) -> str | Path:
     return path
 
 
+def portable_reference(ref: str | Path) -> str:
+    """``ref`` as reports and cache keys record it: the bare name of a shipped checkpoint
+    folder (``"verifier-minilm"``, which :func:`resolve_checkpoint` maps back) when ``ref`` is
+    one under :func:`default_checkpoint_dir`, else ``ref`` as given (another path, a hub id).
+    An absolute path made every report depend on where the repository was checked out: two
+    clones wrote different bytes for the same answers, and a ``detect-batch`` output could
+    not be resumed from another copy of the same code and model (the graph's sha256 is
+    recorded beside the name, so the name alone vouches for nothing)."""
+    path = Path(ref)
+    try:
+        shipped = default_checkpoint_dir().resolve()
+        if path.is_dir() and path.resolve().parent == shipped and (path / "model.onnx").is_file():
+            return path.name
+    except OSError:  # an unreadable path is recorded as given
+        pass
+    return str(ref)
+
+
 def load_default_verifier(path: str | Path | None = None, **options: Any) -> NLICrossEncoder:
     """Load the shipped ONNX int8 verifier, with an error that says how to build it.
 

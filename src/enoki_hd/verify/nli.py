@@ -573,11 +573,14 @@ class NLICrossEncoder:
         activation ranges, make a pair's probabilities depend on the batch it is scored in
         (1, the default for such a graph, scores each pair alone).
         ``sha256`` is that of the ONNX graph as loaded (onnx backend only). ``path`` is the
-        checkpoint directory or hub id: the mapping is a ``verifier`` config node that
+        checkpoint directory or hub id, a shipped checkpoint by its bare name
+        (:func:`~enoki_hd.verify.loading.portable_reference`): the mapping is a ``verifier`` config node that
         :func:`enoki_hd.verify.loading.load_verifier_from_config` rebuilds this verifier from.
         """
+        from enoki_hd.verify.loading import portable_reference  # loading imports this module
+
         out: dict[str, Any] = {
-            "path": self.name,
+            "path": portable_reference(self.name),
             "backend": self.backend,
             "max_length": self.max_length,
             "batch_size": self.batch_size,
