@@ -300,10 +300,16 @@ def test_other_detector_options_are_not_mixed_into_one_output(rows_file: Path, t
     run_batch(rows_file, out, detector={"threshold": 0.5}, progress=False)
     rows_file.write_text("\n".join(_rows(30)[:3]) + "\n")
     before = out.read_bytes()
-    with pytest.raises(BatchError, match=r"other detector options \(threshold differ\)"):
+    with pytest.raises(BatchError, match=r"other detector options \(threshold differs\)"):
         run_batch(rows_file, out, detector={"threshold": 0.7}, progress=False)
     assert out.read_bytes() == before
     assert run_batch(rows_file, out, detector={"threshold": 0.5}, progress=False).done == 1
+    # a finished output too: a rerun with other options exited 0 over the old reports
+    finished = out.read_bytes()
+    with pytest.raises(BatchError, match=r"other detector options \(threshold differs\)"):
+        run_batch(rows_file, out, detector={"threshold": 0.7}, progress=False)
+    assert out.read_bytes() == finished
+    assert run_batch(rows_file, out, detector={"threshold": 0.5}, progress=False).done == 0
 
 
 def test_a_resumed_job_counts_the_bad_rows_an_earlier_run_wrote(

@@ -516,6 +516,10 @@ def run_batch(
             appender.write([line])
             summary.add(output)
             bar.update(1)
+        if expected is not None:
+            # nothing was left to do, so no new report was compared: a rerun with other
+            # options must not exit 0 over reports made with the old ones
+            _check_config(expected, build_detector(spec).config(), out_path)
     except BaseException:
         appender.close()
         if created and out_path.stat().st_size == 0:
@@ -536,7 +540,8 @@ def _check_config(expected: dict[str, Any], found: Any, out: Path) -> None:
     keys = sorted(k for k in expected.keys() | found.keys() if expected.get(k) != found.get(k))
     raise BatchError(
         f"--out {out} holds reports made with other detector options ({', '.join(keys)} "
-        "differ); rerun with the options of the first run, or pass another --out"
+        f"{'differs' if len(keys) == 1 else 'differ'}); rerun with the options of the first "
+        "run, or pass another --out"
     )
 
 
