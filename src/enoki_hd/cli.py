@@ -438,7 +438,7 @@ def _add_detect_batch(commands) -> None:
         "--ray",
         default=None,
         metavar="ADDRESS",
-        help="run on a Ray cluster (auto, ray://host:10001, or local)",
+        help="run on a Ray cluster (auto, HOST:PORT, ray://host:10001 with ray[client], or local)",
     )
     batch.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_detector_options(batch)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+import socket
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -184,17 +186,38 @@ def init(address: str) -> None:
     ray = _ray()
     if ray.is_initialized():
         return
+    hint = "pass auto (a cluster started with `ray start --head`), ray://HOST:10001, or local"
+    reachable = _tcp_address(address)
+    if reachable is not None:
+        # Ray retries an address where nothing listens for minutes; a socket says it at once
+        try:
+            socket.create_connection(reachable, timeout=CONNECT_TIMEOUT_S).close()
+        except OSError as err:
+            raise BatchError(
+                f"--ray {address!r}: nothing answers at {reachable[0]}:{reachable[1]} "
+                f"({err.strerror or err}); {hint}"
+            ) from err
     try:
         if address == "local":
             ray.init(include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, log_to_driver=False)
-    except (ValueError, ConnectionError) as err:
+    except (ValueError, ConnectionError, RuntimeError) as err:
         reason = " ".join(str(err).split())
-        raise BatchError(
-            f"--ray {address!r}: cannot connect ({reason}); pass auto (a cluster started "
-            "with `ray start --head`), ray://HOST:10001, or local"
-        ) from err
+        raise BatchError(f"--ray {address!r}: cannot connect ({reason}); {hint}") from err
+
+
+CONNECT_TIMEOUT_S = 5.0
+"""How long ``--ray HOST:PORT`` waits for the cluster's port to accept a connection."""
+
+
+def _tcp_address(address: str) -> tuple[str, int] | None:
+    """(host, port) of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto``, ``local`` and
+    anything else (which Ray itself reads or refuses)."""
+    match = re.fullmatch(r"(?:ray://)?\[?([\w.:-]+?)\]?:(\d{1,5})", address.strip())
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2))
 
 
 def check_detector(detector: DetectorSpec, *, address: str) -> None:
