@@ -212,6 +212,28 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     assert records(resumed) == records(straight)
 
 
+def test_the_endpoint_comes_from_base_url_or_openai_base_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--base-url was required even with OPENAI_BASE_URL set, which the README names."""
+    source = write_input(tmp_path / "in.jsonl")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ["--input", str(source), "--model", "m", "--no-progress", "--workers", "1"]
+    process = cli(*args, "--out", str(tmp_path / "none.jsonl"))
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 2
+    assert stderr.strip().endswith(
+        "argument --base-url: name the endpoint the texts go to, e.g. "
+        "http://localhost:8000/v1, or set OPENAI_BASE_URL"
+    )
+    with ScriptedLLM(reply) as llm:
+        monkeypatch.setenv("OPENAI_BASE_URL", llm.url)
+        process = cli(*args, "--out", str(tmp_path / "env.jsonl"))
+        stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert len(records(tmp_path / "env.jsonl")) == len(source.read_text().splitlines())
+
+
 def test_usage_errors_name_the_field(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": 1, "response": "x"}) + "\n")

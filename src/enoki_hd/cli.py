@@ -312,7 +312,10 @@ def build_parser() -> argparse.ArgumentParser:
     teach.add_argument("--out", required=True, metavar="FILE.jsonl", help="teacher JSONL output")
     teach.add_argument("--model", required=True, help="the served model's name")
     teach.add_argument(
-        "--base-url", required=True, metavar="URL", help="e.g. http://localhost:8000/v1"
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL)",
     )
     teach.add_argument("--workers", type=int, default=8, help="requests in flight (default 8)")
     teach.add_argument("--limit", type=int, default=None, help="the first N rows only")
@@ -678,6 +681,7 @@ def _run_extract(args: argparse.Namespace) -> int:
 
 def _run_teach(args: argparse.Namespace) -> int:
     from enoki_hd.extract.llm import LLMExtractor
+    from enoki_hd.llm.client import BASE_URL_ENV
     from enoki_hd.train.teach import read_rows, teach
 
     for name, value, low in (("--workers", args.workers, 1), ("--limit", args.limit, 1)):
@@ -685,6 +689,11 @@ def _run_teach(args: argparse.Namespace) -> int:
             raise UsageError(f"argument {name}: must be >= {low}, got {value}")
     if not Path(args.input).is_file():
         raise UsageError(f"argument --input: file not found: {args.input}")
+    if not (args.base_url or os.environ.get(BASE_URL_ENV)):
+        raise UsageError(
+            f"argument --base-url: name the endpoint the texts go to, e.g. "
+            f"http://localhost:8000/v1, or set {BASE_URL_ENV}"
+        )
     try:
         rows = read_rows(
             args.input, text_field=args.text_field, id_field=args.id_field, limit=args.limit
