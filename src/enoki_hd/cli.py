@@ -42,7 +42,7 @@ examples:
 Arguments are Hydra overrides of configs/eval.yaml (the same runner as `make eval`).
 benchmark=file reads a file of yours; benchmark.format is one of mushroom, psiloqa_csv,
 psiloqa_hub, ragtruth, ragtruth_processed, factcheck, sentence_sample, wice, halluentity,
-enokiqa (configs/benchmark/file.yaml lists the extra keys, e.g. benchmark.sources).
+enokiqa, capabilities (configs/benchmark/file.yaml lists the extra keys, e.g. benchmark.sources).
 Outputs: outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
 thresholds.png); the report is printed.
 """
@@ -355,8 +355,9 @@ examples:
 
 Input: one JSON object a line, {"id"?, "answer", "context", "question"?}; "context" is a string
 or a list of passages (retrieved documents). Output: one line per
-input line, in input order: {"id", "line", "report"} or {"id", "line", "error": {"field",
-"message"}} for a bad row (the job goes on). A rerun skips the rows already in --out and
+input line, in input order: {"id", "line", "row_sha256", "report"} or {"id", "line",
+"row_sha256", "error": {"field", "message"}} for a bad row (the job goes on); row_sha256 is
+the input line's digest, so a rerun on another or an edited input is refused. A rerun skips the rows already in --out and
 appends the rest: killed and rerun, the output is byte-identical to an uninterrupted run.
 exit codes: 0 every row reported, 1 runtime error (e.g. a verifier failure: rerun to resume),
             2 usage error, 3 done, but some rows were bad (their lines hold the error)
