@@ -228,3 +228,22 @@ def test_preextracted_path_reads_teacher_records_and_triples(tmp_path: Path) -> 
         ValueError, match=re.escape("facts.jsonl:1: a record needs a 'facts' or a 'triples'")
     ):
         get_extractor("preextracted", path=str(path))
+
+
+def test_preextracted_warns_once_for_answers_its_file_does_not_hold(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of other answers made every answer `no_facts` without a word."""
+    path = tmp_path / "facts.jsonl"
+    triple = {"subject": "Paris", "relation": "is", "object": "the capital of France"}
+    path.write_text(json.dumps({"text": "Paris is the capital.", "triples": [triple]}) + "\n")
+    pre = get_extractor("preextracted", path=str(path))
+    with caplog.at_level("DEBUG", logger="enoki_hd.extract.preextracted"):
+        assert pre.extract("Lyon is big.") == []
+        assert pre.extract("Nice is small.") == []
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert [r.getMessage() for r in warnings] == [
+        f"no pre-extracted triples for an answer in {path} (1 so far): it gets no facts and "
+        "its sentences are judged whole"
+    ]
+    assert pre.missing == 2

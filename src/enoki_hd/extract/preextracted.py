@@ -133,6 +133,7 @@ class PreextractedExtractor:
     ) -> None:
         self._facts: dict[str, list[Triple]] = {}
         self._anchored: dict[str, list[Fact]] = {}
+        self.missing = 0  # answers asked for that no record holds
         for answer, triples in (facts or {}).items():
             self.add(answer, triples)
         self.path = None if path is None else Path(path)
@@ -233,7 +234,15 @@ class PreextractedExtractor:
         if triples is None:
             triples = self._facts.get(answer)
             if triples is None:
-                logger.debug("no pre-extracted triples for this answer; returning no facts")
+                self.missing += 1
+                # a file of other answers silently made the detector a sentence-level one
+                log = logger.warning if self.missing == 1 else logger.debug
+                log(
+                    "no pre-extracted triples for an answer%s (%d so far): it gets no facts "
+                    "and its sentences are judged whole",
+                    "" if self.path is None else f" in {self.path}",
+                    self.missing,
+                )
                 return []
         if not sentences:
             sentences = [Span(0, len(answer))]
