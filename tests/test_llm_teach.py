@@ -229,7 +229,7 @@ def test_the_endpoint_comes_from_base_url_or_openai_base_url(
     with ScriptedLLM(reply) as llm:
         monkeypatch.setenv("OPENAI_BASE_URL", llm.url)
         process = cli(*args, "--out", str(tmp_path / "env.jsonl"))
-        stdout, stderr = process.communicate(timeout=120)
+        _, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr
     assert len(records(tmp_path / "env.jsonl")) == len(source.read_text().splitlines())
 

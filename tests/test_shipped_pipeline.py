@@ -410,9 +410,19 @@ def test_the_markers_of_a_list_on_one_line_are_never_blamed(
     assert report.spans == []
 
 
-@pytest.mark.parametrize("answer", ["...!!!", "—"])
+@pytest.mark.parametrize("answer", ["...!!!", "—", "👍👍👍"])
 def test_punctuation_alone_is_no_claim(detector: Detector, answer: str) -> None:
     report = detector.detect(answer=answer, context=CURIE)
     assert [(s.label, s.reason) for s in report.sentences] == [("not_a_claim", "no_words")]
     assert report.to_dict()["summary"]["status"] == "no_claims"
     assert report.spans == []
+
+
+def test_a_list_cut_off_after_its_last_marker_is_not_blamed(detector: Detector) -> None:
+    for answer in (
+        "1. Marie Curie was born in Warsaw. 2. She died in 1934. 3.",
+        "Key facts: 1) Marie Curie was born in Warsaw; 2) she died in 1934; 3)",
+    ):
+        report = detector.detect(answer=answer, context=CURIE)
+        assert report.spans == [], answer
+        assert {s.label for s in report.sentences} == {"supported"}, answer

@@ -129,6 +129,31 @@ def test_a_numbered_list_on_one_line_leaves_its_markers_out(backend: str, text: 
     assert spans[1] == Span(32, 49)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # numbers that end sentences are no list: they stay (they were dropped, and a wrong
+        # "28" went unchecked)
+        (
+            "The winning numbers were 7. 14. 21. 28. They were drawn on Friday.",
+            ["The winning numbers were 7. 14. 21.", "28.", "They were drawn on Friday."],
+        ),
+        (
+            "He lives at Hauptstr. 5. The house is old.",
+            ["He lives at Hauptstr.", "5.", "The house is old."],
+        ),
+        # a list cut off after its last marker loses the marker
+        (
+            "1. Curie was born in Warsaw. 2. She died in 1934. 3.",
+            ["Curie was born in Warsaw.", "She died in 1934."],
+        ),
+        ("1. A is b. 2. C is d.", ["A is b.", "C is d."]),
+    ],
+)
+def test_only_markers_that_count_from_1_are_list_markers(text: str, expected: list[str]) -> None:
+    assert texts(text, segment_sentences(text, backend="spacy")) == expected
+
+
 def test_a_marker_closing_an_unpunctuated_item_is_left_out() -> None:
     text = "1) Curie was born in Warsaw 2) She died in 1934"
     spans = segment_sentences(text, backend="spacy")
@@ -142,12 +167,17 @@ def test_a_marker_closing_an_unpunctuated_item_is_left_out() -> None:
             "Key facts: 1) Curie was born in Warsaw; 2) she died in 1934; 3) she won.",
             ["1)", "2)", "3)"],
         ),
-        ("1) a 2) b", ["1)", "2)"]),
-        ("a 1) b 2) c\nd 3) e", ["1)", "2)"]),  # a run is on one line
-        ("He scored 3) goals.", []),  # no run
+        ("Steps: 1. Open the lid. 2. Pour water.", ["1.", "2."]),
+        ("1. Curie was born. 2. She died. 3.", ["1.", "2.", "3."]),  # cut off after "3."
+        ("1) a; 2) b\n1) c", ["1)", "2)"]),  # a run is on one line
+        # no list: a run must count on from 1, each marker after a line start or : ; , .
+        ("Figure 2) shows growth. Figure 3) shows a decline.", []),
+        ("In round 1) she scored 10, in round 2) she scored 12.", []),
+        ("He scored 3) goals.", []),
         ("(see 1) and 2) here)", []),  # inside parentheses
-        ("Steps 1) open, 3) close.", []),  # not consecutive
-        ("1)a 2)b", []),  # no word after a space
+        ("Steps: 1) open, 3) close.", []),  # not consecutive
+        ("The numbers were 7. 14. 21. 28. They won.", []),
+        ("The score was 2.", []),
     ],
 )
 def test_inline_marker_spans(text: str, markers: list[str]) -> None:

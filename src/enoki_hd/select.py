@@ -495,7 +495,9 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             )
         else:
             text = clean(sentence)
-            reason = reason_from_text(text)
+            # the raw sentence decides "no words": cleaning drops emoji ("👍👍👍" became "")
+            reason = "no_words" if not any(c.isalnum() for c in sentence) else None
+            reason = reason or reason_from_text(text)
             kind = "list_item" if line.kind == "item" else "prose"
             if reason is not None:
                 out.append(Selection(index, False, reason, kind))

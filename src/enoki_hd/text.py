@@ -597,36 +597,65 @@ def _has_alnum(text: str, span: Span) -> bool:
 
 
 # An enumeration marker inside a block: "1. A. 2. B." or "1) A 2) B" on one line.
-_MARKER_ONLY_RE = re.compile(r"\d{1,3}[.)]")
-_LEADING_MARKER_RE = re.compile(r"\d{1,3}[.)][ \t]+(?=\S)")
-_TRAILING_MARKER_RE = re.compile(r"[ \t]+\d{1,3}\)$")
+_MARKER_ONLY_RE = re.compile(r"(\d{1,3})[.)]")
+_LEADING_MARKER_RE = re.compile(r"(\d{1,3})[.)][ \t]+(?=\S)")
+_TRAILING_MARKER_RE = re.compile(r"[ \t]+(\d{1,3})\)$|(?<=[.!?])[ \t]+(\d{1,3})\.$")
+_BLOCK_MARKER_RE = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+")
 
 
-def _drop_inline_markers(text: str, pieces: list[Span]) -> list[Span]:
-    """``pieces`` (trimmed) without the numbered-list markers of a list written on one line:
-    a piece that is only a marker and not the block's last (``2)``) is dropped, a marker that
-    starts a piece (``2. She died in 1934.``) is left out of it, and so is a ``2)`` ending a
-    piece that another follows. Markers at the start of a line are left out as the block's
-    (:func:`_markdown_blocks`); "The score was 2." keeps its number."""
+def _block_marker(text: str, block_start: int) -> int | None:
+    """The number of the list marker :func:`_markdown_blocks` left out before the block at
+    ``block_start`` ("1. " at the start of its line), or None."""
+    line_start = max(text.rfind("\n", 0, block_start), text.rfind("\r", 0, block_start)) + 1
+    marker = _BLOCK_MARKER_RE.fullmatch(text, line_start, block_start)
+    return int(marker.group(1)) if marker else None
+
+
+def _drop_inline_markers(text: str, pieces: list[Span], first: int | None = None) -> list[Span]:
+    """``pieces`` (trimmed) without the markers of a numbered list written on one line: a
+    piece that is only a marker (``2)``, or a list's cut-off last ``3.``) is dropped, a marker
+    that starts a piece (``2. She died in 1934.``) or a ``2)`` that ends one is left out of it.
+    Only markers that count on from 1 — from the block's own leading marker ``first``, or
+    from a ``1.`` among the pieces — are markers: "The numbers were 7. 14. 21. 28.", "page
+    12. 13. 14" and "Hauptstr. 5." keep their numbers."""
+    found: list[tuple[int, str, int]] = []  # (piece, where, number), in text order
+    for k, span in enumerate(pieces):
+        piece = span.text(text)
+        if whole := _MARKER_ONLY_RE.fullmatch(piece):
+            found.append((k, "whole", int(whole.group(1))))
+            continue
+        if lead := _LEADING_MARKER_RE.match(piece):
+            found.append((k, "lead", int(lead.group(1))))
+        if trail := _TRAILING_MARKER_RE.search(piece):
+            found.append((k, "trail", int(trail.group(1) or trail.group(2))))
+    expected, run = (2, 1) if first == 1 else (1, 0)
+    accepted: set[tuple[int, str]] = set()
+    for k, where, number in found:
+        if number == expected:
+            accepted.add((k, where))
+            expected, run = expected + 1, run + 1
+    if run < 2:
+        return pieces
     out = []
     for k, span in enumerate(pieces):
-        piece, followed = span.text(text), k + 1 < len(pieces)
-        if followed and _MARKER_ONLY_RE.fullmatch(piece):
+        if (k, "whole") in accepted:
             continue
         start, end = span.start, span.end
-        if lead := _LEADING_MARKER_RE.match(piece):
+        piece = span.text(text)
+        if (k, "lead") in accepted and (lead := _LEADING_MARKER_RE.match(piece)):
             start += lead.end()
-        if followed and (trail := _TRAILING_MARKER_RE.search(piece)):
+        if (k, "trail") in accepted and (trail := _TRAILING_MARKER_RE.search(piece)):
             end = max(start, span.start + trail.start())
         out.append(Span(start, end))
     return out
 
 
-def _finish_block(text: str, pieces: list[Span]) -> list[Span]:
-    """Trim pieces, drop blank ones and numbered-list markers (:func:`_drop_inline_markers`),
-    and fold text-less ones (``**``, ``😀``) into a neighbour."""
+def _finish_block(text: str, pieces: list[Span], first: int | None = None) -> list[Span]:
+    """Trim pieces, drop blank ones and numbered-list markers (:func:`_drop_inline_markers`;
+    ``first``: the block's own leading marker), and fold text-less ones (``**``, ``😀``) into
+    a neighbour."""
     trimmed = [s for s in (strip_span(text, p) for p in pieces) if len(s) > 0]
-    trimmed = [s for s in _drop_inline_markers(text, trimmed) if len(s) > 0]
+    trimmed = [s for s in _drop_inline_markers(text, trimmed, first) if len(s) > 0]
     out: list[Span] = []
     pending: Span | None = None  # text-less pieces before the first real sentence
     for span in trimmed:
@@ -695,7 +724,7 @@ def segment_sentences(
     for (b_start, b_end), pieces in zip(blocks, per_block, strict=True):
         if len(pieces) > 1 and _TABLE_ROW_RE.match(text[b_start:b_end]):
             pieces = [Span(pieces[0].start, pieces[-1].end)]  # a table row is one unit
-        sentences.extend(_finish_block(text, pieces))
+        sentences.extend(_finish_block(text, pieces, _block_marker(text, b_start)))
     return sentences
 
 
@@ -832,30 +861,32 @@ def mask_citations(text: str) -> str:
     return blank_spans(text, citation_spans(text))
 
 
-# "1)" after the start of a line, a space or ":;," and before a word
-_INLINE_MARKER_RE = re.compile(r"(?:(?<=^)|(?<=[\s:;,]))([1-9]\d?)\)(?=[ \t]+\w)", re.MULTILINE)
+# "1)" or "1." at the start of a line or after ":", ";", "," or "." (and spaces), before a word
+# or at the end of the line (a list cut off after its last marker)
+_INLINE_MARKER_RE = re.compile(
+    r"(?:^|(?<=[:;,.]))[ \t]*([1-9]\d?)[.)](?=[ \t]+\w|[ \t]*$)", re.MULTILINE
+)
 
 
 def inline_marker_spans(text: str) -> list[Span]:
-    """The markers of a numbered list written inside a sentence ("Key facts: 1) ...; 2) ...;
-    3) ..."), as spans into ``text``: ``n)`` outside parentheses, before a word, in a run of
-    consecutive numbers on one line (``1)`` and ``2)``; a lone "3)" is left as it is)."""
+    """The markers of a numbered list written on one line ("Key facts: 1) ...; 2) ...; 3) ...",
+    "Steps: 1. Open it. 2. Pour."), as spans into ``text``: ``n)`` or ``n.`` at the start of a
+    line or after ``: ; , .``,
+    outside parentheses, before a word or ending the line (a list cut off after its marker),
+    counting on from ``1)`` on one line (at least ``1)`` and ``2)``). "Figure 2) shows", "in round 1) she scored" and a lone "3)" are left
+    as they are."""
     require_str(text, "text")
     found: list[Span] = []
     for start, end in _lines(text):
-        candidates = []
+        run: list[Span] = []
         for m in _INLINE_MARKER_RE.finditer(text, start, end):
-            line_before = text[start : m.start()]
-            depth = line_before.count("(") - line_before.count(")")
-            if depth <= 0:
-                candidates.append((int(m.group(1)), Span(m.start(), m.end())))
-        run: list[tuple[int, Span]] = []
-        for number, span in candidates:
-            if run and number != run[-1][0] + 1:
-                found.extend(s for _, s in run if len(run) > 1)
-                run = []
-            run.append((number, span))
-        found.extend(s for _, s in run if len(run) > 1)
+            line_before = text[start : m.start(1)]
+            if line_before.count("(") > line_before.count(")"):
+                continue  # inside parentheses
+            if int(m.group(1)) == len(run) + 1:
+                run.append(Span(m.start(1), m.end()))
+        if len(run) > 1:
+            found.extend(run)
     return found
 
 

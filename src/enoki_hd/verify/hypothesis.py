@@ -43,6 +43,10 @@ from enoki_hd.verify.nli import Verifier
 
 logger = logging.getLogger(__name__)
 
+MAX_CHARS_PER_TOKEN = 16
+"""Characters one token is assumed to cover at most when a word is cut to fit
+(:func:`_cut_word`); a piece may come out shorter than would fit, never longer."""
+
 MAX_HYPOTHESIS_SHARE = 0.5
 """Largest share of the verifier's ``max_length`` one hypothesis piece may take."""
 
@@ -164,7 +168,9 @@ def _cut_word(text: str, word: Span, count_tokens: Callable[[str], int], budget:
     pieces: list[Span] = []
     start = word.start
     while start < word.end:
-        low, high = start + 1, word.end  # the longest end whose piece fits, by bisection
+        # the longest end whose piece fits, by bisection over at most MAX_CHARS_PER_TOKEN
+        # characters a token (a bound, so that a run of 30,000 characters stays linear)
+        low, high = start + 1, min(word.end, start + budget * MAX_CHARS_PER_TOKEN)
         while low < high:
             middle = (low + high + 1) // 2
             if count_tokens(text[start:middle]) <= budget:
