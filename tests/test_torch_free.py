@@ -143,15 +143,34 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout)
 
+    def shipped_sha256(name: str) -> str:
+        manifest = json.loads((Path(site) / "checkpoints" / name / "manifest.json").read_text())
+        return manifest["files"]["model.onnx"]
+
+    # the checkpoints come from the installed package's data, not from the source tree
+    resolved = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from enoki_hd.verify.loading import default_checkpoint_dir as d; print(d())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=outside,
+        env=env,
+    )
+    assert resolved.stdout.strip() == str(Path(site) / "checkpoints"), resolved.stderr[-2000:]
+
     report = detect()
     assert report["spans"], "the bundled example has hallucinated spans"
-    assert report["config"]["verifier"]["path"].startswith(site)
+    # named by its folder, as from a source checkout: the same report bytes anywhere
+    assert report["config"]["verifier"]["path"] == "verifier-minilm"
+    assert report["config"]["verifier"]["sha256"] == shipped_sha256("verifier-minilm")
 
     # the 3-layer verifier by its bare name, from the installed package's data
     fast_report = detect("--verifier", "verifier-minilm-l3")
-    assert fast_report["config"]["verifier"]["path"] == str(
-        Path(site) / "checkpoints" / "verifier-minilm-l3"
-    )
+    assert fast_report["config"]["verifier"]["path"] == "verifier-minilm-l3"
+    assert fast_report["config"]["verifier"]["sha256"] == shipped_sha256("verifier-minilm-l3")
     assert [s["label"] for s in fast_report["sentences"]] == [
         "supported",
         "supported",
@@ -170,4 +189,4 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
     assert probe.returncode == 0, probe.stderr[-3000:]
     out = json.loads(probe.stdout.strip().splitlines()[-1])
     assert out["heavy"] == []
-    assert out["rules"]["verifier"].startswith(site)
+    assert out["rules"]["verifier"] == "verifier-minilm"
