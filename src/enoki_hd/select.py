@@ -51,7 +51,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.extract.verbalize import TABLE_SOURCE, cell_hypothesis
@@ -89,17 +89,7 @@ NotAClaimReason = Literal[
     "code",
     "no_words",
 ]
-NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = (
-    "heading",
-    "lead_in",
-    "question",
-    "instruction",
-    "meta",
-    "opinion",
-    "table_header",
-    "code",
-    "no_words",
-)
+NOT_A_CLAIM_REASONS: tuple[NotAClaimReason, ...] = get_args(NotAClaimReason)
 SelectionMode = Literal["rules", "none", "llm"]
 SELECTIONS: tuple[SelectionMode, ...] = ("rules", "none", "llm")
 
@@ -496,7 +486,9 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
         else:
             text = clean(sentence)
             # the raw sentence decides "no words": cleaning drops emoji ("👍👍👍" became "")
-            reason = "no_words" if not any(c.isalnum() for c in sentence) else None
+            reason: NotAClaimReason | None = (
+                "no_words" if not any(c.isalnum() for c in sentence) else None
+            )
             reason = reason or reason_from_text(text)
             kind = "list_item" if line.kind == "item" else "prose"
             if reason is not None:
