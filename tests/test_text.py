@@ -170,6 +170,11 @@ def test_a_marker_closing_an_unpunctuated_item_is_left_out() -> None:
         ("Steps: 1. Open the lid. 2. Pour water.", ["1.", "2."]),
         ("1. Curie was born. 2. She died. 3.", ["1.", "2.", "3."]),  # cut off after "3."
         ("1) a; 2) b\n1) c", ["1)", "2)"]),  # a run is on one line
+        # items that start with bold, a no-break space, an amount or a quote
+        ("Key facts: 1) **Curie** was born; 2) **she** died.", ["1)", "2)"]),
+        ("1)\u00a0she moved; 2)\u00a0she died", ["1)", "2)"]),
+        ("Prices: 1) $12 for adults; 2) $6 for children.", ["1)", "2)"]),
+        ("Names: 1) “Curie” won; 2) “Bohr” won.", ["1)", "2)"]),
         # no list: a run must count on from 1, each marker after a line start or : ; , .
         ("Figure 2) shows growth. Figure 3) shows a decline.", []),
         ("In round 1) she scored 10, in round 2) she scored 12.", []),

@@ -598,7 +598,7 @@ def _has_alnum(text: str, span: Span) -> bool:
 
 # An enumeration marker inside a block: "1. A. 2. B." or "1) A 2) B" on one line.
 _MARKER_ONLY_RE = re.compile(r"(\d{1,3})[.)]")
-_LEADING_MARKER_RE = re.compile(r"(\d{1,3})[.)][ \t]+(?=\S)")
+_LEADING_MARKER_RE = re.compile(r"(\d{1,3})[.)][ \t\u00a0]+(?=\S)")
 _TRAILING_MARKER_RE = re.compile(r"[ \t]+(\d{1,3})\)$|(?<=[.!?])[ \t]+(\d{1,3})\.$")
 _BLOCK_MARKER_RE = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+")
 
@@ -864,7 +864,9 @@ def mask_citations(text: str) -> str:
 # "1)" or "1." at the start of a line or after ":", ";", "," or "." (and spaces), before a word
 # or at the end of the line (a list cut off after its last marker)
 _INLINE_MARKER_RE = re.compile(
-    r"(?:^|(?<=[:;,.]))[ \t]*([1-9]\d?)[.)](?=[ \t]+\w|[ \t]*$)", re.MULTILINE
+    r"(?:^|(?<=[:;,.]))[ \t\u00a0]*([1-9]\d?)[.)]"
+    r"(?=[ \t\u00a0]+(?:\w|[*_\"“‘'$€£(])|[ \t\u00a0]*$)",  # a word, bold, a quote, an amount
+    re.MULTILINE,
 )
 
 
