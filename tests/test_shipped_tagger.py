@@ -107,6 +107,14 @@ def test_clauses_the_tagger_leaves_out_are_judged_and_blamed() -> None:
         .label
         == "supported"
     )
+    # the Markdown report shows the clause, not a triple with two empty parts
+    from enoki_hd.report import render_markdown
+
+    row = next(line for line in render_markdown(report).splitlines() if line.startswith("| c0.5 "))
+    assert row.startswith(
+        "| c0.5 | Oracle was founded by Robert Noyce in 1977 | contradicted | 1.00 |"
+    )
+    assert row.endswith("| a clause no fact covered, judged whole; decided_by: nli |")
 
 
 def test_a_long_sentence_is_read_in_windows_as_long_as_the_training_ones(manifest: dict) -> None:

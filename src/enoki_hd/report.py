@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from enoki_hd.extract.verbalize import CLAUSE_SOURCE
 from enoki_hd.types import Evidence, FactVerdict, HallucinatedSpan, Report, SentenceVerdict
 
 logger = logging.getLogger(__name__)
@@ -162,6 +163,8 @@ def _ordered_counts(counts: dict[str, int]) -> list[tuple[str, int]]:
 
 def _fact_triple(verdict: FactVerdict) -> str:
     fact = verdict.fact
+    if fact.source == CLAUSE_SOURCE:  # a clause no fact covered, judged whole: no triple
+        return fact.subject
     return f"{fact.subject} · {fact.relation} · {fact.object}"
 
 
@@ -170,6 +173,8 @@ def _fact_note(verdict: FactVerdict) -> str:
     if verdict.suppressed:
         by = f" by {verdict.suppressed_by}" if verdict.suppressed_by else ""
         parts.append(f"suppressed{by}")
+    if verdict.fact.source == CLAUSE_SOURCE:
+        parts.append("a clause no fact covered, judged whole")
     parts.append(f"decided_by: {verdict.decided_by}")
     return "; ".join(parts)
 

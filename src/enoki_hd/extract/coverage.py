@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from enoki_hd.extract.verbalize import CLAUSE_SOURCE
 from enoki_hd.text import STOP_WORDS, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.hypothesis import clause_spans
 
-CLAUSE_SOURCE = "clause"
 MIN_UNCOVERED_WORDS = 3
 """Content words (not stop words, holding a letter or digit) a clause needs before it is
 checked on its own: "and more" or "in 1977" alone states nothing a fact left out."""

@@ -8,6 +8,8 @@ from enoki_hd.types import Fact, Span
 
 # the source of the facts a table row gives, one per cell (see :mod:`enoki_hd.select`)
 TABLE_SOURCE = "table"
+CLAUSE_SOURCE = "clause"
+"""The source of a clause no fact covered, judged whole (:mod:`enoki_hd.extract.coverage`)."""
 
 _COPULAS = frozenset({"is", "are", "was", "were"})
 # Relations after which a singular common noun needs an article to read as English.
