@@ -107,10 +107,6 @@ from enoki_hd.verify.routing import (
 
 logger = logging.getLogger(__name__)
 
-CLAUSE_COVERAGE_DEFAULT = True
-"""Whether clauses no fact covers are judged as facts of their own (``clause_coverage``)."""
-
-
 __all__ = ["Detector"]
 
 
@@ -220,7 +216,7 @@ class Detector:
         mask_citations: bool = True,
         mask_frames: bool = True,
         quoted_support: bool = True,
-        clause_coverage: bool = CLAUSE_COVERAGE_DEFAULT,
+        clause_coverage: bool = True,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -744,7 +740,7 @@ _CONFIG_SWITCHES = (
     ("mask_citations", True),
     ("mask_frames", True),
     ("quoted_support", True),
-    ("clause_coverage", CLAUSE_COVERAGE_DEFAULT),
+    ("clause_coverage", True),
 )
 
 

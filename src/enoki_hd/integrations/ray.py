@@ -176,6 +176,19 @@ def detect_dataset(
     )
 
 
+CONNECT_TIMEOUT_S = 5.0
+"""How long ``--ray HOST:PORT`` waits for the cluster's port to accept a connection."""
+
+
+def _tcp_address(address: str) -> tuple[str, int] | None:
+    """(host, port) of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto``, ``local`` and
+    anything else (which Ray itself reads or refuses)."""
+    match = re.fullmatch(r"(?:ray://)?\[?([\w.:-]+?)\]?:(\d{1,5})", address.strip())
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2))
+
+
 def init(address: str) -> None:
     """Connect to ``address`` (``"local"``: start a local instance) unless already connected.
 
@@ -205,19 +218,6 @@ def init(address: str) -> None:
     except (ValueError, ConnectionError, RuntimeError) as err:
         reason = " ".join(str(err).split())
         raise BatchError(f"--ray {address!r}: cannot connect ({reason}); {hint}") from err
-
-
-CONNECT_TIMEOUT_S = 5.0
-"""How long ``--ray HOST:PORT`` waits for the cluster's port to accept a connection."""
-
-
-def _tcp_address(address: str) -> tuple[str, int] | None:
-    """(host, port) of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto``, ``local`` and
-    anything else (which Ray itself reads or refuses)."""
-    match = re.fullmatch(r"(?:ray://)?\[?([\w.:-]+?)\]?:(\d{1,5})", address.strip())
-    if match is None:
-        return None
-    return match.group(1), int(match.group(2))
 
 
 def check_detector(detector: DetectorSpec, *, address: str) -> None:
