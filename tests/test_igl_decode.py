@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from enoki_hd.igl.decode import decode_rows
+from enoki_hd.igl.decode import decode_rows, keep_negations
 from enoki_hd.igl.labels import (
     ARG1,
     ARG2,
@@ -276,3 +276,62 @@ def test_split_leaves_an_object_without_inner_prepositions_alone() -> None:
     for split in ("chain", "atoms"):
         (fact,) = decode_rows(text, words, [first], split=split)  # type: ignore[arg-type]
         assert (fact.relation, fact.object, fact.parent) == ("played", "in Bath", None)
+
+
+def _negation_fact(text: str, parts: dict[str, int]) -> Fact:
+    words = tokenize_words(text)
+    (fact,) = decode_rows(text, words, [keep_negations(_row(words, text, parts), text, words)])
+    return fact
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        # beside a relation word: the relation keeps it
+        ("UVA has never expelled a student .", {"UVA": ARG1, "expelled": REL, "student": ARG2},
+         ("UVA", "has never expelled", "student")),
+        ("Never did it rain .", {"it": ARG1, "rain": REL}, ("it", "rain", "")),
+        ("The shop does not offer parking .",
+         {"shop": ARG1, "does": REL, "offer": REL, "parking": ARG2},
+         ("shop", "does not offer", "parking")),
+        ("It isn't meant for loads .", {"It": ARG1, "meant": REL, "for": REL, "loads": ARG2},
+         ("It", "isn't meant for", "loads")),
+        ("The mill no longer operates .", {"mill": ARG1, "operates": REL},
+         ("mill", "no longer operates", "")),
+        # before an argument: the argument keeps it
+        ("Not all fodies are red .", {"all": ARG1, "fodies": ARG1, "are": REL, "red": ARG2},
+         ("Not all fodies", "are", "red")),
+        ("It can be replaced by the user without tools .",
+         {"It": ARG1, "can": REL, "be": REL, "replaced": REL, "by": REL, "the": ARG2,
+          "user": ARG2, "tools": ARG2},
+         ("It", "can be replaced by", "the user without tools")),
+        # beside no part, or not denying its neighbour: left alone
+        ("Whether or not it rains , fans come .", {"it": ARG1, "rains": REL},
+         ("it", "rains", "")),
+        ("She not only sang .", {"She": ARG1, "sang": REL}, ("She", "sang", "")),
+        ("Rescuers could not get there ; all four left .", {"all": ARG1, "four": ARG1,
+                                                            "left": REL},
+         ("all four", "left", "")),
+    ],
+)  # fmt: skip
+def test_keep_negations_gives_a_dropped_negation_to_the_part_beside_it(
+    text: str, parts: dict[str, int], expected: tuple[str, str, str]
+) -> None:
+    fact = _negation_fact(text, parts)
+    assert (fact.subject, fact.relation, fact.object) == expected
+
+
+def test_keep_negations_leaves_labelled_words_and_sentinels_alone() -> None:
+    text = "Suede did not play Bath ."
+    words = tokenize_words(text)
+    row = _row(words, text, {"Suede": ARG1, "not": REL, "play": REL, "Bath": ARG2}, sentinel=0)
+    assert keep_negations(row, text, words) == row
+    fixed = keep_negations(_row(words, text, {"Suede": ARG1, "play": REL}, sentinel=2), text, words)
+    assert fixed[len(words) :] == [NONE, NONE, REL]
+    assert [
+        w.text(text) for w, label in zip(words, fixed[: len(words)], strict=True) if label == REL
+    ] == [
+        "did",
+        "not",
+        "play",
+    ]

@@ -134,3 +134,17 @@ def test_the_shipped_tagger_is_recorded_by_name_and_loads_back() -> None:
     assert config["path"] == "tagger-minilm"  # not the checkout's absolute path
     rebuilt = get_extractor(**config)
     assert rebuilt.path == SHIPPED and rebuilt.config() == config
+
+
+def test_the_shipped_tagger_keeps_the_negations_of_its_facts() -> None:
+    # the raw rows read "UVA | expelled | a student" and "The restaurant | offer": the opposite
+    answers = [
+        "According to the article, UVA has never expelled a student for sexual assault.",
+        "The restaurant does not offer reservations or outdoor seating.",
+    ]
+    extractor = get_extractor("encoder")
+    for answer, negation in zip(answers, ("has never expelled", "does not offer"), strict=True):
+        facts = extractor.extract(answer)
+        assert facts and all(f.relation == negation for f in facts), [
+            (f.subject, f.relation, f.object) for f in facts
+        ]

@@ -5,7 +5,9 @@ answer → sentences (:func:`enoki_hd.text.segment_sentences` unless given) → 
 sentinels appended (:func:`enoki_hd.igl.data.encode_example`, exactly as in training) → batches
 of windows sorted by length → the tagger's ``predict_with_scores`` (ONNX Runtime or torch):
 ``depth`` label rows per window and the probability of each chosen label → rows over the
-sentence's words → :func:`enoki_hd.igl.decode.decode_rows` → facts with spans into the answer.
+sentence's words, a negation the tagger left out given to the part beside it
+(:func:`enoki_hd.igl.decode.keep_negations`) → :func:`enoki_hd.igl.decode.decode_rows` → facts
+with spans into the answer.
 
 A checkpoint directory holds either
 
@@ -38,7 +40,7 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.igl.data import EncodedWindow, encode_example
-from enoki_hd.igl.decode import Split, decode_rows
+from enoki_hd.igl.decode import Split, decode_rows, keep_negations
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
@@ -321,7 +323,9 @@ class _Unit:
 class EncoderExtractor:
     """Facts from the distilled iterative-grid-labeling tagger (:mod:`enoki_hd.igl`).
 
-    Each sentence is tagged with ``depth`` label rows (one extraction each); rows are decoded
+    Each sentence is tagged with ``depth`` label rows (one extraction each); a negation a row
+    leaves out next to one of its parts joins that part ("UVA has never expelled …" is never
+    read as "UVA expelled …"; :func:`~enoki_hd.igl.decode.keep_negations`); rows are decoded
     by :func:`~enoki_hd.igl.decode.decode_rows` (exact word spans into the answer, implicit
     relations, de-duplication, parents and deltas rebuilt from nesting). A fact's
     ``confidence`` is the mean of the probabilities of its row's labelled words; rows below
@@ -613,7 +617,7 @@ class EncoderExtractor:
                 full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
                 full[window.word_start : window.word_start + m] = row[:m]
                 full[n:] = row[m:]
-                rows.append(full)
+                rows.append(np.asarray(keep_negations(full, unit.text, unit.words)))
                 confidences.append(score)
         return decode_rows(
             unit.text,

@@ -42,6 +42,7 @@ from enoki_hd.igl.labels import (
     ARG1,
     ARG2,
     LOC_TMP,
+    NONE,
     REL,
     SENTINEL_WORDS,
     SENTINELS,
@@ -50,7 +51,7 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.types import Fact, Span
 
-__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows"]
+__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows", "keep_negations"]
 
 Split = Literal["none", "chain", "atoms"]
 
@@ -65,6 +66,16 @@ ARGUMENT_PREPOSITIONS = frozenset(
     }
 )  # fmt: skip
 _RELATION_PREPOSITIONS = ARGUMENT_PREPOSITIONS | {"of", "to", "as", "than"}
+# Words that deny what they stand next to, and the adverbs that may follow one ("no longer",
+# "not yet"); contractions ("isn't", "can't") are one word to tokenize_words.
+_NEGATIONS = frozenset({"not", "never", "no", "without", "cannot"})
+_NEGATION_ADVERBS = frozenset({"longer", "yet", "even", "ever", "once", "always"})
+_AUXILIARIES = frozenset(
+    {
+        "do", "does", "did", "is", "are", "was", "were", "be", "been", "has", "have", "had",
+        "will", "would", "can", "could", "shall", "should", "may", "might", "must",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,53 @@ class _Extraction:
         for k in self.implicit:
             row[n_words + k] = REL
         return row
+
+
+def _is_negation(word: str) -> bool:
+    return word in _NEGATIONS or word.endswith(("n't", "n\u2019t"))
+
+
+def keep_negations(row: Sequence[int], text: str, words: Sequence[Span]) -> list[int]:
+    """``row`` with each unlabelled negation word given the label of the part it stands next to.
+
+    A tagger row that leaves "never" out of "UVA has never expelled a student" reads as "UVA
+    expelled a student": the opposite claim. A negation word (``not``, ``never``, ``no``,
+    ``without``, ``cannot``, a contraction in ``n't``; with an adverb after it, "no longer",
+    "not yet", as one phrase) labelled ``NONE`` takes ``REL`` when a relation word is its
+    neighbour on either side, else the label of the part that follows it ("no children",
+    "without tools", "Not all Fodies"); an unlabelled auxiliary before a negation that joins the
+    relation joins it too ("did not play", not "not play"). Left alone: one beside no part,
+    "whether or not", "not only". ``row`` holds ``len(words)`` word labels, then the
+    sentinels' (untouched).
+    """
+    n = len(words)
+    out = [int(label) for label in row]
+    i = 0
+    while i < n:
+        # the phrase is words i..j: the negation, then an adverb if one follows
+        j = i + 1 if i + 1 < n and _word(text, words, i + 1) in _NEGATION_ADVERBS else i
+        if (
+            not _is_negation(_word(text, words, i))
+            or any(out[k] != NONE for k in range(i, j + 1))
+            or (i > 0 and _word(text, words, i - 1) == "or")
+            or (j + 1 < n and _word(text, words, j + 1) == "only")
+        ):
+            i += 1
+            continue
+        before = out[i - 1] if i > 0 else NONE
+        after = out[j + 1] if j + 1 < n else NONE
+        label = REL if REL in (before, after) else after
+        if label in (ARG1, REL, ARG2, LOC_TMP):
+            out[i : j + 1] = [label] * (j + 1 - i)
+            if (
+                label == REL
+                and i > 0
+                and before == NONE
+                and _word(text, words, i - 1) in _AUXILIARIES
+            ):
+                out[i - 1] = REL  # "did not play", not "not play"
+        i = j + 1
+    return out
 
 
 def _read_row(row: Sequence[int], n_words: int, confidence: float | None) -> _Extraction | None:
