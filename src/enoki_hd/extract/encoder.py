@@ -617,7 +617,7 @@ class EncoderExtractor:
                 full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
                 full[window.word_start : window.word_start + m] = row[:m]
                 full[n:] = row[m:]
-                rows.append(np.asarray(keep_negations(full, unit.text, unit.words)))
+                rows.append(np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64))
                 confidences.append(score)
         return decode_rows(
             unit.text,

@@ -107,7 +107,7 @@ def _is_negation(word: str) -> bool:
     return word in _NEGATIONS or word.endswith(("n't", "n\u2019t"))
 
 
-def keep_negations(row: Sequence[int], text: str, words: Sequence[Span]) -> list[int]:
+def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[Span]) -> list[int]:
     """``row`` with each unlabelled negation word given the label of the part it stands next to.
 
     A tagger row that leaves "never" out of "UVA has never expelled a student" reads as "UVA
