@@ -61,3 +61,9 @@ def test_crlf_line_breaks_are_kept() -> None:
     text = "# Title\r\n- item one\r\n"
     masked = mask_markdown(text)
     assert masked == "  Title\r\n  item one\r\n"
+
+
+def test_entities_are_read_and_a_joiner_inside_a_word_stays() -> None:
+    assert mask_markdown("Smith &amp; Wesson, 450&nbsp;m") == "Smith &     Wesson, 450      m"
+    # a zero-width joiner glues emoji (masked) but is invisible inside a word (kept)
+    assert mask_markdown("met\u200dres 👨\u200d👩") == "met\u200dres    "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from enoki_hd import Detector
 from enoki_hd.extract import get_extractor
 from enoki_hd.extract.encoder import default_tagger_path
 
@@ -78,7 +79,6 @@ def test_clauses_the_tagger_leaves_out_are_judged_and_blamed() -> None:
     """Seven founders in one sentence: the tagger emits one fact (at most `depth` rows per
     window), so the swapped founder of the last clause went unjudged and the sentence was
     reported supported at 0.0. The clauses no fact covers are facts of their own now."""
-    from enoki_hd import Detector
 
     pytest.importorskip("onnxruntime")
     firms = [
@@ -148,3 +148,26 @@ def test_the_shipped_tagger_keeps_the_negations_of_its_facts() -> None:
         assert facts and all(f.relation == negation for f in facts), [
             (f.subject, f.relation, f.object) for f in facts
         ]
+
+
+def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
+    context = (
+        "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."
+    )
+    detector = Detector(extractor="encoder")
+    answers = [
+        "The Keller Bridge opened in 1932 🎉.",
+        "<p>The <b>Keller Bridge</b> opened in 1932.</p>",
+        "The [Keller Bridge](https://example.org/kb) opened in 1932.",
+        "It is __450 metres__ long.",
+        "Smith &amp; Wesson built the rails.",
+        "The bridge is 450&nbsp;metres long.",
+    ]
+    for answer in answers:
+        report = detector.detect(answer=answer, context=context)
+        assert [s.label for s in report.sentences] == ["supported"], answer
+        for verdict in report.facts:
+            for part in (verdict.fact.subject, verdict.fact.relation, verdict.fact.object):
+                assert not set(part) & set("<>[]()_🎉;"), (answer, part)
+    wrong = detector.detect(answer="The bridge is 460&nbsp;metres long.", context=context)
+    assert [s.text for s in wrong.spans] == ["460"]

@@ -21,6 +21,7 @@ from enoki_hd.text import (
     segment_sentences,
     strip_span,
     tokenize_words,
+    unescape_entities,
 )
 from enoki_hd.types import Span
 
@@ -765,3 +766,36 @@ def test_mask_frames_keeps_every_offset() -> None:
     text = "According to the context, Suede formed in 1989."
     masked = mask_frames(text)
     assert masked == " " * 26 + "Suede formed in 1989." and len(masked) == len(text)
+
+
+@pytest.mark.parametrize("backend", ["spacy", "regex"])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("> Opened in 1932.\n> It is 450 metres long.", ["Opened in 1932.", "It is 450 metres long."]),
+        ("> > Nested quote here.\n>\n> Next paragraph.", ["Nested quote here.", "Next paragraph."]),
+        ("The bridge opened in 1932.<br/>It is long.", ["The bridge opened in 1932.", "It is long."]),
+        ("The bridge opened in 1932.<BR />It is long.", ["The bridge opened in 1932.", "It is long."]),
+        ("<p>The bridge opened.</p><p>It is long.</p>", ["The bridge opened.", "It is long."]),
+        # no quote marker: "greater than" stays
+        (">50 people came.", [">50 people came."]),
+    ],
+)  # fmt: skip
+def test_block_quote_markers_and_html_breaks(backend: str, text: str, expected: list[str]) -> None:
+    spans = segment_sentences(text, backend=backend)
+    assert [s.text(text) for s in spans] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Smith &amp; Wesson", "Smith &     Wesson"),
+        ("450&nbsp;metres", "450      metres"),
+        ("it&#8217;s &lt;b&gt;", "it’      s <   b>   "),
+        ("AT&T; &foo; &amp no semicolon", "AT&T; &foo; &amp no semicolon"),
+        ("no entity", "no entity"),
+    ],
+)
+def test_unescape_entities_keeps_every_offset(text: str, expected: str) -> None:
+    out = unescape_entities(text)
+    assert out == expected and len(out) == len(text)

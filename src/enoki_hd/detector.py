@@ -70,6 +70,7 @@ from enoki_hd.text import (
     require_text,
     segment_sentences,
     strip_span,
+    unescape_entities,
 )
 from enoki_hd.types import (
     Evidence,
@@ -461,6 +462,7 @@ class Detector:
         timings: dict[str, float] = {}
         clock = _Clock(timings)
         given = answer
+        answer = unescape_entities(answer)  # "&amp;" is "&", "&nbsp;" a space: same length
         if self.mask_citations:
             answer = mask_citations(answer)  # the same length: every offset holds
         # "1) ...; 2) ..." in a sentence: the markers are no numbers the context must state

@@ -19,6 +19,7 @@ code points: an emoji is one character, ``\\r\\n`` is two.
 from __future__ import annotations
 
 import functools
+import html
 import itertools
 import logging
 import re
@@ -356,6 +357,19 @@ def _lines(text: str) -> Iterator[tuple[int, int]]:
     yield pos, len(text)
 
 
+# "> " quote markers at a line start; HTML line and paragraph breaks
+_QUOTE_MARKER_RE = re.compile(r"^[ \t]{0,3}(?:>(?:[ \t]|$))+", re.MULTILINE)
+_HTML_BREAK_RE = re.compile(r"<br\s*/?>|</?p>", re.IGNORECASE)
+
+
+def _layout_view(text: str) -> str:
+    """``text`` as segmentation should see it, the same length (offsets hold): block-quote
+    markers are spaces, and an HTML line or paragraph break (``<br>``, ``<br/>``, ``<p>``,
+    ``</p>``) is a line break followed by spaces."""
+    text = blank_spans(text, (Span(*m.span()) for m in _QUOTE_MARKER_RE.finditer(text)))
+    return _HTML_BREAK_RE.sub(lambda m: "\n" + " " * (m.end() - m.start() - 1), text)
+
+
 def _is_textless_line(line: str) -> bool:
     """Rules, fences and table separator rows (``|---|:--|``) carry no sentence."""
     if _RULE_LINE_RE.match(line):
@@ -684,8 +698,10 @@ def segment_sentences(
     empty or whitespace-only text gives ``[]``. Before either backend runs, the text is cut into
     Markdown blocks that no sentence crosses: blank lines, headings (``# ...``), list items
     (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``), table rows, rules and code fences. Heading and list
-    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``). A table
-    row is never split: it is one unit, whatever punctuation its cells hold.
+    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``), nor are
+    block-quote markers (``> ``); an HTML ``<br>``, ``<br/>``, ``<p>`` or ``</p>`` breaks a line
+    like a line break. A table row is never split: it is one unit, whatever punctuation its
+    cells hold.
     ``\\r\\n`` line breaks are handled, and CJK ``。！？`` end sentences in both backends.
 
     Args:
@@ -704,6 +720,7 @@ def segment_sentences(
     require_str(text, "text")
     if backend not in ("spacy", "regex"):
         raise ValueError(f"backend must be 'spacy' or 'regex', got {backend!r}")
+    text = _layout_view(text)
     blocks = _markdown_blocks(text)
     if not blocks:
         return []
@@ -854,6 +871,29 @@ def blank_spans(text: str, spans: Iterable[Span]) -> str:
         chars = chars if chars is not None else list(text)
         chars[span.start : span.end] = " " * (span.end - span.start)
     return text if chars is None else "".join(chars)
+
+
+# "&amp;", "&nbsp;", "&#8217;", "&#x2019;": a named or numeric HTML character reference
+_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def unescape_entities(text: str) -> str:
+    """``text`` with each HTML character reference read as its character, the same length:
+    the character takes the reference's first place and spaces the rest ("Smith &amp; Wesson"
+    → "Smith &     Wesson"), a space-like one ("&nbsp;") is all spaces, so every offset into
+    the result is the same character's offset in ``text``. An unknown name ("&foo;") stays."""
+    require_str(text, "text")
+    if "&" not in text:
+        return text
+
+    def read(match: re.Match[str]) -> str:
+        char = html.unescape(match.group())
+        if char == match.group() or len(char) != 1:
+            return match.group()
+        width = match.end() - match.start()
+        return " " * width if char.isspace() else char + " " * (width - 1)
+
+    return _ENTITY_RE.sub(read, text)
 
 
 def mask_citations(text: str) -> str:

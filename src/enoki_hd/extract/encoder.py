@@ -39,6 +39,7 @@ from tokenizers import Tokenizer
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
+from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
 from enoki_hd.igl.decode import Split, decode_rows, keep_negations
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
@@ -550,12 +551,14 @@ class EncoderExtractor:
             spans = None if sentences is None else sentences[a]
             if spans is None:
                 spans = segment_sentences(answer, model=self.spacy_model)
+            # the tagger reads prose: markup, URLs and emoji are spaces (offsets unchanged)
+            masked = mask_markdown(answer)
             for i, span in enumerate(spans):
                 if not isinstance(span, Span) or span.end > len(answer):
                     raise ValueError(
                         f"sentence {span!r} is not a Span inside the answer of length {len(answer)}"
                     )
-                unit = self._unit(answer, a, i, span)
+                unit = self._unit(masked, a, i, span)
                 if unit is not None:
                     units.append(unit)
         outputs = self._tag([w for u in units for w in u.windows])

@@ -25,6 +25,7 @@ import functools
 import logging
 from typing import TYPE_CHECKING
 
+from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline
 from enoki_hd.types import Span
 
@@ -116,7 +117,8 @@ def unparseable_sentences(
     if not lexicon:
         return set()
     disable = [name for name in _LANGUAGE_DISABLE if name in nlp.pipe_names]
-    docs = nlp.pipe((s.text(answer) for s in sentences), disable=disable)
+    masked = mask_markdown(answer)  # markup and URLs are no words of any language
+    docs = nlp.pipe((s.text(masked) for s in sentences), disable=disable)
     return {
         i
         for i, doc in enumerate(docs)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from enoki_hd.text import unescape_entities
+
 _FENCE_RE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _LINE_MARKERS = (
     re.compile(r"[ \t]{0,3}#{1,6}(?=[ \t]|$)"),  # heading
@@ -40,6 +42,10 @@ _WRITTEN_SYMBOLS = frozenset(
 _LINK_RE = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
 
 
+def _inside_word(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+
+
 def _blank(chars: list[str], start: int, end: int) -> None:
     for i in range(start, end):
         if chars[i] not in "\r\n":
@@ -53,8 +59,10 @@ def mask_markdown(text: str) -> str:
     rules and table separator rows, table pipes, ``**`` / ``__`` / ``~~`` / ``*``, inline-code
     backticks (the code text stays), link brackets and link targets (the link text stays),
     images, HTML tags and bare URLs. Pictographic symbols (emoji, with their joiners and
-    variation selectors) are masked too: the parser would read them as words.
+    variation selectors) are masked too: the parser would read them as words. HTML character
+    references are read as their characters first (:func:`enoki_hd.text.unescape_entities`).
     """
+    text = unescape_entities(text)
     chars = list(text)
     pos = 0
     in_fence = False
@@ -80,6 +88,8 @@ def mask_markdown(text: str) -> str:
             for m in pattern.finditer(body):
                 _blank(chars, start + m.start(), start + m.end())
     for i, char in enumerate(chars):
+        if char == "\u200d" and _inside_word(text, i):
+            continue  # a joiner inside a word ("met\u200dres") is invisible, not emoji glue
         if char in _EMOJI_GLUE or (
             unicodedata.category(char) == "So" and char not in _WRITTEN_SYMBOLS
         ):
