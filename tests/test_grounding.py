@@ -104,6 +104,10 @@ def test_parse_numbers_rejects_non_str() -> None:
         ("March 15, 2021 was", [DateMention(Span(0, 14), 2021, 3, 15, "day", "March 15, 2021")]),
         ("in March 2021", [DateMention(Span(3, 13), 2021, 3, None, "month", "March 2021")]),
         ("on 2021-03-15.", [DateMention(Span(3, 13), 2021, 3, 15, "day", "2021-03-15")]),
+        (
+            "at 2026-12-04T10:00Z",
+            [DateMention(Span(3, 13), 2026, 12, 4, "day", "2026-12-04")],
+        ),
         ("in the 1990s", [DateMention(Span(7, 12), 1990, None, None, "decade", "1990s")]),
         (
             "the 15th of March, 2021",
@@ -464,3 +468,141 @@ def test_hyphenated_fractions_are_numbers() -> None:
     assert ground("two-thirds of the route", "two-thirds of the planned route").status == (
         "grounded"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# digit grouping other than commas, decimal commas, ISO timestamps
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1 000 000", [(0, 9, 1_000_000.0, "number", "1 000 000")]),
+        ("1\u00a0000\u00a0000", [(0, 9, 1_000_000.0, "number", "1\u00a0000\u00a0000")]),
+        ("1\u202f000\u202f000", [(0, 9, 1_000_000.0, "number", "1\u202f000\u202f000")]),
+        ("1\u2009000\u2009000", [(0, 9, 1_000_000.0, "number", "1\u2009000\u2009000")]),
+        ("12 500 people", [(0, 6, 12_500.0, "number", "12 500")]),
+        ("1,00,000 rupees", [(0, 15, 100_000.0, "money", "1,00,000 rupees")]),
+        ("12,34,567", [(0, 9, 1_234_567.0, "number", "12,34,567")]),
+        ("₹1,00,00,000", [(0, 12, 10_000_000.0, "money", "₹1,00,00,000")]),
+        ("3,5 %", [(0, 5, 3.5, "percent", "3,5 %")]),
+        ("3,5%", [(0, 4, 3.5, "percent", "3,5%")]),
+        ("up 12,75 %", [(3, 10, 12.75, "percent", "12,75 %")]),
+        ("€2,50", [(0, 5, 2.5, "money", "€2,50")]),
+        ("1,5 million", [(0, 11, 1_500_000.0, "number", "1,5 million")]),
+        ("2,5 kg", [(0, 3, 2.5, "number", "2,5")]),
+        ("1,000 people", [(0, 5, 1000.0, "number", "1,000")]),  # a thousand, never 1.0
+    ],
+)
+def test_parse_numbers_reads_digit_grouping_and_decimal_commas(
+    text: str, expected: list[tuple[int, int, float, str, str]]
+) -> None:
+    assert _numbers(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,2,3", []),  # a list, not a decimal
+        ("pages 3,5", []),  # a bare decimal comma may list two things
+        ("3,5th", []),
+        # a plain space joins only a whole run of digit groups
+        (
+            "in 2019 2 000 people",
+            [
+                (3, 7, 2019.0, "year", "2019"),
+                (8, 9, 2.0, "number", "2"),
+                (10, 13, 0.0, "number", "000"),
+            ],
+        ),
+        (
+            "555 123 4567",
+            [
+                (0, 3, 555.0, "number", "555"),
+                (4, 7, 123.0, "number", "123"),
+                (8, 12, 4567.0, "number", "4567"),
+            ],
+        ),
+        (
+            "12 34 567",
+            [
+                (0, 2, 12.0, "number", "12"),
+                (3, 5, 34.0, "number", "34"),
+                (6, 9, 567.0, "number", "567"),
+            ],
+        ),
+        ("in 2019 200 people", [(3, 7, 2019.0, "year", "2019"), (8, 11, 200.0, "number", "200")]),
+    ],
+)
+def test_digit_grouping_is_read_only_where_unambiguous(
+    text: str, expected: list[tuple[int, int, float, str, str]]
+) -> None:
+    assert _numbers(text) == expected
+
+
+def test_parse_numbers_reads_an_iso_timestamp_without_its_t_and_z() -> None:
+    assert _numbers("2026-12-04T10:00Z") == [
+        (0, 4, 2026.0, "year", "2026"),
+        (5, 7, 12.0, "number", "12"),
+        (8, 10, 4.0, "number", "04"),
+        (11, 13, 10.0, "number", "10"),
+        (14, 16, 0.0, "number", "00"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "other"),
+    [
+        ("1,000,000", "1 000 000"),
+        ("1,000,000", "1\u00a0000\u00a0000"),
+        ("1,000,000", "1\u202f000\u202f000"),
+        ("1,000,000", "1\u2009000\u2009000"),
+        ("100,000 rupees", "1,00,000 rupees"),
+        ("3.5%", "3,5 %"),
+        ("3.5%", "3,5%"),
+    ],
+)
+def test_grouped_and_decimal_comma_numbers_ground_each_other(written: str, other: str) -> None:
+    for text, evidence in ((written, other), (other, written)):
+        result = ground(f"The city has {text} residents", f"The city has {evidence} residents.")
+        assert result.status == "grounded", (text, evidence)
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        ("1,200,000", "1 000 000"),
+        ("1 200 000", "1,000,000"),
+        ("1\u00a0200\u00a0000", "1,000,000"),
+        ("2,00,000 rupees", "100,000 rupees"),
+        ("200,000 rupees", "1,00,000 rupees"),
+        ("3,9 %", "3,5 %"),
+        ("3.9%", "3,5 %"),
+        ("3,9 %", "3.5%"),
+    ],
+)
+def test_grouped_and_decimal_comma_numbers_that_differ_are_a_mismatch(
+    text: str, evidence: str
+) -> None:
+    result = ground(f"It counts {text}", f"It counts {evidence}.")
+    assert result.status == "mismatch"
+    assert result.mismatches == [(text, evidence)]
+
+
+def test_a_space_grouped_measure_keeps_its_precision() -> None:
+    """ "1 000 000 g" is written to the gram, so "1,000.4 kg" is another mass."""
+    assert ground("weighs 1 000 000 g", "It weighs 1,000 kg.").status == "grounded"
+    assert ground("weighs 1 000 000 g", "It weighs 1,000.4 kg.").status == "mismatch"
+
+
+def test_an_iso_timestamp_compares_its_day_and_hour() -> None:
+    evidence = "The launch is at 2026-12-04T10:00Z."
+    assert ground("launch at 2026-12-04T10:00Z", evidence).status == "grounded"
+    assert ground("launch on 4 December 2026", evidence).status == "grounded"
+    day = ground("launch at 2026-12-05T10:00Z", evidence)
+    assert day.mismatches == [("2026-12-05", "2026-12-04")]
+    hour = ground("launch at 2026-12-04T18:00Z", evidence)
+    assert hour.mismatches == [("18", "10")]
+    # the same as a clock time written alone
+    assert ground("launch at 18:00", "The launch is at 10:00.").mismatches == [("18", "10")]

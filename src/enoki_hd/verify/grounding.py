@@ -5,11 +5,12 @@ text checked is usually a fact's *delta* (the words the fact adds over its paren
 **units** are content words, numbers and dates:
 
 - :func:`parse_numbers` normalizes numbers written in digits or words ("1992", "nineteen
-  ninety-two", "1.9 million", "1,900,000", "1.9m", "two hundred and five", "3.5%",
-  "$4 billion", "25th", "twenty-fifth", "a dozen") to a value and a kind;
+  ninety-two", "1.9 million", "1,900,000", "1 900 000", "1,00,000", "1.9m", "two hundred and
+  five", "3.5%", "3,5 %", "$4 billion", "25th", "twenty-fifth", "a dozen") to a value and a
+  kind;
 - :func:`parse_dates` normalizes dates ("15 March 2021", "March 15, 2021", "March 2021",
-  "2021-03-15", "the 1990s") to (year, month, day) where known. A bare year is a number of
-  kind ``year``, not a date;
+  "2021-03-15", "2021-03-15T10:00Z", "the 1990s") to (year, month, day) where known. A bare
+  year is a number of kind ``year``, not a date;
 - :class:`GroundingIndex` holds what one context (and optionally the question) offers: its
   normalized words, numbers and dates; built once, in time linear in the context;
 - :func:`ground` looks every unit of a text up in an index and says whether the text is
@@ -107,8 +108,25 @@ class DateMention:
 # Numbers written in digits
 # ---------------------------------------------------------------------------------------------
 
-# Digits not glued to a word or another number; "3.5.2" and "12,5" give nothing.
-_DIGITS_RE = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![.,]?\d)")
+# Whole numbers with digit grouping (the rules are in parse_numbers' docstring).
+_GROUPED_DIGITS = (
+    r"\d{1,3}(?:,\d{3})+"  # 1,000,000
+    r"|\d{1,2}(?:,\d{2})+,\d{3}"  # Indian: 1,00,000 and 12,34,567
+    r"|\d{1,3}(?P<space>[\u00a0\u202f\u2009])\d{3}(?:(?P=space)\d{3})*"  # no-break, thin
+    r"|(?<!\d )\d{1,3}(?: \d{3})+(?! \d)"  # a plain space: the whole run of digit groups
+)
+# Digits not glued to a word or another number ("3.5.2", "1,2,3" give nothing), or the hour
+# after an ISO date's "T" ("2026-12-04T10:00Z"); a decimal comma is the last alternative, so
+# "1,000" is a thousand.
+_DIGITS_RE = re.compile(
+    r"(?:(?<![\w.,])|(?<=\dT)(?=\d\d:\d\d))"
+    rf"(?:(?:{_GROUPED_DIGITS}|\d+)(?:\.\d+)?|(?P<decimal_comma>\d+,(?:\d{{1,2}}|\d{{4,}})))"
+    r"(?![.,]?\d)"
+)
+_GROUPING_RE = re.compile(r"[,\s]")
+# "2026-12-04T10:00Z": the "T" before a time and the "Z" (UTC) after one are no units
+_ISO_TIME_MARK_RE = re.compile(r"T(?=\d\d:\d\d)|(?<=:\d\d)Z\b")
+_WORD_AFTER_RE = re.compile(r"\s?([^\W\d_]+)")
 _LETTER_HYPHEN_BEFORE_RE = re.compile(r"([^\W\d_]+)[-‐‑]$")
 # "mid-1992" is a year; "COVID-19" is a name.
 _YEAR_PREFIXES = frozenset({"mid", "early", "late", "pre", "post", "circa"})
@@ -151,16 +169,40 @@ def _glued_to_name(text: str, start: int) -> bool:
     return before is not None and before.group(1).lower() not in _YEAR_PREFIXES
 
 
+def _digits_value(m: re.Match[str]) -> Decimal:
+    """The value of a :data:`_DIGITS_RE` match: grouping commas and spaces dropped, a decimal
+    comma read as a decimal point ("3,5" → 3.5)."""
+    if m.group("decimal_comma"):
+        return Decimal(m.group().replace(",", "."))
+    return Decimal(_GROUPING_RE.sub("", m.group()))
+
+
+def _marks_a_quantity(text: str, start: int, end: int) -> bool:
+    """Whether the digits at ``[start, end)`` of ``text`` are marked as a quantity: a currency
+    before them, or glued to them or after them a percent, scale word or abbreviation,
+    currency word or unit of measure ("3,5 %", "1,5 million", "2,5 kg", "€2,50")."""
+    if _CURRENCY_PREFIX_RE.search(text, max(0, start - 5), start):
+        return True
+    markers = (_PERCENT_RE, _SCALE_ABBREVIATION_RE, _SCALE_WORD_RE, _CURRENCY_WORD_RE)
+    if any(marker.match(text, end) for marker in markers):
+        return True
+    word = _WORD_AFTER_RE.match(text, end)
+    return word is not None and normalize_term(word.group(1)) in UNITS
+
+
 def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
     """Numbers written with digits, each with the letters glued to it ("5km" → "km") or None."""
     for m in _DIGITS_RE.finditer(text):
         start, end = m.start(), m.end()
         digits = m.group()
+        decimal_comma = m.group("decimal_comma") is not None
         if _glued_to_name(text, start):
             continue
         if _PLURAL_SUFFIX_RE.match(text, end):
             continue  # "1990s" is a decade (see parse_dates), "the 80s" too vague
-        value = Decimal(digits.replace(",", ""))
+        if decimal_comma and not _marks_a_quantity(text, start, end):
+            continue  # "pages 3,5" lists two pages
+        value = _digits_value(m)
         money = False
         currency = _CURRENCY_PREFIX_RE.search(text, max(0, start - 5), start)
         if currency:
@@ -168,7 +210,7 @@ def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
         glued: str | None = None
         scaled = False
         if suffix := _ORDINAL_SUFFIX_RE.match(text, end):
-            if money or "." in digits:
+            if money or "." in digits or decimal_comma:
                 continue
             end = suffix.end()
             yield NumberMention(Span(start, end), float(value), "ordinal", text[start:end]), None
@@ -184,7 +226,9 @@ def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
         elif scale := _SCALE_WORD_RE.match(text, end):
             value *= _SCALES[scale.group(1).lower()]
             end, scaled = scale.end(), True
-        elif letters := _GLUED_LETTERS_RE.match(text, end):
+        elif (letters := _GLUED_LETTERS_RE.match(text, end)) and not _ISO_TIME_MARK_RE.match(
+            text, end
+        ):
             glued = letters.group().lower()
             end = letters.end()
         if glued is None and (word := _CURRENCY_WORD_RE.match(text, end)):
@@ -442,13 +486,27 @@ def _parse_numbers(text: str, tokens: list[Span]) -> list[tuple[NumberMention, s
 def parse_numbers(text: str) -> list[NumberMention]:
     """Numbers in ``text``, in order, with spans as offsets into ``text``.
 
-    Digits may carry thousands separators ("1,900,000"), decimals ("3.5"), a currency symbol or
-    code before ("$4", "US$4", "EUR 4") or a currency word after ("4 dollars") → ``money``;
-    ``%`` / "percent" / "per cent" → ``percent``; an ordinal suffix ("25th") → ``ordinal``; a
-    scale word or abbreviation ("1.9 million", "1.9m", "10k", "$4bn"; "b" only after a currency)
+    Digits may carry digit grouping (below), decimals ("3.5"), a currency symbol or code before
+    ("$4", "US$4", "EUR 4") or a currency word after ("4 dollars") → ``money``; ``%`` /
+    "percent" / "per cent" → ``percent``; an ordinal suffix ("25th") → ``ordinal``; a scale
+    word or abbreviation ("1.9 million", "1.9m", "10k", "$4bn"; "b" only after a currency)
     multiplies the value. Four plain digits in :data:`YEAR_RANGE` are a ``year``. Other glued
-    letters are kept as a unit ("5km" → 5). Digits glued to a name ("COVID-19", "MP3"), version
-    strings ("3.5.2") and plural digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
+    letters are kept as a unit ("5km" → 5), except ISO 8601's "T" and "Z" around a time: in
+    "2026-12-04T10:00Z" the hour and minutes are numbers like those of "10:00". Digits glued
+    to a name ("COVID-19", "MP3"), version strings ("3.5.2") and plural digits ("1990s",
+    "80s" — see :func:`parse_dates`) are skipped.
+
+    Digit grouping: a comma before exactly three digits always groups ("1,000" is a thousand,
+    never 1.0; "1,900,000"); Indian grouping is read too ("1,00,000", "12,34,567"). Spaces
+    group threes after a 1–3-digit lead ("1 000 000", "12 500"): a no-break, narrow no-break
+    or thin space (one kind in a number) always; a plain space only when the whole run of
+    space-separated digit groups fits, no digit group standing right before or after it, so
+    "in 2019 2 000 people", "555 123 4567" and "12 34 567" join nothing. A decimal comma, one
+    followed by 1–2 digits or more than 3 ("3,5", "12,75", "3,1415"), is read only when the
+    number is no part of a longer comma-separated digit list ("1,2,3" gives nothing) and is
+    marked as a quantity: a currency before it, or a percent, scale word or abbreviation,
+    currency word or unit of measure after it ("3,5 %", "€2,50", "1,5 million", "2,5 kg"); a
+    bare "3,5" may list two things ("pages 3,5") and gives nothing.
 
     Words: cardinals up to the trillions ("two hundred and five" → 205, "twenty-five"), ordinals
     ("twenty-fifth" → 25), hyphenated fractions ("two-thirds" → 2/3), "a dozen"/"two dozen",
@@ -480,7 +538,11 @@ _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _DATE_PATTERNS = (
-    re.compile(r"(?<![\w-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?![\w-])"),
+    # ISO, alone or before a time: "2026-12-04T10:00Z"
+    re.compile(
+        r"(?<![\w-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})"
+        r"(?:(?![\w-])|(?=T\d\d:\d\d))"
+    ),
     re.compile(rf"(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
     re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?(?![\w.,]?\d)\b", re.IGNORECASE),
     re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
@@ -516,7 +578,9 @@ def _date_from_match(m: re.Match[str]) -> DateMention | None:
 def parse_dates(text: str) -> list[DateMention]:
     """Dates in ``text``, in order, with spans as offsets into ``text``.
 
-    Recognized: ISO ``2021-03-15``; ``15 March 2021`` / ``15th of March, 2021`` / ``15 March``;
+    Recognized: ISO ``2021-03-15``, also before a time (``2021-03-15T10:00Z``: the date only;
+    the hour and minutes are numbers, see :func:`parse_numbers`); ``15 March 2021`` / ``15th
+    of March, 2021`` / ``15 March``;
     ``March 15, 2021`` / ``March 15``; ``March 2021``; decades ``1990s`` / ``1990's`` (the
     span covers the decade only, not "the"). Month names may be abbreviated ("Sept.", "Mar");
     lowercase "may" and "march" are taken for verbs. Where patterns overlap the longest match
@@ -652,7 +716,7 @@ _VALUE_GROUPS = {
 _DATE_FIELDS = ("year", "month", "day")
 
 
-_PLAIN_DIGITS_RE = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
+_PLAIN_DIGITS_RE = re.compile(rf"{_GROUPED_DIGITS}|\d+")
 
 
 def _inside(token: Span, spans: list[Span]) -> bool:
@@ -662,11 +726,11 @@ def _inside(token: Span, spans: list[Span]) -> bool:
 
 
 def _same_digit_count(a: NumberMention, b: NumberMention) -> bool:
-    """Both written in plain digits ("18,250", "16250"; no decimals, no scale word) with the
-    same number of digits."""
+    """Both written in plain digits ("18,250", "16250", "16 250"; no decimals, no scale word)
+    with the same number of digits."""
     if not (_PLAIN_DIGITS_RE.fullmatch(a.text) and _PLAIN_DIGITS_RE.fullmatch(b.text)):
         return False
-    return len(a.text.replace(",", "")) == len(b.text.replace(",", ""))
+    return len(_GROUPING_RE.sub("", a.text)) == len(_GROUPING_RE.sub("", b.text))
 
 
 def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:

@@ -91,7 +91,9 @@ def same_value(a: Measure, b: Measure) -> bool:
 # Finding measures
 # ---------------------------------------------------------------------------------------------
 
-_DIGITS_RE = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+# Digits as a number mention writes them, grouped by commas or spaces ("1 000 000"); a decimal
+# comma ("3,5") reads as grouping here, which gives the same step (35 written for 3.5).
+_DIGITS_RE = re.compile(r"\d(?:[,\s]?\d)*(?:\.(\d+))?")
 # A unit written after a number: "1.85 kg", "25 degrees Celsius", "5-km", "77 °F"
 _WORD_AFTER_RE = re.compile(r"[ \t\u00a0]*[-‐‑]?[ \t\u00a0]*(°\s?[CFK]\b|[^\W\d_]+\.?)")
 _GLUED_RE = re.compile(r"([^\W\d_]+)$")
@@ -141,7 +143,7 @@ def _step(mention: NumberMention) -> float:
     word counts: "1.9 million" → 50,000; "two million" → 500,000)."""
     digits = _DIGITS_RE.search(mention.text)
     if digits is not None:
-        written = float(digits.group().replace(",", ""))
+        written = float(re.sub(r"[,\s]", "", digits.group()))
         scale = mention.value / written if written else 1.0
         return 0.5 * 10.0 ** -len(digits.group(1) or "") * scale
     value = int(mention.value) if float(mention.value).is_integer() else 0
