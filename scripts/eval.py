@@ -36,9 +36,14 @@ def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     try:
         metrics, objects = run(cfg)
     except (BenchmarkConfigError, EvalSetupError, FileNotFoundError) as err:
-        # A wrong benchmark.* setting or an absent file: the message says which and what to
-        # give instead; a traceback would only bury it.
-        sys.exit(f"error: {err}")
+        # A wrong setting or an absent file: the message says which and what to give instead;
+        # a traceback would only bury it. Exit 2, as `enoki eval` does.
+        sys.stderr.write(f"error: {err}\n")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        # every finished example is in the prediction cache: the same command resumes there
+        sys.stderr.write("scripts/eval.py: interrupted (rerun the same command to resume)\n")
+        sys.exit(130)
     sys.stdout.write(objects["files"]["report"].read_text(encoding="utf-8"))
     return metrics, objects
 

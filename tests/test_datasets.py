@@ -13,11 +13,13 @@ import pytest
 from enoki_hd.eval.datasets import (
     BENCHMARKS,
     Benchmark,
+    BenchmarkConfigError,
     ClaimGold,
     DatasetError,
     EntityGold,
     EvalExample,
     SentenceGold,
+    benchmark_from_config,
     load_benchmark,
     load_carb,
     load_enokiqa,
@@ -38,6 +40,7 @@ MUSHROOM = "benchmarks/mushroom_dev30/mushroom.en-tst.v1.dev30.with_context.json
 PSILOQA = "benchmarks/psiloqa_en50"
 RAGTRUTH_FIXTURE = "fixtures/ragtruth_labels/response_sample.jsonl"
 FACTCHECK = "benchmarks/factcheck_bench/factcheck_gpt_dev30.jsonl"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "benchmarks"
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -706,6 +709,67 @@ def test_missing_benchmark_files_name_the_path_and_the_variable(tmp_path: Path):
     message = str(info.value)
     assert str(tmp_path / "benchmarks/wice_dev/claims_dev.jsonl") in message
     assert "ENOKI_SHARED_DIR" in message
+
+
+def test_a_file_with_a_byte_order_mark_reads_like_one_without(tmp_path: Path):
+    """Excel and Notepad start UTF-8 files with a BOM: JSONL failed with 'Unexpected UTF-8
+    BOM', the PsiloQA CSV with "field 'id' is missing from the header"."""
+    jsonl, folder = tmp_path / "mushroom.jsonl", tmp_path / "psiloqa"
+    jsonl.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / "mushroom.jsonl").read_bytes())
+    folder.mkdir()
+    for csv_file in (FIXTURES / "psiloqa").glob("*.csv"):
+        (folder / csv_file.name).write_bytes(b"\xef\xbb\xbf" + csv_file.read_bytes())
+    assert load_mushroom(jsonl).examples == load_mushroom(FIXTURES / "mushroom.jsonl").examples
+    plain = load_psiloqa_csv(FIXTURES / "psiloqa")
+    assert load_psiloqa_csv(folder).examples == plain.examples
+
+
+def test_a_file_not_in_utf8_names_its_line_and_the_conversion(tmp_path: Path):
+    text = (FIXTURES / "mushroom.jsonl").read_text(encoding="utf-8")
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(text.replace("m2", "m2é").encode("latin-1"))
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "m2" in row)
+    with pytest.raises(DatasetError) as info:
+        load_mushroom(latin1)
+    assert str(info.value) == (
+        f"{latin1}:{line}: is not UTF-8 text (byte 0xe9); convert the file: iconv -f <enc> "
+        f"-t UTF-8 {latin1} > {latin1}.utf8, <enc> being its encoding (e.g. LATIN1, CP1252)"
+    )
+    utf16 = tmp_path / "utf16.csv"
+    utf16.write_text("id,question\n", encoding="utf-16")
+    with pytest.raises(DatasetError) as info:
+        load_psiloqa_csv(utf16)
+    assert str(info.value) == (
+        f"{utf16}:1: is UTF-16 text, not UTF-8; convert the file: iconv -f UTF-16 -t UTF-8 "
+        f"{utf16} > {utf16}.utf8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"name": "mushroom_dev30", "level": "span", "hub_id": None, "path": "my.jsonl"},
+            "benchmark.path is read only with benchmark=file: use benchmark=file "
+            "benchmark.format=<fmt> benchmark.path=… (formats: mushroom, psiloqa_csv, ",
+        ),
+        (
+            {"name": "file", "path": "my.jsonl", "format": "enokiqa", "contxt_field": "x"},
+            "unknown key benchmark.contxt_field (did you mean benchmark.context_field?); "
+            "benchmark=file reads benchmark.name, benchmark.path, benchmark.format, ",
+        ),
+        (
+            {"name": "mushroom_dev30", "hub_id": None, "split": "test"},
+            "benchmark.split is read only with benchmark=file",
+        ),
+    ],
+)
+def test_a_benchmark_key_its_loader_would_ignore_is_refused(tmp_path: Path, config, message):
+    """+benchmark.path=FILE on a registered benchmark (Hydra's own hint when benchmark.path=
+    is refused) evaluated the registered set and ignored the file."""
+    with pytest.raises(BenchmarkConfigError) as info:
+        benchmark_from_config(config, tmp_path)
+    assert str(info.value).startswith(message)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from enoki_hd.eval.datasets import (
     EntityGold,
     EvalExample,
     SentenceGold,
+    load_mushroom,
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
@@ -28,6 +29,7 @@ from enoki_hd.eval.runner import (
     prediction_from_report,
     run_eval,
     run_eval_all,
+    run_settings,
     three_way_label,
     threshold_sweep,
     unit_scores,
@@ -429,7 +431,10 @@ def test_file_factcheck_sentences_and_claims(tmp_path) -> None:
     assert metrics["benchmark"]["families"] == ["sentence"]
     assert metrics["methods"]["mark_all"]["sentence"]["n"] == 2
 
-    bench, metrics = run_file(tmp_path, "factcheck.jsonl", "factcheck", "benchmark.level=claim")
+    # the same folder, other settings: replaced only when asked
+    bench, metrics = run_file(
+        tmp_path, "factcheck.jsonl", "factcheck", "benchmark.level=claim", "overwrite=true"
+    )
     assert [e.claim_labels for e in bench.examples] == [
         [ClaimGold("Paris is the capital of France.", False, "True")],
         [ClaimGold("Paris has 20 million inhabitants.", True, "False")],
@@ -851,9 +856,43 @@ def test_an_oracle_judged_prediction_is_cached_under_its_gold() -> None:
         ("", [], "has no examples to evaluate (is the file empty?)"),
         ('{"id": "a"}\n', [], "field 'model_output_text' is missing (is benchmark.format=mushroom"),
         ("{not json\n", [], "is not valid JSON"),
-        (None, ["limit=0"], "limit must be >= 1 or null, got 0"),
+        (None, ["limit=0"], "limit must be a whole number >= 1 or null, got 0 (e.g. limit=5)"),
         (None, ["bootstrap.level=95"], "bootstrap.level must be between 0 and 1"),
         (None, ["methods=[lexical_absnt]"], "unknown method(s) lexical_absnt"),
+        (
+            None,
+            ["methods=[]"],
+            "methods is empty: name at least one, e.g. methods=[detector,lexical_absent] "
+            "(known: detector, sentence_nli, mark_all, mark_none, lexical_absent)",
+        ),
+        (
+            None,
+            ["limit=abc"],
+            "limit must be a whole number >= 1 or null, got 'abc' (e.g. limit=5)",
+        ),
+        (None, ["limit=2.5"], "limit must be a whole number >= 1 or null, got 2.5 (e.g. limit=5)"),
+        (
+            None,
+            ["deltas=[0,x]"],
+            "deltas must be a list of whole numbers of characters >= 0, got [0, 'x'] "
+            "(e.g. deltas=[0,5])",
+        ),
+        (
+            None,
+            ["deltas=[-3]"],
+            "deltas must be a list of whole numbers of characters >= 0, got [-3]",
+        ),
+        (None, ["deltas=5"], "deltas must be a list of whole numbers of characters >= 0, got 5 "),
+        (
+            None,
+            ["cache=no"],
+            "cache must be True or False, got str 'no': write cache=true or cache=false",
+        ),
+        (
+            None,
+            ["+benchmark.contxt_field=x"],
+            "unknown key benchmark.contxt_field (did you mean benchmark.context_field?)",
+        ),
     ],
 )
 def test_a_bad_file_or_setting_is_one_line_before_any_method_runs(
@@ -879,3 +918,94 @@ def test_a_bad_file_or_setting_is_one_line_before_any_method_runs(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("enoki eval: error: ") and message in err and "Traceback" not in err
+
+
+def test_methods_may_be_one_name() -> None:
+    """methods=detector (no brackets) was split into 'd, e, t, ...'."""
+    assert run_settings({"methods": "mark_all"}).methods == ["mark_all"]
+    assert run_settings({}).methods == list(DEFAULT_METHODS)
+
+
+def test_a_finished_run_is_replaced_only_when_asked(tmp_path, capsys) -> None:
+    """The same run_name with other settings silently replaced a finished run; the same
+    settings rerun (or resume) as before."""
+    data = tmp_path / "data.jsonl"
+    data.write_text((FIXTURES / "mushroom.jsonl").read_text())
+    out = tmp_path / "out"
+    args = [
+        "eval",
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=mushroom",
+        "methods=[lexical_absent,mark_all]",
+        f"paths.output_dir={out}",
+        f"paths.shared_dir={tmp_path}",
+        "progress=false",
+    ]
+    assert cli_main(args) == 0
+    assert cli_main([*args, "cache=false"]) == 0  # progress / cache do not change the results
+    finished = (out / "metrics.json").read_bytes()
+    full_sha = json.loads(finished)["benchmark"]["examples_sha256"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main([*args, "limit=1"])
+    assert exit_info.value.code == 2
+    one_sha = Benchmark("file", "span", load_mushroom(data).examples[:1]).examples_sha256()
+    assert capsys.readouterr().err == (
+        f"enoki eval: error: {out} holds a finished run with other settings (limit null → 1, "
+        f"benchmark.examples_sha256 {full_sha[:12]} → {one_sha[:12]}); give this run another "
+        "run_name=NAME, or overwrite=true to replace that run\n"
+    )
+    assert (out / "metrics.json").read_bytes() == finished
+    assert cli_main([*args, "limit=1", "overwrite=true"]) == 0
+    assert json.loads((out / "metrics.json").read_text())["benchmark"]["n_examples"] == 1
+
+
+def test_the_eval_script_reports_an_interrupt_and_config_errors_in_one_line(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "eval_script", Path(__file__).resolve().parents[1] / "scripts/eval.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    cfg = compose_eval(tmp_path, "benchmark=file", BASELINES_ONLY)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(script, "run_eval", interrupted)
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(cfg)
+    assert exit_info.value.code == 130
+    err = capsys.readouterr().err
+    assert err == "scripts/eval.py: interrupted (rerun the same command to resume)\n"
+    monkeypatch.undo()
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(cfg)
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("error: benchmark.format is not set; give one of")
+
+
+def test_compare_names_the_file_or_flag_at_fault(tmp_path, capsys) -> None:
+    first, second = two_runs(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["compare", str(first), str(second), "--method", "mark_all", "--samples", "0"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        "enoki compare: error: --samples must be a whole number >= 1, got 0\n"
+    )
+    metrics = json.loads((second / "metrics.json").read_text())
+    del metrics["benchmark"]
+    (second / "metrics.json").write_text(json.dumps(metrics))
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["compare", str(first), str(second), "--method", "mark_all"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        f"enoki compare: error: {second / 'metrics.json'} has no benchmark.name: it is not a "
+        "metrics.json of `make eval` (or was edited); rerun the evaluation that wrote this "
+        "folder\n"
+    )

@@ -772,6 +772,11 @@ def _run_compare(args: argparse.Namespace) -> int:
         raise UsageError(
             f"enoki compare needs the eval extra: pip install 'enoki-hd[eval]' ({err})"
         ) from err
+    # checked here so that the message names the flag, not the config key bootstrap.*
+    if args.samples < 1:
+        raise UsageError(f"--samples must be a whole number >= 1, got {args.samples}")
+    if not 0.0 < args.level < 1.0:
+        raise UsageError(f"--level must be between 0 and 1 (e.g. 0.95), got {args.level}")
     try:
         result = compare_runs(
             args.first,

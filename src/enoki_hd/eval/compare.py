@@ -16,6 +16,7 @@ from typing import Any
 
 from enoki_hd.eval.bootstrap import DEFAULT_LEVEL, DEFAULT_SAMPLES, bootstrap_metrics
 from enoki_hd.eval.datasets import Benchmark, benchmark_from_config
+from enoki_hd.eval.files import read_run_metrics
 from enoki_hd.eval.runner import families, limit_benchmark
 
 
@@ -30,8 +31,8 @@ def _check_run(run: Path) -> None:
 
 def _read_run(run: Path, method: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """``(metrics.json, {example id: the method's record})`` of one run folder."""
-    metrics_file, predictions_file = run / "metrics.json", run / "predictions.jsonl"
-    metrics = json.loads(metrics_file.read_text(encoding="utf-8"))
+    metrics = read_run_metrics(run / "metrics.json")
+    predictions_file = run / "predictions.jsonl"
     records: dict[str, dict[str, Any]] = {}
     methods: list[str] = []
     with predictions_file.open(encoding="utf-8") as handle:
@@ -82,7 +83,8 @@ def compare_runs(
 
     Raises:
         FileNotFoundError: a folder without ``metrics.json`` or ``predictions.jsonl``.
-        ValueError: the runs are on different benchmarks or examples, or lack ``method``.
+        ValueError: a ``metrics.json`` that ``make eval`` did not write (named), runs on
+            different benchmarks or examples, or without ``method``.
     """
     paths = [Path(first).expanduser(), Path(second).expanduser()]
     for path in paths:
@@ -110,7 +112,13 @@ def compare_runs(
             "benchmark.name, or the file changed between the runs; compare runs on the same data"
         )
     config = metrics_a["config"]
-    shared = Path(shared_dir or config["paths"]["shared_dir"]).expanduser().resolve()
+    shared_dir = shared_dir or (config.get("paths") or {}).get("shared_dir")
+    if not shared_dir:
+        raise ValueError(
+            f"{paths[0] / 'metrics.json'} records no paths.shared_dir: give the shared data "
+            "folder (shared_dir)"
+        )
+    shared = Path(shared_dir).expanduser().resolve()
     benchmark: Benchmark = limit_benchmark(
         benchmark_from_config(config["benchmark"], shared), config.get("limit")
     )

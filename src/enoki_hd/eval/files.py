@@ -32,6 +32,27 @@ def to_json(value: Any, **kwargs: Any) -> str:
     return json.dumps(value, ensure_ascii=False, **kwargs)
 
 
+def read_run_metrics(path: Path) -> dict[str, Any]:
+    """The ``metrics.json`` of a run folder, with the entries a rerun and ``enoki compare``
+    read (``benchmark.name``, ``config.benchmark``).
+
+    Raises:
+        ValueError: the file is not JSON or lacks one of them; the message names the file.
+    """
+    try:
+        metrics = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is not a metrics.json of `make eval` ({err})") from err
+    for outer, inner in (("benchmark", "name"), ("config", "benchmark")):
+        entry = metrics.get(outer) if isinstance(metrics, dict) else None
+        if not isinstance(entry, dict) or inner not in entry:
+            raise ValueError(
+                f"{path} has no {outer}.{inner}: it is not a metrics.json of `make eval` "
+                "(or was edited); rerun the evaluation that wrote this folder"
+            )
+    return metrics
+
+
 def replace_dir(tmp: Path, target: Path) -> None:
     """Put the finished folder ``tmp`` in place of ``target`` by two renames (the old folder
     aside, the new one in) and only then delete the old one: a crash leaves ``target`` whole,

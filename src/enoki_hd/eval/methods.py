@@ -15,6 +15,8 @@ from enoki_hd.project import blamed_spans
 from enoki_hd.types import Report, Span
 
 DEFAULT_METHODS = ("detector", "sentence_nli", "lexical_absent", "mark_all", "mark_none")
+# Every name the config's ``methods`` accepts.
+METHOD_NAMES = ("detector", "sentence_nli", *BASELINES)
 
 
 class Method(Protocol):
@@ -175,9 +177,9 @@ def build_methods(
     ``detector`` replaces the configured one (tests inject a fake verifier this way);
     ``sentence_nli`` always shares the detector's verifier.
     """
-    unknown = [n for n in names if n not in ("detector", "sentence_nli", *BASELINES)]
+    unknown = [n for n in names if n not in METHOD_NAMES]
     if unknown:
-        known = ", ".join(("detector", "sentence_nli", *BASELINES))
+        known = ", ".join(METHOD_NAMES)
         raise ValueError(f"unknown method(s) {', '.join(unknown)}; known: {known}")
     if len(set(names)) != len(names):
         raise ValueError(f"methods must be distinct, got {list(names)}")

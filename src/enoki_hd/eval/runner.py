@@ -3,7 +3,9 @@
 :func:`run_eval` loads the benchmark ``cfg.benchmark.name`` from the shared data folder (or,
 with ``benchmark=file``, the user's file ``cfg.benchmark.path`` in the format
 ``cfg.benchmark.format``), runs each method of ``cfg.methods`` over its examples and writes to
-``cfg.paths.output_dir`` (``outputs/eval/<benchmark>/<run_name>/`` by default):
+``cfg.paths.output_dir`` (``outputs/eval/<benchmark>/<run_name>/`` by default; a folder that
+holds a finished run of other settings is refused, :func:`check_run_folder`, unless
+``overwrite=true``):
 
 - ``metrics.json``: metrics per method, the resolved config, the git commit, the manifests of
   the models used and timings; with ``detector.verification=llm | adaptive`` also
@@ -45,10 +47,12 @@ The runner is this module (loading, running, scoring, writing); the methods live
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -66,13 +70,16 @@ from enoki_hd.eval.datasets import (
     DatasetError,
     EvalExample,
     benchmark_from_config,
+    check_benchmark_config,
     load_benchmark,
 )
 from enoki_hd.eval.datasets.capabilities import capability_metrics
 from enoki_hd.eval.datasets.markdown_suite import markdown_metrics
-from enoki_hd.eval.files import atomic_write, to_json
+from enoki_hd.eval.datasets.rows import is_int
+from enoki_hd.eval.files import atomic_write, read_run_metrics, to_json
 from enoki_hd.eval.methods import (
     DEFAULT_METHODS,
+    METHOD_NAMES,
     DetectorMethod,
     Method,
     build_methods,
@@ -85,6 +92,7 @@ from enoki_hd.eval.rendering import (
     render_summary,
 )
 from enoki_hd.types import Span
+from enoki_hd.verify.evidence import require_bool
 from enoki_hd.verify.routing import (
     attach_gold,
     escalation_summary,
@@ -460,7 +468,8 @@ def evaluate(
 
 class EvalSetupError(ValueError):
     """A run that cannot start: a malformed benchmark file, no examples, a wrong ``limit``,
-    method or ``bootstrap`` setting; the message says which (raised before any method runs)."""
+    ``methods``, ``deltas``, switch or ``bootstrap`` setting, or a run folder that holds a run
+    with other settings; the message says which (raised before any method runs)."""
 
 
 def _bootstrap_settings(options: Mapping[str, Any] | None) -> tuple[int, int, float] | None:
@@ -561,6 +570,145 @@ def threshold_sweep(
 
 
 # ---------------------------------------------------------------------------------------------
+# Settings and the run folder, checked before any method runs
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The top-level options of an eval config, checked (:func:`run_settings`)."""
+
+    methods: list[str]
+    limit: int | None
+    deltas: list[int]
+    threshold: float
+    cache: bool
+    progress: bool
+    overwrite: bool
+
+
+def _switch(plain: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = plain.get(key, default)
+    try:
+        require_bool(value, key)
+    except TypeError as err:
+        raise ValueError(f"{err}: write {key}=true or {key}=false") from err
+    return bool(value)
+
+
+def run_settings(plain: Mapping[str, Any]) -> RunSettings:
+    """``methods``, ``limit``, ``deltas``, ``detector.threshold``, ``cache``, ``progress`` and
+    ``overwrite`` of a resolved eval config, checked; each ValueError names the key and what to
+    write instead. ``methods`` may be one name (``methods=detector``); absent, it is
+    :data:`DEFAULT_METHODS`."""
+    methods = plain.get("methods", DEFAULT_METHODS)
+    if methods is None:
+        methods = DEFAULT_METHODS
+    if isinstance(methods, str):
+        methods = [methods]
+    if not methods:
+        raise ValueError(
+            "methods is empty: name at least one, e.g. methods=[detector,lexical_absent] "
+            f"(known: {', '.join(METHOD_NAMES)})"
+        )
+    limit = plain.get("limit")
+    if limit is not None and (not is_int(limit) or limit < 1):
+        raise ValueError(f"limit must be a whole number >= 1 or null, got {limit!r} (e.g. limit=5)")
+    deltas = plain.get("deltas", list(range(6)))
+    if (
+        isinstance(deltas, (str, bytes))
+        or not isinstance(deltas, Sequence)
+        or not deltas
+        or not all(is_int(d) and d >= 0 for d in deltas)
+    ):
+        raise ValueError(
+            "deltas must be a list of whole numbers of characters >= 0, got "
+            f"{deltas!r} (e.g. deltas=[0,5])"
+        )
+    threshold = (plain.get("detector") or {}).get("threshold", 0.5)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise ValueError(
+            f"detector.threshold must be a number, got {threshold!r} (e.g. detector.threshold=0.5)"
+        )
+    return RunSettings(
+        methods=[str(m) for m in methods],
+        limit=limit,
+        deltas=list(deltas),
+        threshold=float(threshold),
+        cache=_switch(plain, "cache", True),
+        progress=_switch(plain, "progress", True),
+        overwrite=_switch(plain, "overwrite", False),
+    )
+
+
+# Top-level config keys that do not change what a run computes: its name, its folders, how it
+# reports progress, whether it reuses cached predictions and whether it may replace a run.
+_SETTINGS_WITHOUT_EFFECT = frozenset({"run_name", "paths", "progress", "cache", "overwrite"})
+
+
+def _result_settings(plain: Mapping[str, Any]) -> dict[str, Any]:
+    """The config flattened to dotted keys, less what does not change the results;
+    ``benchmark.path`` too: the data are compared by their sha256, so the same file named by
+    another path is the same run."""
+    flat: dict[str, Any] = {}
+
+    def walk(node: Mapping[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            if isinstance(value, Mapping):
+                walk(value, f"{prefix}{key}.")
+            else:
+                flat[f"{prefix}{key}"] = value
+
+    walk({k: v for k, v in plain.items() if k not in _SETTINGS_WITHOUT_EFFECT}, "")
+    flat.pop("benchmark.path", None)
+    return flat
+
+
+def _shown(key: str, value: Any) -> str:
+    if key == "benchmark.examples_sha256" and isinstance(value, str):
+        return value[:12]
+    text = to_json(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_run_folder(output_dir: Path, plain: Mapping[str, Any], examples_sha256: str) -> None:
+    """Refuse to write a run into ``output_dir`` when it holds a finished run (its
+    ``metrics.json``) made with settings that change the results: another benchmark or data,
+    ``limit``, ``methods``, ``deltas``, ``bootstrap``, or a detector, extractor, verifier or
+    judge option. The name, folders, ``progress`` and ``cache`` do not count, nor keys that only
+    one of the two configs has (an option added to the config since). A folder without
+    ``metrics.json`` (nothing run yet, or a run interrupted before its end) is never refused:
+    rerunning the same command resumes from the prediction cache.
+
+    Raises:
+        ValueError: one line naming the folder, the first differing keys with both values,
+            and the fix (another ``run_name=``, or ``overwrite=true``).
+    """
+    metrics_file = output_dir / "metrics.json"
+    if not metrics_file.is_file():
+        return
+    fix = "give this run another run_name=NAME, or overwrite=true to replace that run"
+    try:
+        recorded = read_run_metrics(metrics_file)
+    except ValueError as err:
+        raise ValueError(f"{err}; {fix}") from err
+    before = _result_settings(recorded["config"])
+    # through JSON, as the recorded config was: a tuple compares equal to its list
+    now = json.loads(to_json(_result_settings(plain)))
+    if recorded["benchmark"].get("examples_sha256"):  # older runs did not record it
+        before["benchmark.examples_sha256"] = recorded["benchmark"]["examples_sha256"]
+        now["benchmark.examples_sha256"] = examples_sha256
+    differing = [key for key in now if key in before and before[key] != now[key]]
+    if not differing:
+        return
+    shown = ", ".join(f"{k} {_shown(k, before[k])} → {_shown(k, now[k])}" for k in differing[:3])
+    more = f" and {len(differing) - 3} more" if len(differing) > 3 else ""
+    raise ValueError(
+        f"{output_dir} holds a finished run with other settings ({shown}{more}); {fix}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------------------------
 
@@ -617,21 +765,26 @@ def run_eval(
     # everything a wrong setting or a malformed file breaks is checked before any method runs;
     # such an error is an EvalSetupError, which the command lines print as one line
     try:
-        full = (
-            benchmark
-            if benchmark is not None
-            else benchmark_from_config(plain["benchmark"], shared_dir)
-        )
+        settings = run_settings(plain)
+        _bootstrap_settings(plain.get("bootstrap"))
+        if benchmark is None:
+            full = benchmark_from_config(plain["benchmark"], shared_dir)
+        else:
+            check_benchmark_config(plain["benchmark"])
+            full = benchmark
         expected_level = plain["benchmark"].get("level")
         if expected_level and expected_level != full.level:
             logger.warning(
                 "config says %s is %s level, the loader says %s", name, expected_level, full.level
             )
-        bench = limit_benchmark(full, plain.get("limit"))
+        bench = limit_benchmark(full, settings.limit)
         if not bench.examples:
             raise ValueError(f"benchmark {name} has no examples to evaluate (is the file empty?)")
-        _bootstrap_settings(plain.get("bootstrap"))
-        names = list(plain.get("methods") or DEFAULT_METHODS)
+        # a caller's own detector is not described by the config, so the config cannot tell
+        # whether it is the run the folder holds; such a caller owns its folders
+        if detector is None and not settings.overwrite:
+            check_run_folder(output_dir, plain, bench.examples_sha256())
+        names = settings.methods
         methods, models = build_methods(names, plain, detector)
     except BenchmarkConfigError:
         raise
@@ -652,16 +805,16 @@ def run_eval(
                 "judge=oracle: escalated facts are judged from the gold labels; this measures "
                 "what routing can reach, it is not a detector"
             )
-    use_cache = plain.get("cache", True)
+    use_cache = settings.cache
     cache = PredictionCache(Path(paths["cache_dir"]) / "eval" if use_cache else None)
     logger.info("evaluating %s on %d examples of %s", ", ".join(names), len(bench), name)
     predictions, method_timings = run_methods(
-        methods, bench.examples, cache, progress=bool(plain.get("progress", True)), desc=name
+        methods, bench.examples, cache, progress=settings.progress, desc=name
     )
 
     mark = time.perf_counter()
-    threshold = float((plain.get("detector") or {}).get("threshold", 0.5))
-    deltas = [int(d) for d in plain.get("deltas", range(6))]
+    threshold = settings.threshold
+    deltas = settings.deltas
     per_method = {
         n: evaluate(bench, predictions[n], threshold=threshold, deltas=deltas) for n in names
     }

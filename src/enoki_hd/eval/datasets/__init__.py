@@ -43,6 +43,7 @@ from enoki_hd.eval.datasets.registry import (
     SHARED_DIR_ENV,
     BenchmarkConfigError,
     benchmark_from_config,
+    check_benchmark_config,
     load_benchmark,
     load_benchmark_file,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "EvalExample",
     "SentenceGold",
     "benchmark_from_config",
+    "check_benchmark_config",
     "load_benchmark",
     "load_benchmark_file",
     "load_carb",

@@ -4,6 +4,7 @@ a file of the user's own in any loader's format (:func:`load_benchmark_file`, th
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -280,12 +281,51 @@ def load_benchmark_file(
     return benchmark
 
 
+# The keys of a registered benchmark's config (configs/benchmark/<name>.yaml); hub_id is
+# documentation only.
+NAMED_KEYS = ("name", "level", "hub_id")
+# The keys of benchmark=file (configs/benchmark/file.yaml).
+FILE_KEYS = ("name", "path", "format", *FILE_OPTIONS)
+
+
+def check_benchmark_config(config: Mapping[str, Any]) -> None:
+    """Refuse a ``benchmark`` config group with a key its loader would not read: a file's
+    ``path`` (or another ``benchmark=file`` option) added to a registered benchmark, which
+    would evaluate the registered set and ignore the file, or a misspelt key.
+
+    Raises:
+        BenchmarkConfigError: naming the key and the keys that are read.
+    """
+    # a registered benchmark's config has a hub_id, file.yaml none
+    is_file = "format" in config and "hub_id" not in config
+    allowed = FILE_KEYS if is_file else NAMED_KEYS
+    unknown = [key for key in config if key not in allowed]
+    if not unknown:
+        return
+    file_only = [key for key in unknown if key in FILE_KEYS]
+    if not is_file and file_only:
+        key = "path" if "path" in file_only else file_only[0]
+        raise BenchmarkConfigError(
+            f"benchmark.{key} is read only with benchmark=file: use benchmark=file "
+            f"benchmark.format=<fmt> benchmark.path=… (formats: {', '.join(FILE_FORMATS)})"
+        )
+    which = "benchmark=file" if is_file else f"benchmark={config.get('name')}"
+    close = difflib.get_close_matches(unknown[0], allowed, n=1)
+    hint = f" (did you mean benchmark.{close[0]}?)" if close else ""
+    raise BenchmarkConfigError(
+        f"unknown key benchmark.{unknown[0]}{hint}; {which} reads "
+        f"{', '.join(f'benchmark.{key}' for key in allowed)}"
+    )
+
+
 def benchmark_from_config(
     config: Mapping[str, Any], shared_dir: PathLike | None = None
 ) -> Benchmark:
     """The benchmark a ``benchmark`` config group describes: a user's own file when the group
     has a ``format`` key (``configs/benchmark/file.yaml``, read by :func:`load_benchmark_file`),
-    else the benchmark registered as ``name``, from the shared data folder."""
+    else the benchmark registered as ``name``, from the shared data folder. A key the chosen
+    loader does not read is refused first (:func:`check_benchmark_config`)."""
+    check_benchmark_config(config)
     if "format" not in config:
         return load_benchmark(config["name"], shared_dir)
     options = {key: config.get(key) for key in FILE_OPTIONS}

@@ -3,8 +3,11 @@ record's location, typed field access whose errors name the field, and span help
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
+import shlex
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -65,33 +68,64 @@ class Row:
         return value
 
 
+def read_text(path: Path) -> str:
+    """The text of a UTF-8 file; a leading byte-order mark (Excel and Notepad write one) is
+    skipped.
+
+    Raises:
+        DatasetError: the file is not UTF-8; the message names the line of the first byte that
+            is not and the ``iconv`` command that converts the file.
+    """
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        source = "UTF-16" if utf16 else "<enc>"
+        name = shlex.quote(str(path))
+        problem = (
+            "is UTF-16 text, not UTF-8"
+            if utf16
+            else f"is not UTF-8 text (byte 0x{raw[err.start]:02x})"
+        )
+        which = "" if utf16 else ", <enc> being its encoding (e.g. LATIN1, CP1252)"
+        raise DatasetError(
+            path,
+            line,
+            None,
+            f"{problem}; convert the file: iconv -f {source} -t UTF-8 {name} > {name}.utf8{which}",
+        ) from err
+
+
 def read_jsonl(path: Path) -> Iterator[Row]:
-    """Rows of a JSON-lines file; blank lines are skipped, line numbers are 1-based."""
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(path, line_no, None, f"is not valid JSON ({exc.msg})") from exc
-            if not isinstance(data, dict):
-                raise DatasetError(path, line_no, None, "is not a JSON object")
-            yield Row(path, line_no, data)
+    """Rows of a JSON-lines file (UTF-8, see :func:`read_text`); blank lines are skipped, line
+    numbers are 1-based."""
+    # newline=None: \r\n and \r end a line too, as in a file opened in text mode
+    for line_no, line in enumerate(io.StringIO(read_text(path), newline=None), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(path, line_no, None, f"is not valid JSON ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise DatasetError(path, line_no, None, "is not a JSON object")
+        yield Row(path, line_no, data)
 
 
 def read_csv(path: Path, required: Sequence[str]) -> Iterator[Row]:
-    """Records of a CSV file with a header; ``line`` is each record's first line."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        for name in required:
-            if name not in header:
-                raise DatasetError(path, 1, name, "is missing from the header")
+    """Records of a CSV file with a header (UTF-8, see :func:`read_text`); ``line`` is each
+    record's first line."""
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    header = reader.fieldnames or []
+    for name in required:
+        if name not in header:
+            raise DatasetError(path, 1, name, "is missing from the header")
+    start = reader.line_num + 1
+    for record in reader:
+        yield Row(path, start, record)
         start = reader.line_num + 1
-        for record in reader:
-            yield Row(path, start, record)
-            start = reader.line_num + 1
 
 
 def is_int(value: object) -> TypeGuard[int]:
