@@ -17,6 +17,7 @@ from enoki_hd.verify.grounding import (
     normalize_term,
     parse_dates,
     parse_numbers,
+    restate_quantities,
 )
 
 logger = logging.getLogger(__name__)
@@ -482,7 +483,8 @@ def test_hyphenated_fractions_are_numbers() -> None:
         ("1\u00a0000\u00a0000", [(0, 9, 1_000_000.0, "number", "1\u00a0000\u00a0000")]),
         ("1\u202f000\u202f000", [(0, 9, 1_000_000.0, "number", "1\u202f000\u202f000")]),
         ("1\u2009000\u2009000", [(0, 9, 1_000_000.0, "number", "1\u2009000\u2009000")]),
-        ("12 500 people", [(0, 6, 12_500.0, "number", "12 500")]),
+        ("12\u00a0500 people", [(0, 6, 12_500.0, "number", "12\u00a0500")]),
+        ("12 500 000 people", [(0, 10, 12_500_000.0, "number", "12 500 000")]),
         ("1,00,000 rupees", [(0, 15, 100_000.0, "money", "1,00,000 rupees")]),
         ("12,34,567", [(0, 9, 1_234_567.0, "number", "12,34,567")]),
         ("₹1,00,00,000", [(0, 12, 10_000_000.0, "money", "₹1,00,00,000")]),
@@ -533,6 +535,8 @@ def test_parse_numbers_reads_digit_grouping_and_decimal_commas(
             ],
         ),
         ("in 2019 200 people", [(3, 7, 2019.0, "year", "2019"), (8, 11, 200.0, "number", "200")]),
+        # a fact's joined words: "range of 60 to 120 km" grounds as "range 60 120 km"
+        ("range 60 120 km", [(6, 8, 60.0, "number", "60"), (9, 12, 120.0, "number", "120")]),
     ],
 )
 def test_digit_grouping_is_read_only_where_unambiguous(
@@ -546,8 +550,7 @@ def test_parse_numbers_reads_an_iso_timestamp_without_its_t_and_z() -> None:
         (0, 4, 2026.0, "year", "2026"),
         (5, 7, 12.0, "number", "12"),
         (8, 10, 4.0, "number", "04"),
-        (11, 13, 10.0, "number", "10"),
-        (14, 16, 0.0, "number", "00"),
+        (11, 16, 600.0, "time", "10:00"),
     ]
 
 
@@ -603,6 +606,270 @@ def test_an_iso_timestamp_compares_its_day_and_hour() -> None:
     day = ground("launch at 2026-12-05T10:00Z", evidence)
     assert day.mismatches == [("2026-12-05", "2026-12-04")]
     hour = ground("launch at 2026-12-04T18:00Z", evidence)
-    assert hour.mismatches == [("18", "10")]
+    assert hour.mismatches == [("18:00", "10:00")]
     # the same as a clock time written alone
-    assert ground("launch at 18:00", "The launch is at 10:00.").mismatches == [("18", "10")]
+    assert ground("launch at 18:00", "The launch is at 10:00.").mismatches == [("18:00", "10:00")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Values written other ways in RAG domains: signs, powers of ten, times, periods, ranges
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_minus_sign_or_minus_makes_a_number_negative() -> None:
+    assert _numbers("It was −5 °C, a -3.2% fall, minus 5 degrees.") == [
+        (7, 9, -5.0, "number", "−5"),
+        (16, 21, -3.2, "percent", "-3.2%"),
+        (28, 35, -5.0, "number", "minus 5"),
+    ]
+    # a dash after a word or digit is no sign: a score, a name, a range, arithmetic
+    assert [m.value for m in parse_numbers("won 3-1, COVID-19, 10–12 mg, 10 minus 5")] == [
+        3.0,
+        1.0,
+        10.0,
+        12.0,
+        10.0,
+        5.0,
+    ]
+
+
+def test_a_sign_counts_for_temperatures_only() -> None:
+    evidence = "The average January temperature is −5 °C."
+    assert ground("The temperature is -5C.", evidence).status == "grounded"
+    assert ground("The temperature is minus 5 degrees Celsius.", evidence).status == "grounded"
+    assert ground("The temperature is 5 °C.", evidence).mismatches == [("5", "−5 °C")]
+    # a fall said in words is the negative growth of the evidence
+    assert ground("Revenue fell 5% last year.", "Revenue growth was -5%.").mismatches == []
+    assert ground("Revenue growth was −3.2%.", "Revenue growth was -3.2%.").status == "grounded"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1.2e6 cells", 1_200_000.0),
+        ("1.2E-03 g", 0.0012),
+        ("1.2 × 10^6 cells", 1_200_000.0),
+        ("1.2x10**6 cells", 1_200_000.0),
+        ("1.2 × 10⁶ cells", 1_200_000.0),
+        ("10^6 cells", 1_000_000.0),
+    ],
+)
+def test_scientific_notation_is_one_number(text: str, value: float) -> None:
+    [mention] = parse_numbers(text)
+    assert (mention.value, mention.kind) == (pytest.approx(value), "number")
+    assert mention.text == text.rsplit(" ", 1)[0]
+
+
+def test_scientific_notation_grounds_by_value() -> None:
+    evidence = "The sample contained 1.2e6 cells per mL."
+    for said in ("1.2 × 10^6", "1,200,000", "1.2 million"):
+        assert ground(f"It contained {said} cells per mL.", evidence).status == "grounded", said
+    assert ground("It contained 1.2 × 10^5 cells per mL.", evidence).mismatches == [
+        ("1.2 × 10^5", "1.2e6")
+    ]
+
+
+def test_and_a_half_adds_a_half() -> None:
+    assert _numbers("two and a half hours, 2 and a half million") == [
+        (0, 14, 2.5, "number", "two and a half"),
+        (22, 42, 2_500_000.0, "number", "2 and a half million"),
+    ]
+    evidence = "The surgery lasted 150 minutes."
+    assert ground("It lasted two and a half hours.", evidence).status == "grounded"
+    assert ground("It lasted 2 and a half hours.", evidence).status == "grounded"
+    # said to the half: "2 and a half hours" is no rounded "2 hours"
+    assert ground("It lasted 2 and a half hours.", "It lasted 2 hours.").status == "mismatch"
+
+
+def test_a_value_in_two_units_is_one_unit() -> None:
+    evidence = "The match lasted 105 minutes."
+    assert ground("The match lasted 1 hour 45 minutes.", evidence).status == "grounded"
+    assert ground("It lasted 105 minutes.", "It lasted 1 hour and 45 minutes.").status == (
+        "grounded"
+    )
+    assert ground("He is 5 feet 10 inches tall.", "He is 178 cm tall.").status == "grounded"
+    wrong = ground("The match lasted 1 hour and 45 minutes.", "It lasted 95 minutes.")
+    assert wrong.mismatches == [("1 hour and 45 minutes", "95 minutes")]
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("at 15:00", 900.0),
+        ("at 3 p.m.", 900.0),
+        ("at 3pm", 900.0),
+        ("at 3:30 PM", 930.0),
+        ("at 10.30am", 630.0),
+        ("at 12 a.m.", 0.0),
+        ("at 12 p.m.", 720.0),
+        ("open 17:0", 1020.0),
+    ],
+)
+def test_times_of_day_are_minutes_after_midnight(text: str, minutes: float) -> None:
+    [mention] = parse_numbers(text)
+    assert (mention.value, mention.kind) == (minutes, "time")
+
+
+def test_race_times_and_ratios_are_no_times_of_day() -> None:
+    assert [m.kind for m in parse_numbers("ran 2:05:10, a 16:9 screen")] == ["number"] * 5
+
+
+def test_times_of_day_ground_by_value() -> None:
+    evidence = "The market closes at 3 p.m. local time."
+    assert ground("The market closes at 15:00.", evidence).status == "grounded"
+    assert ground("The market closes at 3.", evidence).status == "grounded"
+    assert ground("The market closes at 16:00.", evidence).mismatches == [("16:00", "3 p.m.")]
+    # "3:00" without a.m. or p.m. may be either
+    assert ground("It closes at 3:00.", "It closes at 15:00.").status == "grounded"
+    assert ground("Open 9 a.m. to 6 p.m.", "Open from 9:00 to 17:00.").mismatches == [
+        ("6 p.m.", "17:00")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("in Q3 2024", (3, 10, 2024, 3, False, "quarter")),
+        ("in Q3-2024", (3, 10, 2024, 3, False, "quarter")),
+        ("in 2024 Q3", (3, 10, 2024, 3, False, "quarter")),
+        ("in 3Q24", (3, 7, 2024, 3, False, "quarter")),
+        ("in the third quarter of 2024", (7, 28, 2024, 3, False, "quarter")),
+        ("in third-quarter 2024 results", (3, 21, 2024, 3, False, "quarter")),
+        ("in Q3 FY24", (3, 10, 2024, 3, True, "quarter")),
+        ("the fourth fiscal quarter", (4, 25, None, 4, True, "quarter")),
+        ("in FY2023", (3, 9, 2023, None, True, "fiscal_year")),
+        ("in FY23", (3, 7, 2023, None, True, "fiscal_year")),
+        ("in fiscal year 2023", (3, 19, 2023, None, True, "fiscal_year")),
+    ],
+)
+def test_parse_dates_reads_quarters_and_fiscal_years(
+    text: str, expected: tuple[int, int, int | None, int | None, bool, str]
+) -> None:
+    [date] = parse_dates(text)
+    assert (date.span.start, date.span.end, date.year, date.quarter, date.fiscal, date.kind) == (
+        expected
+    )
+
+
+def test_two_year_ranges_and_quarter_finals_are_no_periods() -> None:
+    assert parse_dates("FY2023-24 and the second quarter-final") == []
+
+
+def test_quarters_and_fiscal_years_ground_by_value() -> None:
+    evidence = "Revenue rose 8% in Q3 2024 and net income was $2.1 billion in FY2023."
+    for said in ("the third quarter of 2024", "Q3", "fiscal year 2023", "August 2024"):
+        assert ground(f"It rose in {said}.", evidence).mismatches == [], said
+    assert ground("It rose in the third quarter of 2024.", evidence).status == "grounded"
+    assert ground("It rose in Q4 2024.", evidence).mismatches == [("Q4 2024", "Q3 2024")]
+    assert ground("It was $2.1 billion in FY2022.", evidence).mismatches == [("FY2022", "FY2023")]
+    # a fiscal year need not be the calendar year: neither grounds nor contradicts it
+    result = ground(
+        "Net income was $2.1 billion in 2022.", "Net income was $2.1 billion in FY2023."
+    )
+    assert (result.status, result.missing) == ("partial", ["2022"])
+    # a month lies in its calendar quarter, not the reverse
+    assert ground("It rose in Q3 2024.", "It rose in August 2024.").status == "grounded"
+    assert ground("It rose in Q3 2024.", "It rose in May 2024.").mismatches == []
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("the 19th century", 1800),
+        ("a nineteenth-century castle", 1800),
+        ("the twenty-first century", 2000),
+        ("the 1800s", 1800),
+    ],
+)
+def test_parse_dates_reads_centuries(text: str, year: int) -> None:
+    [date] = parse_dates(text)
+    assert (date.year, date.kind) == (year, "century")
+
+
+def test_centuries_before_christ_are_not_read() -> None:
+    assert parse_dates("the 5th century BC") == []
+
+
+def test_centuries_ground_by_value() -> None:
+    assert ground("Built in the 19th century.", "It was built in the 1800s.").status == "grounded"
+    assert ground("Built in the 1800s.", "It was built in the 1850s.").status == "grounded"
+    assert ground("Built in the 19th century.", "It was built in 1852.").status == "grounded"
+    assert ground("Built in the 17th century.", "Built in the 19th century.").mismatches == [
+        ("17th century", "19th century")
+    ]
+    # a decade is no rival of a century: "the 1850s" is only not found in "the 1800s"
+    assert ground("Built in the 1850s.", "It was built in the 1800s.").mismatches == []
+
+
+def test_numeric_dates_ground_either_way_round() -> None:
+    [date] = parse_dates("signed on 3/5/1921")
+    assert (date.year, date.month, date.day, date.swappable) == (1921, 3, 5, True)
+    for evidence in ("It was signed on 5 March 1921.", "It was signed on 3 May 1921."):
+        assert ground("Signed on 3/5/1921.", evidence).status == "grounded", evidence
+    assert ground("Signed on 3/5/1921.", "It was signed on 4 May 1921.").mismatches == [
+        ("3/5/1921", "4 May 1921")
+    ]
+    # a day above 12 settles the order; dots put the day first
+    assert ground("Signed on 13/5/1921.", "Signed on 5 March 1921.").status == "mismatch"
+    assert ground("Signed on 03.05.1921.", "Signed on 3 May 1921.").status == "grounded"
+
+
+def test_the_short_end_of_a_two_year_range_is_a_year() -> None:
+    assert _numbers("the 2018–19 season") == [
+        (4, 8, 2018.0, "year", "2018"),
+        (9, 11, 2019.0, "year", "19"),
+    ]
+    evidence = "Full implementation will take place over the 2018-2019 academic year."
+    assert ground("It takes place during the 2018–19 academic year.", evidence).status == (
+        "grounded"
+    )
+    # never a month ("2009-12") nor a day of an ISO date
+    assert [m.kind for m in parse_numbers("2009-12 and 2021-03-15")] == [
+        "year",
+        "number",
+        "year",
+        "number",
+        "number",
+    ]
+
+
+def test_rates_ground_in_any_unit() -> None:
+    evidence = "The speed limit on the motorway is 120 km/h."
+    for said in ("120 kilometres per hour", "75 mph", "75 miles an hour"):
+        assert ground(f"The limit is {said}.", evidence).status == "grounded", said
+    assert ground("The limit is 100 km/h.", "The limit is 75 miles per hour.").mismatches == [
+        ("100", "75 miles per hour")
+    ]
+    assert ground("The dose is 10 mg per kg.", "The dose is 10 mg/kg.").status == "grounded"
+
+
+def test_a_fraction_in_words_is_one_unit() -> None:
+    result = ground("One in five adults has high blood pressure.", "20% of adults have it.")
+    assert result.missing == ["high", "blood", "pressure"]
+    assert ground("Nine in 10 adults have it.", "90% of adults have it.").status == "grounded"
+    # a year is no whole: "3 in 2019" is a count and a year
+    assert ground("He scored 3 in 2019.", "He scored 3 goals in 2019.").status == "grounded"
+
+
+def test_roman_numerals_are_found_as_ordinals_never_compared() -> None:
+    assert ground("World War II ended in 1945.", "The Second World War ended in 1945.").status == (
+        "grounded"
+    )
+    assert ground("Henry the Eighth had six wives.", "Henry VIII had six wives.").status == (
+        "grounded"
+    )
+    assert ground("Henry VIII had six wives.", "Henry VII had a son.").mismatches == []
+
+
+def test_dates_and_times_are_restated_in_the_hypothesis_words() -> None:
+    assert restate_quantities(
+        "Revenue rose 8% in Q3 2024.", "Revenue rose 8% in the third quarter of 2024."
+    ) == ("Revenue rose 8% in third quarter of 2024.")
+    assert restate_quantities("It closes at 3 p.m.", "It closes at 15:00.") == (
+        "It closes at 15:00."
+    )
+    assert restate_quantities("Built in the 1800s.", "Built in the 19th century.") == (
+        "Built in the 19th century."
+    )
+    # another value stays as the premise writes it
+    assert restate_quantities("It closes at 4 p.m.", "It closes at 15:00.") == "It closes at 4 p.m."

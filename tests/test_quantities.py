@@ -134,3 +134,41 @@ def test_a_wrong_value_is_not_restated() -> None:
     assert restate_quantities(premise, "The tent weighs 2 kg.") == (
         "The trail runs 16 kilometres. The tent weighs 2 kg."
     )
+
+
+def test_rates_and_compounds_are_measures_of_their_own() -> None:
+    assert measures("120 km/h, 75 miles per hour, 10 mg/dL, 5 m/s") == [
+        ("120 km/h", "speed", (33.333333,)),
+        ("75 miles per hour", "speed", (33.528,)),
+        ("10 mg/dL", "mass/volume", (0.1,)),
+        ("5 m/s", "speed", (5.0,)),
+    ]
+    assert measures("1 hour 45 minutes") == [
+        ("1 hour 45 minutes", "time", (6300.0,)),
+        ("1 hour", "time", (3600.0,)),
+        ("45 minutes", "time", (2700.0,)),
+    ]
+    [compound, *_] = _analyse("1 hour 45 minutes").measures
+    assert compound.composite and compound.step == 30.0  # to the minute
+    # a part as large as the unit before it, or a larger unit after, is no compound
+    assert [m.text for m in _analyse("90 minutes 30 seconds, 30 seconds 2 minutes").measures] == [
+        "90 minutes 30 seconds",
+        "90 minutes",
+        "30 seconds",
+        "30 seconds",
+        "2 minutes",
+    ]
+    assert [m.text for m in _analyse("2 hours 75 minutes").measures] == ["2 hours", "75 minutes"]
+
+
+def test_a_glued_capital_c_or_f_is_a_temperature() -> None:
+    assert measures("-5C and 86F, 4K video") == [
+        ("-5C", "temperature", (268.15,)),
+        ("86F", "temperature", (303.15,)),
+        ("4K", "count", (4000.0,)),  # "k" scales, as in "10k runners"
+    ]
+
+
+def test_a_fraction_of_a_year_is_no_ratio() -> None:
+    assert measures("scored 3 in 2019") == [("3", "count", (3.0,))]
+    assert [m.composite for m in _analyse("one in five adults").measures] == [True, False, False]

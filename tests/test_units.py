@@ -11,6 +11,7 @@ from enoki_hd.units import (
     UNITS,
     dimension,
     is_unit_word,
+    to_base,
     unit_names,
 )
 
@@ -32,6 +33,14 @@ def test_names_of_one_unit() -> None:
     assert sorted(unit_names("Pounds")) == ["lb", "lbs"]
     assert unit_names("degrees") == []  # not compared across units (angles, temperatures)
     assert unit_names("band") == []
+    # the letter a rate writes the unit with: "h" of "km/h"
+    assert sorted(unit_names("hours")) == ["h", "hr", "hrs"]
+
+
+def test_speeds_and_pressures_convert() -> None:
+    assert to_base("kph", 120) == pytest.approx(to_base("mph", 74.5645))
+    assert to_base("bar", 2.2) == pytest.approx(to_base("psi", 31.9083))
+    assert dimension("mph") == "speed" and dimension("kPa") == "pressure"
 
 
 def test_every_name_belongs_to_one_unit() -> None:

@@ -19,7 +19,7 @@ MEASURES: dict[str, str] = {
     "km kilometre kilometer | inch | foot feet ft | yard yd | mile mi",
     "mass": "mg milligram | microgram mcg µg | gram gramme g | kg kilogram kilo | tonne | ton | "
     "lb lbs pound | ounce oz",
-    "volume": "ml millilitre milliliter | litre liter | gallon | pint",
+    "volume": "ml millilitre milliliter | dl decilitre deciliter | litre liter | gallon | pint",
     "time": "millisecond ms | second sec | minute min | hour hr hrs | day | week | month | "
     "year yr yrs | decade | century",
     "temperature": "celsius centigrade | fahrenheit | kelvin",
@@ -27,6 +27,8 @@ MEASURES: dict[str, str] = {
     "energy": "joule | calorie | kcal kilocalorie | kwh | mwh | gwh",
     "power": "watt | kw kilowatt | megawatt | gw gigawatt",
     "area": "acre | hectare",
+    "speed": "kph kmh | mph | knot",
+    "pressure": "pascal | kpa kilopascal | mpa megapascal | bar | psi",
 }
 
 # normalized name → (dimension, the unit's first name)
@@ -57,9 +59,6 @@ OTHER_UNIT_WORDS = frozenset(
         "bit",
         "db",
         "decibel",
-        "mph",
-        "kph",
-        "knot",
         "ha",
         "dollar",
         "euro",
@@ -74,8 +73,9 @@ OTHER_UNIT_WORDS = frozenset(
 
 
 # A unit's size in its dimension's base unit (metre, gram, litre, second, byte, joule, watt,
-# square metre), keyed by the unit's first name in MEASURES; a unit read more than one way (US
-# and imperial gallons, decimal and binary kilobytes) has every reading. Temperatures are not
+# square metre, metre per second, pascal), keyed by the unit's first name in MEASURES; a unit
+# read more than one way (US and imperial gallons, decimal and binary kilobytes) has every
+# reading. Temperatures are not
 # proportional: see :func:`to_base`. "ton" is left out: short, long and metric tons differ by
 # up to 12%, so no conversion of it can be trusted.
 FACTORS: dict[str, tuple[float, ...]] = {
@@ -83,7 +83,7 @@ FACTORS: dict[str, tuple[float, ...]] = {
     "foot": (0.3048,), "yard": (0.9144,), "mile": (1609.344,),
     "mg": (1e-3,), "microgram": (1e-6,), "gram": (1.0,), "kg": (1e3,), "tonne": (1e6,),
     "lb": (453.59237,), "ounce": (28.349523125,),
-    "ml": (1e-3,), "litre": (1.0,), "gallon": (3.785411784, 4.54609), "pint": (0.473176473, 0.56826125),
+    "ml": (1e-3,), "dl": (0.1,), "litre": (1.0,), "gallon": (3.785411784, 4.54609), "pint": (0.473176473, 0.56826125),
     "millisecond": (1e-3,), "second": (1.0,), "minute": (60.0,), "hour": (3600.0,),
     "day": (86400.0,), "week": (604800.0,), "month": (2629800.0,), "year": (31557600.0,),
     "decade": (315576000.0,), "century": (3155760000.0,),
@@ -93,7 +93,18 @@ FACTORS: dict[str, tuple[float, ...]] = {
     "gwh": (3.6e12,),
     "watt": (1.0,), "kw": (1e3,), "megawatt": (1e6,), "gw": (1e9,),
     "acre": (4046.8564224,), "hectare": (1e4,),
+    "kph": (1 / 3.6,), "mph": (0.44704,), "knot": (1852 / 3600,),
+    "pascal": (1.0,), "kpa": (1e3,), "mpa": (1e6,), "bar": (1e5,), "psi": (6894.757293168,),
 }  # fmt: skip
+
+# A rate's dimension, where it has a name of its own in MEASURES (a rate's value is in the
+# base unit of its numerator per the base unit of its denominator: "120 km/h" → 33.3 m/s,
+# as "kph" is); other rates are "<dimension>/<dimension>" ("mg/dL" → "mass/volume").
+RATES = {"length/time": "speed"}
+
+# Letters that name a unit only as part of a rate, next to a slash: "m/s", "km/h", "50 L/min",
+# "mg/L"; alone, "5 m" may be millions or minutes and "5 h" anything.
+SLASH_ABBREVIATIONS = {"m": "metre", "l": "litre", "h": "hour", "s": "second"}
 
 # Kelvin = (value + offset) * scale
 _TEMPERATURES = {"celsius": (273.15, 1.0), "fahrenheit": (459.67, 5 / 9), "kelvin": (0.0, 1.0)}
@@ -122,9 +133,11 @@ def dimension(word: str) -> str | None:
 
 
 def unit_names(word: str) -> list[str]:
-    """The other names of the unit ``word`` names ("km" → "kilometre", "kilometer"); [] for a
-    word that names no unit of :data:`MEASURES`."""
+    """The other names of the unit ``word`` names, its letter in a rate included ("km" →
+    "kilometre", "kilometer"; "hour" → "hr", "hrs", "h" of "km/h"); [] for a word that names
+    no unit of :data:`MEASURES`."""
     key = normalize_term(word)
     if key not in UNITS:
         return []
-    return [name for name, unit in UNITS.items() if unit == UNITS[key] and name != key]
+    names = [name for name, unit in UNITS.items() if unit == UNITS[key] and name != key]
+    return names + [letter for letter, unit in SLASH_ABBREVIATIONS.items() if unit == UNITS[key][1]]

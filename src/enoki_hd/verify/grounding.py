@@ -6,10 +6,12 @@ text checked is usually a fact's *delta* (the words the fact adds over its paren
 
 - :func:`parse_numbers` normalizes numbers written in digits or words ("1992", "nineteen
   ninety-two", "1.9 million", "1,900,000", "1 900 000", "1,00,000", "1.9m", "two hundred and
-  five", "3.5%", "3,5 %", "$4 billion", "25th", "twenty-fifth", "a dozen") to a value and a
-  kind;
+  five", "two and a half", "3.5%", "3,5 %", "$4 billion", "25th", "twenty-fifth", "a dozen",
+  "-5", "minus 5", "1.2e6", "1.2 × 10^6", the "19" of "2018–19") and times of day ("3 p.m.",
+  "15:00") to a value and a kind;
 - :func:`parse_dates` normalizes dates ("15 March 2021", "March 15, 2021", "March 2021",
-  "2021-03-15", "2021-03-15T10:00Z", "the 1990s") to (year, month, day) where known. A bare
+  "2021-03-15", "2021-03-15T10:00Z", "3/5/2021", "the 1990s", "the 19th century", "Q3 2024",
+  "the third quarter of 2024", "FY2023") to (year, month, day, quarter) where known. A bare
   year is a number of kind ``year``, not a date;
 - :class:`GroundingIndex` holds what one context (and optionally the question) offers: its
   normalized words, numbers and dates; built once, in time linear in the context;
@@ -48,8 +50,8 @@ from enoki_hd.verify.quantities import (
 
 logger = logging.getLogger(__name__)
 
-NumberKind = Literal["year", "number", "percent", "money", "ordinal"]
-DateKind = Literal["day", "month", "decade"]
+NumberKind = Literal["year", "number", "percent", "money", "ordinal", "time"]
+DateKind = Literal["day", "month", "decade", "century", "quarter", "fiscal_year"]
 GroundingStatus = Literal["grounded", "partial", "absent", "mismatch", "empty"]
 
 YEAR_RANGE = (1000, 2100)
@@ -79,7 +81,8 @@ class NumberMention:
 
     ``kind`` is ``year`` (four plain digits in :data:`YEAR_RANGE`, or a spoken year such as
     "nineteen ninety-two"), ``percent``, ``money`` (a currency symbol, code or word is
-    attached), ``ordinal`` ("25th", "twenty-fifth") or ``number``.
+    attached), ``ordinal`` ("25th", "twenty-fifth"), ``time`` (a time of day, ``value`` in
+    minutes after midnight: "3 p.m." and "15:00" → 900) or ``number``.
     """
 
     span: Span
@@ -93,7 +96,13 @@ class DateMention:
     """A date found in a text: its span (offsets into that text) and the fields it states.
 
     ``kind`` is the precision: ``day`` (day and month, with the year when given),
-    ``month`` (month and year) or ``decade`` (``year`` is the first year: "the 1990s" → 1990).
+    ``month`` (month and year), ``decade`` (``year`` is the first year: "the 1990s" → 1990),
+    ``century`` (``year`` is the first year: "the 19th century" and "the 1800s" → 1800),
+    ``quarter`` ("Q3 2024", "the third quarter": ``quarter`` 3, the year when given) or
+    ``fiscal_year`` ("FY2023", "fiscal year 2023"). ``fiscal`` marks a quarter or year of a
+    fiscal calendar, which need not be the calendar's. ``swappable``: the day and month were
+    written as numbers either may stand for ("3/5/1921": 3 May or March 5); ``day`` and
+    ``month`` hold the month-first reading.
     """
 
     span: Span
@@ -102,6 +111,9 @@ class DateMention:
     day: int | None
     kind: DateKind
     text: str
+    quarter: int | None = None
+    fiscal: bool = False
+    swappable: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,7 +125,9 @@ _GROUPED_DIGITS = (
     r"\d{1,3}(?:,\d{3})+"  # 1,000,000
     r"|\d{1,2}(?:,\d{2})+,\d{3}"  # Indian: 1,00,000 and 12,34,567
     r"|\d{1,3}(?P<space>[\u00a0\u202f\u2009])\d{3}(?:(?P=space)\d{3})*"  # no-break, thin
-    r"|(?<!\d )\d{1,3}(?: \d{3})+(?! \d)"  # a plain space: the whole run of digit groups
+    # a plain space: the whole run, two groups of three at least ("1 000 000"; "60 120" is
+    # two numbers, as the joined words of a fact write "from 60 to 120")
+    r"|(?<!\d )\d{1,3}(?: \d{3}){2,}(?! \d)"
 )
 # Digits not glued to a word or another number ("3.5.2", "1,2,3" give nothing), or the hour
 # after an ISO date's "T" ("2026-12-04T10:00Z"); a decimal comma is the last alternative, so
@@ -146,6 +160,16 @@ _CURRENCY_WORD_RE = re.compile(
 )
 _GLUED_LETTERS_RE = re.compile(r"[^\W\d_]+")
 _PERCENT_WORD_RE = re.compile(r"\s+(?:percent|per\s+cent)\b", re.IGNORECASE)
+# A minus sign glued to the number ("-5 °C", "−3.2%") or the word "minus", neither after a
+# word, a digit ("3-1", "10 minus 5") nor a range's dash.
+_MINUS_RE = re.compile(r"(?:(?<![\w.,\-−–])(?<!\d\s)[-−]|(?<!\d\s)\bminus\s+)$", re.IGNORECASE)
+# Scientific notation after the digits: "1.2e6", "1.2E-03", "1.2 × 10^6", "1.2x10**6", "1.2 × 10⁶".
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_POWER = r"(?:\^|\*\*)\s?(?P<caret>[+\-−]?\d{1,3})|(?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})"
+_EXPONENT_RE = re.compile(rf"(?:[eE](?P<e>[+-]?\d{{1,3}})|\s?[×x·*]\s?10\s?(?:{_POWER}))(?![\w.])")
+_POWER_RE = re.compile(rf"(?:{_POWER})(?![\w.])")  # after a bare "10": "10^6"
+# "two and a half", "2 and a half million"
+_AND_A_HALF_RE = re.compile(r"\s+and\s+a\s+half\b", re.IGNORECASE)
 
 _SCALES = {
     "hundred": 100,
@@ -160,6 +184,25 @@ _SCALE_ABBREVIATIONS = {"k": 10**3, "m": 10**6, "mn": 10**6, "b": 10**9, "bn": 1
 
 def _year_like(digits: str, value: Decimal) -> bool:
     return len(digits) == 4 and digits.isdigit() and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]
+
+
+# "the 2018–19 season", "FY 2023/24": the year a range of two years ends in, written short
+_OPENING_YEAR_RE = re.compile(r"(?<![\w.,])(\d{4})[-–/]$")
+_RANGE_DASH_AFTER_RE = re.compile(r"[-–/]\d")
+
+
+def _closing_year(text: str, start: int, end: int) -> int | None:
+    """The year two digits at ``[start, end)`` stand for right after the year before it
+    ("19" of "2018–19" → 2019), or None. Only the next year is read so ("2009-12" may be a
+    month), and never inside a longer run ("2021-03-15")."""
+    digits = text[start:end]
+    opening = _OPENING_YEAR_RE.search(text, max(0, start - 5), start)
+    if len(digits) != 2 or opening is None or _RANGE_DASH_AFTER_RE.match(text, end):
+        return None
+    year = int(opening.group(1)) + 1
+    if year % 100 != int(digits) or not YEAR_RANGE[0] < year <= YEAR_RANGE[1]:
+        return None
+    return year
 
 
 def _glued_to_name(text: str, start: int) -> bool:
@@ -190,13 +233,21 @@ def _marks_a_quantity(text: str, start: int, end: int) -> bool:
     return word is not None and normalize_term(word.group(1)) in UNITS
 
 
+def _exponent(power: re.Match[str]) -> int:
+    """The power of ten an :data:`_EXPONENT_RE` or :data:`_POWER_RE` match writes."""
+    groups = power.groupdict()
+    written = groups.get("e") or groups["caret"] or groups["sup"]
+    return int(written.translate(_SUPERSCRIPTS).replace("−", "-"))
+
+
 def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
     """Numbers written with digits, each with the letters glued to it ("5km" → "km") or None."""
+    consumed = 0  # the end of a scientific notation: its "10" and exponent are no numbers
     for m in _DIGITS_RE.finditer(text):
         start, end = m.start(), m.end()
         digits = m.group()
         decimal_comma = m.group("decimal_comma") is not None
-        if _glued_to_name(text, start):
+        if start < consumed or _glued_to_name(text, start):
             continue
         if _PLURAL_SUFFIX_RE.match(text, end):
             continue  # "1990s" is a decade (see parse_dates), "the 80s" too vague
@@ -209,7 +260,18 @@ def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
             start, money = currency.start(), True
         glued: str | None = None
         scaled = False
-        if suffix := _ORDINAL_SUFFIX_RE.match(text, end):
+        if power := _EXPONENT_RE.match(text, end):
+            value *= Decimal(10) ** _exponent(power)
+            end = consumed = power.end()
+            scaled = True
+        elif digits == "10" and (power := _POWER_RE.match(text, end)):
+            value = Decimal(10) ** _exponent(power)
+            end = consumed = power.end()
+            scaled = True
+        elif digits.isdigit() and (half := _AND_A_HALF_RE.match(text, end)):
+            value += Decimal("0.5")
+            end = half.end()
+        if not scaled and (suffix := _ORDINAL_SUFFIX_RE.match(text, end)):
             if money or "." in digits or decimal_comma:
                 continue
             end = suffix.end()
@@ -220,7 +282,9 @@ def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
             yield NumberMention(Span(start, end), float(value), "percent", text[start:end]), None
             continue
         abbreviation = _SCALE_ABBREVIATION_RE.match(text, end)
-        if abbreviation and (abbreviation.group().lower() != "b" or money):
+        if scaled:
+            pass
+        elif abbreviation and (abbreviation.group().lower() != "b" or money):
             value *= _SCALE_ABBREVIATIONS[abbreviation.group().lower()]
             end, scaled = abbreviation.end(), True
         elif scale := _SCALE_WORD_RE.match(text, end):
@@ -235,8 +299,10 @@ def _digit_numbers(text: str) -> Iterator[tuple[NumberMention, str | None]]:
             end, money = word.end(), True
         if money:
             kind: NumberKind = "money"
-        elif not scaled and glued is None and _year_like(digits, value):
+        elif not scaled and glued is None and end == m.end() and _year_like(digits, value):
             kind = "year"
+        elif not scaled and glued is None and (year := _closing_year(text, m.start(), end)):
+            kind, value = "year", Decimal(year)
         else:
             kind = "number"
         yield NumberMention(Span(start, end), float(value), kind, text[start:end]), glued
@@ -383,6 +449,7 @@ def _spoken_year(
 def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[NumberMention]:
     """Numbers written in words, skipping tokens inside ``taken`` (sorted, non-overlapping)."""
     words = [t.text(text).lower() for t in tokens]
+    starts = [t.start for t in tokens]
     atoms = [_atoms(w) if w[0].isalpha() else None for w in words]
     free = _uncovered(tokens, taken)
     i, n = 0, len(tokens)
@@ -435,6 +502,11 @@ def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[
             if not state.ordinal:
                 if words[i] in ("a", "an") and i > 0 and free[i - 1] and words[i - 1] == "half":
                     value, start = value / 2, tokens[i - 1].start  # "half a million"
+                elif half := _AND_A_HALF_RE.match(text, end):
+                    value, end = value + 0.5, half.end()
+                    if scale := _SCALE_WORD_RE.match(text, end):  # "two and a half million"
+                        value, end = value * _SCALES[scale.group(1).lower()], scale.end()
+                    j = bisect.bisect_left(starts, end)
                 if suffix := _PERCENT_WORD_RE.match(text, end):
                     kind, end = "percent", suffix.end()
                 elif suffix := _CURRENCY_WORD_RE.match(text, end):
@@ -473,14 +545,68 @@ def _fractions(text: str) -> Iterator[NumberMention]:
         yield NumberMention(Span(m.start(), m.end()), value, "number", m.group(0))
 
 
+# Times of day: "15:00", "3:30 p.m.", "10.30am", "3 PM", "17:0" (as data writes it); also the
+# hour after an ISO date's "T" ("2026-12-04T10:00Z"). "3:05:10" (with seconds) is no time of
+# day: races are timed so.
+_MERIDIEM = r"\s?(?P<half>[ap])(?:\.\s?m\.?|m\b)"
+_CLOCK_RES = (
+    re.compile(
+        r"(?:(?<![\w.,:])|(?<=\dT))(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d|0)(?![:\d])"
+        rf"(?:{_MERIDIEM})?",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"(?<![\w.,:])(?P<hour>1[0-2]|0?[1-9])(?:[.:](?P<minute>[0-5]\d))?{_MERIDIEM}",
+        re.IGNORECASE,
+    ),
+)
+
+
+def _clock_times(text: str) -> list[NumberMention]:
+    """Times of day (kind ``time``, minutes after midnight), in order, not overlapping."""
+    found = []
+    for pattern in _CLOCK_RES:
+        for m in pattern.finditer(text):
+            hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
+            if m.group("half"):
+                if not 1 <= hour <= 12:
+                    continue
+                hour = hour % 12 + (12 if m.group("half").lower() == "p" else 0)
+            span = Span(m.start(), m.end())
+            found.append(NumberMention(span, float(hour * 60 + minute), "time", m.group()))
+    found.sort(key=lambda t: (t.span.start, -len(t.span)))
+    times: list[NumberMention] = []
+    for time_of_day in found:
+        if not times or time_of_day.span.start >= times[-1].span.end:
+            times.append(time_of_day)
+    return times
+
+
+def _signed(text: str, mention: NumberMention) -> NumberMention:
+    """``mention`` with a minus sign or "minus" before it taken in ("-5", "minus five")."""
+    if mention.kind in ("ordinal", "time") or not mention.value:
+        return mention
+    start = mention.span.start
+    sign = _MINUS_RE.search(text, max(0, start - 6), start)
+    if sign is None:
+        return mention
+    kind: NumberKind = "number" if mention.kind == "year" else mention.kind  # "-1200 m"
+    span = Span(sign.start(), mention.span.end)
+    return NumberMention(span, -mention.value, kind, span.text(text))
+
+
 def _parse_numbers(text: str, tokens: list[Span]) -> list[tuple[NumberMention, str | None]]:
+    times: list[tuple[NumberMention, str | None]] = [(m, None) for m in _clock_times(text)]
     digit = list(_digit_numbers(text))
+    outside = _uncovered([m.span for m, _ in digit], [m.span for m, _ in times])
+    digit = [pair for pair, keep in zip(digit, outside, strict=True) if keep]
     fractions: list[tuple[NumberMention, str | None]] = [(m, None) for m in _fractions(text)]
-    taken = sorted(m.span for m, _ in digit + fractions)
+    taken = sorted(m.span for m, _ in times + digit + fractions)
     spoken: list[tuple[NumberMention, str | None]] = [
         (m, None) for m in _word_numbers(text, tokens, taken)
     ]
-    return sorted(digit + fractions + spoken, key=lambda pair: pair[0].span.start)
+    numbers = sorted(times + digit + fractions + spoken, key=lambda pair: pair[0].span.start)
+    return [(_signed(text, m), glued) for m, glued in numbers]
 
 
 def parse_numbers(text: str) -> list[NumberMention]:
@@ -490,18 +616,25 @@ def parse_numbers(text: str) -> list[NumberMention]:
     ("$4", "US$4", "EUR 4") or a currency word after ("4 dollars") → ``money``; ``%`` /
     "percent" / "per cent" → ``percent``; an ordinal suffix ("25th") → ``ordinal``; a scale
     word or abbreviation ("1.9 million", "1.9m", "10k", "$4bn"; "b" only after a currency)
-    multiplies the value. Four plain digits in :data:`YEAR_RANGE` are a ``year``. Other glued
-    letters are kept as a unit ("5km" → 5), except ISO 8601's "T" and "Z" around a time: in
-    "2026-12-04T10:00Z" the hour and minutes are numbers like those of "10:00". Digits glued
-    to a name ("COVID-19", "MP3"), version strings ("3.5.2") and plural digits ("1990s",
-    "80s" — see :func:`parse_dates`) are skipped.
+    multiplies the value, and so does a power of ten ("1.2e6", "1.2 × 10^6", "1.2×10⁶",
+    "10^6"); "and a half" adds a half ("2 and a half million"). Four plain digits in
+    :data:`YEAR_RANGE` are a ``year``, and so are the two digits that end a range of two
+    years ("2018–19" → 2019). A minus sign glued to the digits ("-5", "−3.2%") or "minus"
+    before a number makes it negative (not after a word or digit: "3-1", "COVID-19"). Other
+    glued letters are kept as a unit ("5km" → 5), except ISO 8601's "T" and "Z" around a time.
+    Times of day are of kind ``time``, in minutes after midnight: "15:00", "3:30 p.m.",
+    "10.30am", "3 PM", "17:0", the "10:00" of "2026-12-04T10:00Z" (not "3:05:10", a race
+    time). Digits glued to a name ("COVID-19", "MP3"), version strings ("3.5.2") and plural
+    digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
 
     Digit grouping: a comma before exactly three digits always groups ("1,000" is a thousand,
     never 1.0; "1,900,000"); Indian grouping is read too ("1,00,000", "12,34,567"). Spaces
     group threes after a 1–3-digit lead ("1 000 000", "12 500"): a no-break, narrow no-break
-    or thin space (one kind in a number) always; a plain space only when the whole run of
-    space-separated digit groups fits, no digit group standing right before or after it, so
-    "in 2019 2 000 people", "555 123 4567" and "12 34 567" join nothing. A decimal comma, one
+    or thin space (one kind in a number) always; a plain space only when two groups of three
+    at least follow ("1 000 000", not "12 500": a fact's joined words write "from 60 to 120"
+    as "60 120") and the whole run of space-separated digit groups fits, no digit group
+    standing right before or after it, so "in 2019 2 000 000 people", "555 123 4567" and "12
+    34 567" join nothing. A decimal comma, one
     followed by 1–2 digits or more than 3 ("3,5", "12,75", "3,1415"), is read only when the
     number is no part of a longer comma-separated digit list ("1,2,3" gives nothing) and is
     marked as a quantity: a currency before it, or a percent, scale word or abbreviation,
@@ -547,7 +680,79 @@ _DATE_PATTERNS = (
     re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?(?![\w.,]?\d)\b", re.IGNORECASE),
     re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
     re.compile(r"(?<![\w.,])(?P<decade>\d{3}0)['’]?s\b"),
+    # "3/5/1921" (either way round), "03.05.1921" (day first), "1921/05/03"
+    re.compile(
+        r"(?<![\w./-])(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)"
+        r"(?P<year>\d{4})(?![\w/.-]?\d)(?!\w)"
+    ),
+    re.compile(
+        r"(?<![\w./-])(?P<year>\d{4})/(?P<month>\d{1,2})/(?P<day>\d{1,2})(?![\w/.-]?\d)(?!\w)"
+    ),
 )
+
+# Fiscal years ("FY2023", "FY 23", "fiscal 2023", "fiscal year 2023", "financial year 2023")
+# and calendar years of a period; "FY2023-24" and "2023/24" name two years and are no period.
+_FISCAL_YEAR = (
+    r"(?:FY\s?(?P<fiscal>\d{4}|\d{2})|(?i:fiscal|financial)\s+(?:(?i:year)\s+)?(?P<fiscal4>\d{4}))"
+)
+_PERIOD_YEAR = rf"(?:{_FISCAL_YEAR}|(?P<year>\d{{4}}))(?![-/–]\d)(?!\w)"
+_QUARTERS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+             "4th": 4}  # fmt: skip
+_QUARTER_WORD = r"(?P<ordinal>" + "|".join(_QUARTERS) + r")"
+_CENTURIES = {
+    **{word: i for i, word in enumerate(_ORDINAL_UNIT_WORDS) if i},
+    **{word: 10 + i for i, word in enumerate(_ORDINAL_TEEN_WORDS)},
+    "twentieth": 20,
+    "twenty-first": 21,
+}
+_CENTURY_WORD = (  # "twenty-first" may be spaced or hyphenated
+    r"(?P<century_word>twenty[\s‐‑-]first|" + "|".join(w for w in _CENTURIES if "-" not in w) + ")"
+)
+_PERIOD_PATTERNS = (
+    # "Q3 2024", "Q3-2024", "Q3 of 2024", "Q3 FY24", "Q3"
+    re.compile(rf"(?<!\w)Q(?P<quarter>[1-4])(?:\s?(?:(?i:of)\s+|[-/]\s?)?{_PERIOD_YEAR}|\b)"),
+    # "2024 Q3", "3Q 2024", "3Q24"
+    re.compile(r"(?<![\w.,])(?P<year>\d{4})\s?Q(?P<quarter>[1-4])\b"),
+    re.compile(r"(?<![\w.,])(?P<quarter>[1-4])Q\s?(?:(?P<year>\d{4})|(?P<short>\d{2}))\b"),
+    # "the third quarter of 2024", "third-quarter 2024", "the fourth fiscal quarter"
+    re.compile(
+        rf"(?i:\b{_QUARTER_WORD}[\s‐‑-]+(?P<fiscal_quarter>(?:fiscal|financial)\s+)?quarter)"
+        rf"(?![‐‑-]\w)(?:,?\s+(?i:of\s+)?(?:(?i:the)\s+)?{_PERIOD_YEAR})?"
+    ),
+    re.compile(rf"(?<!\w){_FISCAL_YEAR}(?![-/–]\d)(?!\w)"),
+    # "the 19th century", "the nineteenth-century", not "the 5th century BC"
+    re.compile(
+        rf"(?i:\b(?:(?P<century>\d{{1,2}})(?:st|nd|rd|th)|{_CENTURY_WORD})[\s‐‑-]+century)\b"
+        r"(?!\s+(?:BCE?|B\.C\.)|\w)"
+    ),
+)
+
+
+def _period_from_match(m: re.Match[str]) -> DateMention | None:
+    """A quarter, fiscal year or century from a match of :data:`_PERIOD_PATTERNS`."""
+    groups = m.groupdict()
+    span = Span(m.start(), m.end())
+    if groups.get("century") or groups.get("century_word"):
+        word = groups.get("century_word")
+        number = (
+            _CENTURIES[re.sub(r"[\s‐‑-]+", "-", word.lower())] if word else int(groups["century"])
+        )
+        if not 1 <= number <= YEAR_RANGE[1] // 100 + 1:
+            return None
+        return DateMention(span, (number - 1) * 100, None, None, "century", m.group())
+    fiscal_year = groups.get("fiscal") or groups.get("fiscal4")
+    year_text = fiscal_year or groups.get("year") or groups.get("short")
+    year = None if year_text is None else int(year_text) + (2000 if len(year_text) == 2 else 0)
+    if year is not None and not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
+        return None
+    if groups.get("ordinal"):
+        quarter: int | None = _QUARTERS[groups["ordinal"].lower()]
+    else:
+        quarter = int(groups["quarter"]) if groups.get("quarter") else None
+    fiscal = bool(fiscal_year or groups.get("fiscal_quarter"))
+    if quarter is None:
+        return DateMention(span, year, None, None, "fiscal_year", m.group(), fiscal=True)
+    return DateMention(span, year, None, None, "quarter", m.group(), quarter, fiscal)
 
 
 def _date_from_match(m: re.Match[str]) -> DateMention | None:
@@ -557,7 +762,20 @@ def _date_from_match(m: re.Match[str]) -> DateMention | None:
         if not YEAR_RANGE[0] <= decade <= YEAR_RANGE[1]:
             return None
         span = Span(m.start("decade"), m.end())
-        return DateMention(span, decade, None, None, "decade", m.group())
+        # "the 1800s" is a century, as "the 19th century" is
+        kind: DateKind = "century" if decade % 100 == 0 else "decade"
+        return DateMention(span, decade, None, None, kind, m.group())
+    swappable = False
+    if groups.get("first"):
+        first, second = int(groups["first"]), int(groups["second"])
+        # day first with dots ("03.05.1921"), month first with slashes unless that cannot be
+        swappable = groups["separator"] == "/" and first <= 12 and second <= 12 and first != second
+        day_first = groups["separator"] == "." or first > 12
+        groups["month"], groups["day"] = (
+            (groups["second"], groups["first"])
+            if day_first
+            else (groups["first"], groups["second"])
+        )
     month_text = groups["month"]
     if month_text.isdigit():
         month = int(month_text)
@@ -571,8 +789,9 @@ def _date_from_match(m: re.Match[str]) -> DateMention | None:
         return None
     if year is not None and not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
         return None
-    kind: DateKind = "day" if day is not None else "month"
-    return DateMention(Span(m.start(), m.end()), year, month, day, kind, m.group())
+    kind = "day" if day is not None else "month"
+    span = Span(m.start(), m.end())
+    return DateMention(span, year, month, day, kind, m.group(), swappable=swappable)
 
 
 def parse_dates(text: str) -> list[DateMention]:
@@ -581,8 +800,13 @@ def parse_dates(text: str) -> list[DateMention]:
     Recognized: ISO ``2021-03-15``, also before a time (``2021-03-15T10:00Z``: the date only;
     the hour and minutes are numbers, see :func:`parse_numbers`); ``15 March 2021`` / ``15th
     of March, 2021`` / ``15 March``;
-    ``March 15, 2021`` / ``March 15``; ``March 2021``; decades ``1990s`` / ``1990's`` (the
-    span covers the decade only, not "the"). Month names may be abbreviated ("Sept.", "Mar");
+    ``March 15, 2021`` / ``March 15``; ``March 2021``; numeric ``3/5/2021`` (``swappable``
+    when both could be the month), ``03.05.2021`` (day first), ``2021/05/03``; decades
+    ``1990s`` / ``1990's`` (the span covers the decade only, not "the"); centuries ``the 19th
+    century`` / ``nineteenth-century`` / ``the 1800s`` (not "BC"); quarters ``Q3 2024`` /
+    ``Q3-2024`` / ``2024 Q3`` / ``3Q24`` / ``the third quarter of 2024`` / ``Q3 FY24`` /
+    ``the fourth fiscal quarter`` / ``Q3``; fiscal years ``FY2023`` / ``FY23`` / ``fiscal
+    (year) 2023`` (not "FY2023-24"). Month names may be abbreviated ("Sept.", "Mar");
     lowercase "may" and "march" are taken for verbs. Where patterns overlap the longest match
     wins. A bare year ("in 1992") is a :class:`NumberMention` of kind ``year``, not a date.
     """
@@ -593,6 +817,12 @@ def parse_dates(text: str) -> list[DateMention]:
         for pattern in _DATE_PATTERNS
         for m in pattern.finditer(text)
         if (date := _date_from_match(m)) is not None
+    ]
+    candidates += [
+        date
+        for pattern in _PERIOD_PATTERNS
+        for m in pattern.finditer(text)
+        if (date := _period_from_match(m)) is not None
     ]
     candidates.sort(key=lambda d: (d.span.start, -len(d.span)))
     dates: list[DateMention] = []
@@ -689,12 +919,20 @@ def _analyse(text: str) -> _Analysis:
                 break
             unit.add(normalize_term(word))
             k += 1
-        hedged = mention.kind != "year" and bool(
-            _HEDGE_RE.search(text, max(0, mention.span.start - _HEDGE_LOOKBACK), mention.span.start)
-        )
+        hedged = mention.kind not in ("year", "time") and _hedged(text, mention.span.start)
         quantities.append(_Quantity(mention, frozenset(unit), hedged))
-    measures = find_measures(text, [(q.mention, q.hedged) for q in quantities])
+    measures = [
+        dataclasses.replace(measure, hedged=_hedged(text, measure.start))
+        if measure.composite and not measure.hedged
+        else measure
+        for measure in find_measures(text, [(q.mention, q.hedged) for q in quantities])
+    ]
     return _Analysis(tokens, quantities, dates, free, measures)
+
+
+def _hedged(text: str, start: int) -> bool:
+    """Whether a hedge ("about", "nearly", ...) stands right before ``start``."""
+    return bool(_HEDGE_RE.search(text, max(0, start - _HEDGE_LOOKBACK), start))
 
 
 def _outside_dates(
@@ -712,8 +950,63 @@ _VALUE_GROUPS = {
     "money": "count",
     "percent": "percent",
     "ordinal": "ordinal",
+    "time": "time",
 }
 _DATE_FIELDS = ("year", "month", "day")
+_PERIOD_FIELDS = ("year", "quarter")
+_CENTURY_YEARS = 100
+_HALF_DAY = 12 * 60
+_TWELVE_HOUR_CLOCK_RE = re.compile(r"(?:1[0-2]|[1-9]):\d\d?$")
+
+
+def _bounds(value: float, tolerance: float) -> tuple[float, float]:
+    """The values within ``tolerance`` (relative) of ``value``, as (lowest, highest)."""
+    low, high = value * (1 - tolerance), value / (1 - tolerance)
+    return (low, high) if low <= high else (high, low)
+
+
+def _readings(mention: NumberMention) -> tuple[float, ...]:
+    """The values ``mention`` may stand for: a time of day without "a.m."/"p.m." written on
+    a 12-hour clock ("3:00") is 3 a.m. or 3 p.m.; any other mention has its one value."""
+    if mention.kind == "time" and _TWELVE_HOUR_CLOCK_RE.match(mention.text):
+        return (mention.value, (mention.value + _HALF_DAY) % (2 * _HALF_DAY))
+    return (mention.value,)
+
+
+def _calendar_year(date: DateMention) -> int | None:
+    """The calendar year a date falls in: none for a decade, century or fiscal period."""
+    if date.kind in ("decade", "century") or date.fiscal:
+        return None
+    return date.year
+
+
+def _family(date: DateMention) -> tuple[str, bool]:
+    """Dates of one family can contradict each other: calendar dates, decades, centuries,
+    calendar quarters, fiscal quarters, fiscal years."""
+    kind = "calendar" if date.kind in ("day", "month") else date.kind
+    return kind, date.fiscal
+
+
+def _date_fields(date: DateMention) -> tuple[str, ...]:
+    """The fields ``date`` states."""
+    names = _PERIOD_FIELDS if date.kind == "quarter" else _DATE_FIELDS
+    return tuple(f for f in names if getattr(date, f) is not None)
+
+
+def _period_keys(date: DateMention) -> Iterator[tuple[Any, ...]]:
+    """Keys of the quarters and fiscal years ``date`` lies in (with and without the year): a
+    day or month dates its calendar quarter ("15 August 2024" → Q3 2024)."""
+    if date.kind == "quarter":
+        yield "quarter", date.fiscal, date.year, date.quarter
+        yield "quarter", date.fiscal, None, date.quarter
+        if date.fiscal and date.year is not None:
+            yield "fiscal_year", date.year
+    elif date.kind == "fiscal_year":
+        yield "fiscal_year", date.year
+    elif date.month is not None and not date.swappable:
+        quarter = (date.month - 1) // 3 + 1
+        yield "quarter", False, date.year, quarter
+        yield "quarter", False, None, quarter
 
 
 _PLAIN_DIGITS_RE = re.compile(rf"{_GROUPED_DIGITS}|\d+")
@@ -734,15 +1027,19 @@ def _same_digit_count(a: NumberMention, b: NumberMention) -> bool:
 
 
 def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:
-    """Every (year, month, day) tuple this date agrees with, unknown fields as None."""
-    fields = (date.year, date.month, date.day)
-    known = [i for i, v in enumerate(fields) if v is not None]
-    for mask in range(1 << len(known)):
-        key = list(fields)
-        for bit, i in enumerate(known):
-            if mask >> bit & 1:
-                key[i] = None
-        yield tuple(key)
+    """Every (year, month, day) tuple this date agrees with, unknown fields as None; for a
+    swappable date ("3/5/1921"), those of both readings."""
+    readings = [(date.year, date.month, date.day)]
+    if date.swappable:
+        readings.append((date.year, date.day, date.month))
+    for fields in readings:
+        known = [i for i, v in enumerate(fields) if v is not None]
+        for mask in range(1 << len(known)):
+            key = list(fields)
+            for bit, i in enumerate(known):
+                if mask >> bit & 1:
+                    key[i] = None
+            yield tuple(key)
 
 
 class GroundingIndex:
@@ -790,20 +1087,24 @@ class GroundingIndex:
         self._measures: dict[str, list[Measure]] = {}
         for measure in analysis.measures:
             self._measures.setdefault(measure.dimension, []).append(measure)
-        values: dict[str, list[float]] = {"count": [], "percent": [], "ordinal": []}
+        values: dict[str, list[float]] = {"count": [], "percent": [], "ordinal": [], "time": []}
         years: set[int] = set()
         for q in analysis.quantities:
             m = q.mention
-            values[_VALUE_GROUPS[m.kind]].append(m.value)
+            values[_VALUE_GROUPS[m.kind]].extend(_readings(m))
+            if m.kind == "time":  # "closes at 3" is found in "closes at 3 p.m."
+                values["count"].extend(float(n.group()) for n in _PLAIN_DIGITS_RE.finditer(m.text))
             if m.kind in ("year", "number") and m.value.is_integer():
                 years.add(int(m.value))
         self._values = {group: sorted(v) for group, v in values.items()}
         self._date_keys = {
-            key for d in analysis.dates if d.kind != "decade" for key in _date_keys(d)
+            key for d in analysis.dates if d.kind in ("day", "month") for key in _date_keys(d)
         }
-        years.update(d.year for d in analysis.dates if d.kind != "decade" and d.year is not None)
+        self._period_keys = {key for d in analysis.dates for key in _period_keys(d)}
+        years.update(y for d in analysis.dates if (y := _calendar_year(d)) is not None)
         self._years = frozenset(years)
         self._decades = frozenset(d.year for d in analysis.dates if d.kind == "decade")
+        self._centuries = frozenset(d.year for d in analysis.dates if d.kind == "century")
         logger.debug(
             "grounding index of %d chars: %d words, %d numbers, %d dates in %.3f s",
             len(context),
@@ -828,22 +1129,30 @@ class GroundingIndex:
                 return True
         return False
 
-    def has_number(self, mention: NumberMention, *, hedged: bool = False) -> bool:
+    def has_number(
+        self, mention: NumberMention, *, hedged: bool = False, signed: bool = False
+    ) -> bool:
         """Whether a number of a compatible kind with the same value occurs (context or
         question). Years match years anywhere (dates included) exactly; ``hedged`` other
         numbers match within :data:`HEDGE_TOLERANCE`. Year, plain number and money values are
-        interchangeable; percents and ordinals only match their own kind."""
+        interchangeable; percents, ordinals and times of day only match their own kind. The
+        sign counts only when ``signed``: a text often says a minus in words ("fell 5%" for
+        "-5%", "a loss of $3m"), a temperature never ("-5 °C" is not "5 °C")."""
+        readings = _readings(mention)
+        if not signed and mention.kind != "time":
+            readings = (mention.value, -mention.value)
         for source in self._sources():
             if mention.kind == "year" and mention.value.is_integer():
                 if int(mention.value) in source._years:
                     return True
                 continue
-            tolerance = HEDGE_TOLERANCE if hedged else 1e-9
+            tolerance = HEDGE_TOLERANCE if hedged and mention.kind != "time" else 1e-9
             values = source._values[_VALUE_GROUPS[mention.kind]]
-            low, high = mention.value * (1 - tolerance), mention.value / (1 - tolerance)
-            k = bisect.bisect_left(values, low)
-            if k < len(values) and values[k] <= high:
-                return True
+            for reading in readings:
+                low, high = _bounds(reading, tolerance)
+                k = bisect.bisect_left(values, low)
+                if k < len(values) and values[k] <= high:
+                    return True
         return False
 
     def has_measure(self, measure: Measure) -> bool:
@@ -871,15 +1180,25 @@ class GroundingIndex:
     def has_date(self, date: DateMention) -> bool:
         """Whether a date agreeing on every field ``date`` states occurs (context or question).
         "March 2021" is found in "15 March 2021", not the reverse; a decade is found in the
-        same decade or any year inside it."""
+        same decade or any year inside it; a century in the same century or any decade or
+        year inside it; a quarter in the same quarter, or a day or month inside it (calendar
+        quarters only); a fiscal year in the same fiscal year or a quarter of it. A swappable
+        date ("3/5/1921") is found when either reading is."""
         for source in self._sources():
-            if date.kind == "decade":
+            if date.kind in ("decade", "century"):
                 assert date.year is not None
-                if date.year in source._decades or any(
-                    y in source._years for y in range(date.year, date.year + 10)
-                ):
+                inside = range(date.year, date.year + (10 if date.kind == "decade" else 100))
+                spans = source._decades if date.kind == "decade" else source._centuries
+                if date.year in spans or any(y in source._years for y in inside):
                     return True
-            elif (date.year, date.month, date.day) in source._date_keys:
+                if date.kind == "century" and any(d in inside for d in source._decades):
+                    return True
+            elif date.kind in ("quarter", "fiscal_year"):
+                if next(_period_keys(date)) in source._period_keys:
+                    return True
+            elif (date.year, date.month, date.day) in source._date_keys or (
+                date.swappable and (date.year, date.day, date.month) in source._date_keys
+            ):
                 return True
         return False
 
@@ -895,7 +1214,7 @@ class GroundingIndex:
         candidates: list[tuple[float, str]] = []
         if mention.kind == "year":
             candidates += [
-                (d.year, d.text) for d in self.dates if d.kind != "decade" and d.year is not None
+                (year, d.text) for d in self.dates if (year := _calendar_year(d)) is not None
             ]
         for q in self._quantities:
             m = q.mention
@@ -914,7 +1233,7 @@ class GroundingIndex:
         """This text's quantities of ``quantity``'s value (within 2% when ``hedged``)."""
         tolerance = HEDGE_TOLERANCE if hedged else 1e-9
         value, group = quantity.mention.value, _VALUE_GROUPS[quantity.mention.kind]
-        low, high = value * (1 - tolerance), value / (1 - tolerance)
+        low, high = _bounds(value, tolerance)
         return [
             q
             for q in self._quantities
@@ -982,14 +1301,16 @@ class GroundingIndex:
         return own, named[0][0].mention.text
 
     def rival_date(self, date: DateMention) -> str | None:
-        """Surface text of the context's nearest date stating every field ``date`` states
-        (decades: another decade), or None. The question is never consulted."""
-        fields = [f for f in _DATE_FIELDS if getattr(date, f) is not None]
+        """Surface text of the context's nearest date of ``date``'s family stating every field
+        ``date`` states, or None: a day or month against calendar dates, a decade against
+        decades, a century against centuries, a quarter against quarters (calendar against
+        calendar, fiscal against fiscal), a fiscal year against fiscal years. The question is
+        never consulted."""
+        fields = _date_fields(date)
         candidates = [
             d
             for d in self.dates
-            if (d.kind == "decade") == (date.kind == "decade")
-            and all(getattr(d, f) is not None for f in fields)
+            if _family(d) == _family(date) and all(getattr(d, f) is not None for f in fields)
         ]
         if not candidates:
             return None
@@ -1062,11 +1383,34 @@ def _units(text: str) -> list[_Unit]:
     analysis = _analyse(text)
     found: list[tuple[int, _Unit]] = []
     for date in analysis.dates:
-        key: tuple[Any, ...] = ("date", date.kind, date.year, date.month, date.day)
+        key: tuple[Any, ...] = (
+            "date",
+            date.kind,
+            date.year,
+            date.month,
+            date.day,
+            date.quarter,
+            date.fiscal,
+            date.swappable,
+        )
         found.append((date.span.start, _Unit(key, date.text, 2, date=date, spans=(date.span,))))
-    measures = {m.start: m for m in analysis.measures}
+    measures = {m.start: m for m in analysis.measures if not m.composite}
+    # a value written with words around its numbers ("one in five", "1 hour 45 minutes") is
+    # one unit, its numbers no units of their own
+    composites = [
+        m
+        for m in analysis.measures
+        if m.composite and any(m.start <= q.mention.span.start < m.end for q in analysis.quantities)
+    ]
+    for measure in composites:
+        key = ("measure", measure.dimension, measure.values)
+        span = Span(measure.start, measure.end)
+        unit = _Unit(key, measure.text, 2, measure=measure, hedged=measure.hedged, spans=(span,))
+        found.append((measure.start, unit))
     for q in analysis.quantities:
         m = q.mention
+        if any(c.start <= m.span.start < c.end for c in composites):
+            continue
         key = ("number", _VALUE_GROUPS[m.kind], m.value)
         unit = _Unit(
             key,
@@ -1110,20 +1454,64 @@ def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
         if rival is None and unit.measure is not None:
             rival = index.rival_measure(unit.measure)
         return rival
+    if unit.measure is not None:
+        return index.rival_measure(unit.measure)
     return index.rival_date(unit.date) if unit.date is not None else None
+
+
+# Roman numerals of two letters or more, as names carry them ("World War II", "Henry VIII",
+# "Super Bowl LVIII"); never compared as numbers, only found as the ordinal they stand for.
+_ROMAN_RE = re.compile(r"(?=[IVXLC]{2,}$)C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_ROMAN_DIGITS = (
+    ("C", 100), ("XC", 90), ("L", 50), ("XL", 40), ("X", 10), ("IX", 9), ("V", 5), ("IV", 4),
+    ("I", 1),
+)  # fmt: skip
+
+
+def _roman_value(word: str) -> int | None:
+    """The value of a roman numeral of two letters or more ("VIII" → 8), or None."""
+    if not _ROMAN_RE.fullmatch(word):
+        return None
+    value, at = 0, 0
+    for letters, size in _ROMAN_DIGITS:
+        while word.startswith(letters, at):
+            value, at = value + size, at + len(letters)
+    return value
+
+
+def _roman(value: int) -> str:
+    """``value`` (1 to 399) in roman numerals."""
+    letters = []
+    for roman, size in _ROMAN_DIGITS:
+        count, value = divmod(value, size)
+        letters.append(roman * count)
+    return "".join(letters)
 
 
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
+        if (value := _roman_value(unit.word)) is not None:
+            # "World War II" for "the Second World War"
+            ordinal = NumberMention(unit.spans[0], float(value), "ordinal", unit.word)
+            if index.has_number(ordinal):
+                return True
         return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
     if unit.number is not None:
         if unit.measure is not None and index.has_measure(unit.measure):
             return True
-        if unit.number.mention.text.isalpha() and index.has_word(unit.number.mention.text):
+        mention = unit.number.mention
+        if mention.text.isalpha() and index.has_word(mention.text):
             return True  # "one" of "ranks as one of the most": the context's word, not a count
+        if mention.kind == "ordinal" and 2 <= mention.value < 400 and mention.value.is_integer():
+            roman = _roman(int(mention.value))
+            if len(roman) > 1 and index.has_word(roman):
+                return True  # "the Second World War" for "World War II"
+        signed = unit.measure is not None and unit.measure.dimension == "temperature"
         return index.has_number(
-            unit.number.mention, hedged=unit.hedged
+            unit.number.mention, hedged=unit.hedged, signed=signed
         ) and not index.in_other_dimensions_only(unit.number, hedged=unit.hedged)
+    if unit.measure is not None:
+        return index.has_measure(unit.measure)
     assert unit.date is not None
     return index.has_date(unit.date)
 
@@ -1163,7 +1551,11 @@ def ground(
     rounded to its written precision ("10 miles" as "16 kilometres", "a quarter" as "25%";
     :meth:`GroundingIndex.has_measure`), the unit's word with it; one that is not is a mismatch
     when ``evidence`` states another value of its dimension ("7 miles" against "16
-    kilometres", :meth:`GroundingIndex.rival_measure`).
+    kilometres", :meth:`GroundingIndex.rival_measure`). A value written with words around its
+    numbers ("one in five", "1 hour 45 minutes", "120 km/h") is one unit, found by its value
+    ("20%", "105 minutes", "75 mph"). A minus sign counts for temperatures only (a text may
+    say it in words: "fell 5%" for "-5%"). A roman numeral is found as the ordinal it stands
+    for ("World War II" in "the Second World War") and never compared as a number.
 
     Returns:
         A :class:`GroundingResult`; status ``empty`` when the text has no unit, else
@@ -1257,29 +1649,61 @@ def _measures_of(text: str) -> tuple[Measure, ...]:
     return tuple(_analyse(text).measures)
 
 
+@functools.lru_cache(maxsize=4096)
+def _moments_of(text: str) -> tuple[tuple[Span, str, frozenset[tuple[Any, ...]]], ...]:
+    """The dates and times of day ``text`` states: (span, surface text, the readings it may
+    stand for; two texts state the same date or time when their readings meet)."""
+    found: list[tuple[Span, str, frozenset[tuple[Any, ...]]]] = []
+    analysis = _analyse(text)
+    for date in analysis.dates:
+        readings: set[tuple[Any, ...]] = {
+            (_family(date), date.year, date.month, date.day, date.quarter)
+        }
+        if date.swappable:
+            readings.add((_family(date), date.year, date.day, date.month, date.quarter))
+        found.append((date.span, date.text, frozenset(readings)))
+    for q in analysis.quantities:
+        if q.mention.kind == "time":
+            times = frozenset(("time", reading) for reading in _readings(q.mention))
+            found.append((q.mention.span, q.mention.text, times))
+    return tuple(found)
+
+
 def restate_quantities(premise: str, hypothesis: str) -> str:
     """``premise`` with every value the hypothesis states in other words rewritten in the
     hypothesis's words, so that NLI compares like with like: against "Tamber tent weighs 1.85
     kg", "Each tent weighs 1,850 grams." becomes "Each tent weighs 1.85 kg."; against "takes
     about 90 minutes", "takes 1.5 hours" becomes "takes 90 minutes" (the hedge is the
-    hypothesis's own). A value the premise states differently is left alone, so a wrong
+    hypothesis's own). Dates and times of day too: against "in the third quarter of 2024",
+    "in Q3 2024" becomes "in the third quarter of 2024"; against "at 15:00", "at 3 p.m."
+    becomes "at 15:00". A value the premise states differently is left alone, so a wrong
     hypothesis stays wrong; so is everything when the hypothesis states no value. Counts and
     amounts under :data:`RESTATED_FROM` keep their words ("three" stays "three" against "3":
     the verifier reads small numbers either way, and a rewritten premise is a new input to it).
     """
     wanted = _measures_of(hypothesis)
-    if not wanted:
+    moments = _moments_of(hypothesis)
+    if not wanted and not moments:
         return premise
-    edits: list[tuple[int, int, str]] = []
+    found: list[tuple[int, int, str]] = []
     for measure in _measures_of(premise):
-        if edits and measure.start < edits[-1][1]:
-            continue  # inside the previous rewrite
-        if measure.is_amount and max(measure.values) < RESTATED_FROM:
+        if measure.is_amount and max(map(abs, measure.values)) < RESTATED_FROM:
             continue
         for target in wanted:
             if same_value(target, measure) and _fold(target.text) != _fold(measure.text):
-                edits.append((measure.start, measure.end, target.text))
+                found.append((measure.start, measure.end, target.text))
                 break
+    for span, said, readings in _moments_of(premise):
+        for _, target_text, target_readings in moments:
+            if readings & target_readings and _fold(target_text) != _fold(said):
+                # the dot of "3 p.m." or "Sept." may end the sentence too
+                dot = "." if said.endswith(".") and not target_text.endswith(".") else ""
+                found.append((span.start, span.end, target_text + dot))
+                break
+    edits: list[tuple[int, int, str]] = []
+    for start, end, said in sorted(found, key=lambda edit: (edit[0], -edit[1])):
+        if not edits or start >= edits[-1][1]:  # not inside the previous rewrite
+            edits.append((start, end, said))
     for start, end, said in reversed(edits):
         premise = premise[:start] + said + premise[end:]
     return premise

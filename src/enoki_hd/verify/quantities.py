@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from enoki_hd.text import normalize_term
-from enoki_hd.units import UNITS, to_base
+from enoki_hd.units import FACTORS, RATES, SLASH_ABBREVIATIONS, UNITS, to_base
 
 if TYPE_CHECKING:  # grounding imports this module
     from enoki_hd.verify.grounding import NumberMention
@@ -45,6 +45,9 @@ class Measure:
         step: half a unit of the last digit written, in base units ("10 miles" → 0.5 mile,
             "1.85 kg" → 0.005 kg): how far the true value may lie from a rounded one.
         hedged: the text hedges the value ("about", "roughly", "nearly", ...).
+        composite: the value is written with words around its numbers, as one whole: a
+            fraction ("a quarter of", "one in five") or a value in two units ("1 hour 45
+            minutes"); its numbers are not values of their own.
     """
 
     start: int
@@ -54,6 +57,7 @@ class Measure:
     values: tuple[float, ...]
     step: float
     hedged: bool = False
+    composite: bool = False
 
     @property
     def is_amount(self) -> bool:
@@ -98,6 +102,19 @@ _DIGITS_RE = re.compile(r"\d(?:[,\s]?\d)*(?:\.(\d+))?")
 _WORD_AFTER_RE = re.compile(r"[ \t\u00a0]*[-‐‑]?[ \t\u00a0]*(°\s?[CFK]\b|[^\W\d_]+\.?)")
 _GLUED_RE = re.compile(r"([^\W\d_]+)$")
 _DEGREE_SIGNS = {"c": "celsius", "f": "fahrenheit", "k": "kelvin"}
+# "-5C", "86F": a capital C or F glued to a number is a temperature (never "K": "4K", "10K")
+_GLUED_DEGREES = {"C": "celsius", "F": "fahrenheit"}
+# A unit per another: "km/h", "mg/dL", "kilometres per hour", "60 miles an hour"
+_PER_RE = re.compile(
+    r"[ \t]*/[ \t]*(?P<slash>[^\W\d_]+)\b|[ \t]+(?:per|an?)[ \t]+(?P<word>[^\W\d_]+)\b",
+    re.IGNORECASE,
+)
+_SLASH_AFTER_RE = re.compile(r"[ \t]*/")
+# "1 hour 45 minutes", "5 feet and 10 inches": one value in two units, largest first
+_COMPOUND_GAP_RE = re.compile(r"[ \t]+(?:and[ \t]+)?")
+_COMPOUND_DIMENSIONS = frozenset({"length", "mass", "volume", "time"})
+# "3 in 2019" is no ratio: a year is no whole
+_YEAR_WHOLE_RE = re.compile(r"1\d{3}|20\d{2}")
 _CURRENCIES = {
     "$": "dollar", "us$": "dollar", "usd": "dollar", "dollar": "dollar", "buck": "dollar",
     "€": "euro", "eur": "euro", "euro": "euro", "£": "pound", "gbp": "pound",
@@ -106,6 +123,9 @@ _CURRENCIES = {
     "franc": "franc", "chf": "franc",
 }  # fmt: skip
 _CURRENCY_RE = re.compile(r"US\$|[$€£¥]|\b[^\W\d_]+\b")
+
+_AND_A_HALF_RE = re.compile(r"\band\s+a\s+half\b", re.IGNORECASE)
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 _SMALL_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -140,13 +160,17 @@ def _count(word: str) -> int:
 
 def _step(mention: NumberMention) -> float:
     """Half a unit of the mention's last written digit, in the mention's own unit (a scale
-    word counts: "1.9 million" → 50,000; "two million" → 500,000)."""
+    word counts: "1.9 million" → 50,000; "two million" → 500,000); a quarter of one for a
+    value said to the half ("two and a half hours" → 0.25 hour)."""
+    if _AND_A_HALF_RE.search(mention.text):
+        said = mention.text.lower()
+        return 0.25 * max([size for word, size in _SCALE_WORDS.items() if word in said] or [1])
     digits = _DIGITS_RE.search(mention.text)
     if digits is not None:
         written = float(re.sub(r"[,\s]", "", digits.group()))
-        scale = mention.value / written if written else 1.0
+        scale = abs(mention.value / written) if written else 1.0
         return 0.5 * 10.0 ** -len(digits.group(1) or "") * scale
-    value = int(mention.value) if float(mention.value).is_integer() else 0
+    value = abs(int(mention.value)) if float(mention.value).is_integer() else 0
     zeros = 0
     while value and value % 10 == 0:
         value //= 10
@@ -159,6 +183,8 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
     mention (or glued to it: "1.85kg"), or None."""
     glued = _GLUED_RE.search(mention.text)
     if glued is not None and mention.text[: glued.start()][-1:].isdigit():
+        if glued.group(1) in _GLUED_DEGREES:
+            return _GLUED_DEGREES[glued.group(1)], mention.span.end
         unit = UNITS.get(normalize_term(glued.group(1))) if glued.group(1) != "G" else None
         return (unit[1], mention.span.end) if unit else None
     position = mention.span.end
@@ -172,10 +198,93 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
         unit = UNITS.get(normalize_term(word.rstrip("."))) if word != "G" else None  # "5G"
         if unit is not None:
             return unit[1], m.end() - (1 if word.endswith(".") else 0)
+        if word.lower() in SLASH_ABBREVIATIONS and _SLASH_AFTER_RE.match(text, m.end()):
+            return SLASH_ABBREVIATIONS[word.lower()], m.end()  # "5 m/s", "50 L/min"
         if normalize_term(word) != "degree":  # only "degrees" may stand before the unit
             return None
         position = m.end()
     return None
+
+
+def _per_unit(text: str, position: int) -> tuple[str, int] | None:
+    """(the unit's first name, where its name ends) for a unit a rate is per, right after
+    ``position`` ("/h", "/dL", " per hour", " an hour"), or None."""
+    m = _PER_RE.match(text, position)
+    if m is None:
+        return None
+    word = m.group("slash") or m.group("word")
+    unit = UNITS.get(normalize_term(word))
+    if unit is not None:
+        return unit[1], m.end()
+    if m.group("slash") and word.lower() in SLASH_ABBREVIATIONS:
+        return SLASH_ABBREVIATIONS[word.lower()], m.end()
+    return None
+
+
+def _dimension(unit: str) -> str:
+    return next(d for d, u in UNITS.values() if u == unit)
+
+
+def _in_units(
+    text: str, mention: NumberMention, unit: tuple[str, int], hedged: bool
+) -> tuple[Measure, str | None] | None:
+    """The measure of a mention with a unit of measure after it (``unit``, as
+    :func:`_unit_after` finds it: "1.85 kg", "120 km/h"), with the unit's first name (None
+    for a rate), or None when it cannot be converted ("ton")."""
+    name: str | None
+    name, end = unit
+    values = to_base(name, mention.value)
+    if not values:
+        return None
+    # half a unit of the last digit in base units (right for temperatures too)
+    above = to_base(name, mention.value + _step(mention))
+    step = min(high - low for low, high in zip(values, above, strict=True))
+    dimension = _dimension(name)
+    per = _per_unit(text, end) if dimension != "temperature" else None
+    if per is not None and (sizes := FACTORS.get(per[0])):
+        dimension = f"{dimension}/{_dimension(per[0])}"
+        dimension, end = RATES.get(dimension, dimension), per[1]
+        values = tuple(value / size for value in values for size in sizes)
+        step /= max(sizes)
+        name = None
+    start = mention.span.start
+    return Measure(start, end, text[start:end], dimension, values, step, hedged), name
+
+
+def _compounds(text: str, measures: list[tuple[Measure, str, float]]) -> Iterator[Measure]:
+    """Values written in two or more units, largest first ("1 hour 45 minutes", "5 feet 10
+    inches", "2 hours and 30 minutes"), from the measures with a unit (each with its unit's
+    first name and the number written, in text order): every part is a whole number, each
+    after the first of a smaller unit and less than one of the unit before it."""
+    runs: list[list[tuple[Measure, str, float]]] = []
+    for part in measures:
+        measure, unit, number = part
+        if not float(number).is_integer() or measure.dimension not in _COMPOUND_DIMENSIONS:
+            runs.append([])
+            continue
+        if runs and runs[-1]:
+            last, last_unit, _ = runs[-1][-1]
+            ratio = FACTORS[last_unit][0] / FACTORS[unit][0]
+            if (
+                measure.dimension == last.dimension
+                and len(measure.values) == len(last.values)
+                and _COMPOUND_GAP_RE.fullmatch(text, last.end, measure.start)
+                and ratio > 1
+                and 0 <= number < ratio
+            ):
+                runs[-1].append(part)
+                continue
+        runs.append([part])
+    for run in runs:
+        if len(run) < 2:
+            continue
+        first, last = run[0][0], run[-1][0]
+        values = tuple(map(sum, zip(*(m.values for m, _, _ in run), strict=True)))
+        hedged = any(m.hedged for m, _, _ in run)
+        yield Measure(
+            first.start, last.end, text[first.start : last.end], first.dimension, values,
+            last.step, hedged, composite=True,
+        )  # fmt: skip
 
 
 def _currency(text: str) -> str:
@@ -200,6 +309,8 @@ def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
             continue  # a bare "third" is an ordinal
         yield m.start(), m.end(), count / _PARTS[m.group(2).lower()]
     for m in _OUT_OF_RE.finditer(text):
+        if _YEAR_WHOLE_RE.fullmatch(m.group(2)):
+            continue
         part, whole = _count(m.group(1)), _count(m.group(2))
         if 0 < part < whole:
             yield m.start(), m.end(), part / whole
@@ -208,11 +319,15 @@ def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
 def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> list[Measure]:
     """The measures ``text`` states, in order: each number mention (with whether it is
     hedged) read with the unit after it, plus fractions written in words ("a quarter of",
-    "three out of four"). Years and ordinals are not measures. Offsets into ``text``."""
+    "three out of four"), and values written in two units ("1 hour 45 minutes", besides its
+    parts). Rates are measures of their own dimension ("120 km/h" and "75 miles per hour" are
+    speeds; "126 mg/dL" is a "mass/volume"). Years, ordinals and times of day are not
+    measures. Offsets into ``text``."""
     found: list[Measure] = []
+    with_units: list[tuple[Measure, str, float]] = []
     for mention, hedged in mentions:
         start, end = mention.span.start, mention.span.end
-        if mention.kind in ("year", "ordinal"):
+        if mention.kind in ("year", "ordinal", "time"):
             continue
         if mention.kind == "percent":
             value = mention.value / 100
@@ -231,24 +346,22 @@ def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> 
                 Measure(start, end, text[start:end], dimension, (mention.value,), 0.0, hedged)
             )
         elif (unit := _unit_after(text, mention)) is not None:
-            name, unit_end = unit
-            values = to_base(name, mention.value)
-            if not values:
+            measured = _in_units(text, mention, unit, hedged)
+            if measured is None:
                 continue
-            # half a unit of the last digit in base units (right for temperatures too)
-            above = to_base(name, mention.value + _step(mention))
-            step = min(high - low for low, high in zip(values, above, strict=True))
-            dimension = next(d for d, u in UNITS.values() if u == name)
-            found.append(
-                Measure(start, unit_end, text[start:unit_end], dimension, values, step, hedged)
-            )
+            found.append(measured[0])
+            if measured[1] is not None:  # a rate is no part of a compound
+                with_units.append((measured[0], measured[1], mention.value))
         else:
             found.append(
                 Measure(start, end, text[start:end], "count", (mention.value,), 0.0, hedged)
             )
+    found.extend(_compounds(text, with_units))
     taken = [(m.start, m.end) for m in found if m.dimension == "ratio"]
     for start, end, value in _ratios(text):
         if not any(s < end and start < e for s, e in taken):
-            found.append(Measure(start, end, text[start:end], "ratio", (value,), 0.0))
+            found.append(
+                Measure(start, end, text[start:end], "ratio", (value,), 0.0, composite=True)
+            )
     found.sort(key=lambda m: (m.start, -m.end))
     return found
