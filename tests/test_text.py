@@ -799,3 +799,86 @@ def test_block_quote_markers_and_html_breaks(backend: str, text: str, expected: 
 def test_unescape_entities_keeps_every_offset(text: str, expected: str) -> None:
     out = unescape_entities(text)
     assert out == expected and len(out) == len(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Structure of RAG answers: label lines, symbol bullets, announcing labels, JSON records
+# ---------------------------------------------------------------------------------------------
+
+
+def test_label_lines_are_sentences_of_their_own(backend: str) -> None:
+    # "Founded: 1910\nLocation: ..." was one sentence: a wrong year blamed "1910\nLocation"
+    text = (
+        "Founded: 1910\n"
+        "Location: east bank of the Avon\n"
+        "**Side effects:** nausea and diarrhoea\n"
+        "Q: Who won in 1903?\n"
+        "A: Marie Curie.\n"
+        "The study was run by\n"
+        "the group: a team of 12."
+    )
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "Founded: 1910",
+        "Location: east bank of the Avon",
+        "**Side effects:** nausea and diarrhoea",
+        "Q: Who won in 1903?",
+        "A: Marie Curie.",
+        # a wrapped line with a lower-case "label" reads on
+        "The study was run by\nthe group: a team of 12.",
+    ]
+    assert spans[:3] == [Span(0, 13), Span(14, 45), Span(46, 84)]
+
+
+def test_symbol_bullets_start_a_sentence_and_keep_their_symbol(backend: str) -> None:
+    # "✅ Open daily from 7 am to 9 pm\n✅ Free Wi-Fi\n✅" was one sentence
+    text = "✅ Open daily from 7 am to 9 pm\n✅ Free Wi-Fi\n→ Dogs welcome\n© 2024 Corner Bakery"
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        "✅ Open daily from 7 am to 9 pm",
+        "✅ Free Wi-Fi",
+        # "©" is written text, no bullet: the line reads on
+        "→ Dogs welcome\n© 2024 Corner Bakery",
+    ]
+    assert spans[:2] == [Span(0, 30), Span(31, 43)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("TL;DR: founded in 1901.", ["TL;DR:", "founded in 1901."]),
+        ("**Summary:** The club was founded.", ["**Summary:**", "The club was founded."]),
+        ("Note: She also won in 1903.", ["Note:", "She also won in 1903."]),
+        ("Disclaimer: This is based on the context.", ["Disclaimer:", "This is based on the context."]),
+        (
+            "Sure, here's the information you asked for: the club has 300 members.",
+            ["Sure, here's the information you asked for:", "the club has 300 members."],
+        ),
+        # the label is the subject: kept
+        ("Capital: Paris", ["Capital: Paris"]),
+        ("Answer: Paris.", ["Answer: Paris."]),
+        # no words follow: nothing to cut off (a marker the inline-marker masking left)
+        ("Note:", ["Note:"]),
+        ("Here is a list of their albums: 1.", ["Here is a list of their albums: 1."]),
+    ],
+)  # fmt: skip
+def test_announcing_labels_are_sentences_of_their_own(
+    backend: str, text: str, expected: list[str]
+) -> None:
+    # "TL;DR: founded in 1901" was contradicted, its subject read as "TL;DR"
+    assert texts(text, segment_sentences(text, backend=backend)) == expected
+
+
+def test_a_flat_json_object_gives_one_sentence_per_pair(backend: str) -> None:
+    text = '{"capital": "Lyon", "population_millions": 68}\n\n{\n  "currency": "euro",\n  "eu": true\n}'
+    spans = segment_sentences(text, backend=backend)
+    assert texts(text, spans) == [
+        '"capital": "Lyon"',
+        '"population_millions": 68',
+        '"currency": "euro"',
+        '"eu": true',
+    ]
+    assert spans[:2] == [Span(1, 18), Span(20, 45)]
+    # nested values, lists, nulls and text that is no JSON stay as they were
+    for other in ('{"a": {"b": 1}}', '{"a": [1, 2]}', '{"a": null}', '{"a": "b" and more}'):
+        assert texts(other, segment_sentences(other, backend=backend)) == [other]

@@ -3,8 +3,10 @@
 The stage runs between segmentation and extraction. :func:`select_claims` gives every sentence
 a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
 
-- ``heading`` — an ATX (``## Summary``) or setext heading, or a line that is bold and nothing
-  else (``**Key findings**``);
+- ``heading`` — an ATX (``## Summary``) or setext heading, a line that is bold and nothing
+  else (``**Key findings**``), or a title line: a whole line opening its block, with no end
+  punctuation and no number, right above a list item or a ``Label: value`` line (``Key facts
+  about the club`` / ``Founded: 1901``);
 - ``table_header`` — the row above a table's ``|---|`` separator;
 - ``code`` — a line inside a fenced code block;
 - ``lead_in`` — a sentence that ends with a colon (``The study found that:``) and holds no
@@ -14,7 +16,9 @@ a :class:`Selection`: ``checkworthy`` or not, and when not, a ``reason``:
   greeting, thanks or sign-off as the whole sentence: ``Thanks!``, ``Hello!``, ``Sure.``,
   ``Note that the sources differ``, ``I cannot browse the web``); a statement of absence
   (``I couldn't find any reservation in the county``, ``The context does not mention a
-  price``) is a claim about the content and is checked;
+  price``) is a claim about the content and is checked. A source list is meta too: the
+  entries under a ``Sources`` / ``References:`` / ``## Further reading`` title, a line led by
+  ``Source:`` or ``See also:``, a footnote definition (``[^1]: ...``) and a bare link;
 - ``opinion`` — an opinion marker at the start (``I think``, ``In my opinion``) or a sentence
   that is an evaluation and nothing else, with no number (``This is a great choice.``, ``For
   most travellers, the Fenwick 14 is the better pick.``, ``The results look impressive.``);
@@ -38,9 +42,14 @@ Structure is kept for the claims:
   found that 64% of ...``); offsets stay in the item. A nested item's frame is its parent item
   when that ends with a colon. A lead-in the item does not complete (``follow these steps:``)
   frames nothing;
+- a list item may be marked by a pictograph or an arrow instead of ``-`` (``✅ Open daily``);
 - a table body row is one claim per cell, built from its row label (first cell) and the cell's
   column header (:class:`TableCell`: ``standard — no severe attack: 38%``), blamed on the
-  cell's own characters.
+  cell's own characters; a ``"key": value`` pair of a JSON object (segmentation gives each
+  pair of a flat object its own sentence) is one such cell, its header the key (``capital:
+  Paris``);
+- a sentence led by a symbol bullet is judged without it (:attr:`Selection.hypothesis`:
+  ``✅ Free Wi-Fi`` → ``Free Wi-Fi``), as other list markers are left out of the sentence.
 
 Everything here is rules on the Markdown and the sentence text; no model is loaded.
 """
@@ -58,11 +67,15 @@ from enoki_hd.extract.verbalize import TABLE_SOURCE, cell_hypothesis
 from enoki_hd.text import (
     _BOLD_LINE_RE,
     _HEADING_RE,
+    _LABEL_LINE_RE,
     _LIST_ITEM_RE,
     _RULE_LINE_RE,
     _TABLE_ROW_RE,
+    JSON_PAIR_RE,
     STOP_WORDS,
     _lines,
+    _starts_with_symbol_bullet,
+    strip_span,
 )
 from enoki_hd.types import Fact, Span
 
@@ -116,9 +129,9 @@ class Selection:
     """What the selection stage says about one sentence.
 
     ``kind`` is the sentence's place in the Markdown: ``prose``, ``list_item``, ``heading``,
-    ``table_header``, ``table_row`` or ``code``. ``hypothesis`` is what the verifier judges
-    when the sentence is judged whole (None: the sentence's own text); ``cells`` holds a table
-    row's claims.
+    ``table_header``, ``table_row``, ``record`` (a JSON pair) or ``code``. ``hypothesis`` is
+    what the verifier judges when the sentence is judged whole (None: the sentence's own
+    text); ``cells`` holds the claims of a table row or a JSON pair.
     """
 
     index: int
@@ -145,13 +158,15 @@ _META_RES = tuple(
         r"^(?:i(?:'m| am) )?(?:happy|glad) to help\b|^(?:good|great) question\b",
         r"^(?:please )?(?:note|keep in mind|be aware)(?: that)?\b.*\b(?:sources?|context|"
         r"documents?|information|reports?|passages?|data)\b.*\b(?:differ|vary|varies|conflict|"
-        r"disagree|may be (?:incomplete|outdated|inaccurate))",
+        r"disagree|may (?:not )?be (?:incomplete|outdated|inaccurate|complete|exhaustive|"
+        r"comprehensive|up[- ]to[- ]date))",
         # what the assistant can do; "I couldn't find any reservation in the county" and "the
         # context does not mention a price" are claims about the content, checked as such
         r"^i (?:do not|don't|cannot|can't|could not|couldn't) (?:have access|access|browse|"
         r"provide (?:medical|legal|financial|personal|professional))\b",
-        r"^(?:here|below) (?:is|are) (?:a |an |the |some )?(?:summary|overview|breakdown|list|"
-        r"answer|explanation|table)\b",
+        r"^(?:here(?:'s|’s| is| are)|below (?:is|are)) (?:what (?:i|we) (?:found|know|could find)|"
+        r"(?:a |an |the |some |my )?(?:quick |short |brief )?(?:summary|overview|breakdown|list|"
+        r"answer|explanation|table|information|info|details|rundown))\b",
         # a greeting, thanks, a sign-off or a bare "Sure!" as the whole sentence
         r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening))(?: there| everyone| all)?"
         r"[\s!.,]*$",
@@ -163,8 +178,9 @@ _META_RES = tuple(
         # a disclaimer about the answer's own grounding: "Note: these instructions are based
         # on the given passages and may not be comprehensive."
         r"^(?:(?:please )?note:?,?\s*)?(?:these|this|the above|my|the) (?:instructions?|steps?|"
-        r"answers?|response|information|overview|summary|list|guidelines?) (?:is|are) based "
-        r"(?:solely |only |entirely )?on (?:the )?(?:given |provided |above |available )?"
+        r"answers?|response|information|overview|summary|list|guidelines?)(?: above| below)? "
+        r"(?:is|are) (?:solely |only |entirely )?(?:based|drawn|taken|derived|sourced) "
+        r"(?:solely |only |entirely )?(?:on|from) (?:the )?(?:given |provided |above |available )?"
         r"(?:passages?|context|information|sources?|documents?|data|text)\b",
     )
 )
@@ -243,6 +259,22 @@ def clean(text: str) -> str:
     return _SPACE_BEFORE_PUNCT_RE.sub("", " ".join(mask_markdown(text).split()))
 
 
+# The title of a source list ("Sources", "References:", "## Further reading") and a line that
+# names the answer's source ("Source: WHO fact sheet, 2023", a footnote "[^1]: Nobel Prize
+# Facts"): where the answer comes from, not what is the case.
+_SOURCES_TITLE_RE = re.compile(
+    r"(?:sources?|references?|citations?|bibliography|further reading|(?:useful )?links|"
+    r"see also|read more|learn more)(?: used| cited| consulted)?[ \t]*:?",
+    _FLAGS,
+)
+_SOURCE_LINE_RE = re.compile(
+    r"^(?:(?:sources?|references?|citations?|see also|read more|learn more)[ \t]*:"
+    r"|\[\^[^\]\s]+\]:)[ \t]*\S",
+    _FLAGS,
+)
+_TITLE_LENGTH = 40  # a longer line is no source list's title
+
+
 def reason_from_text(text: str) -> NotAClaimReason | None:
     """Why a sentence (markup already removed) is not a claim, by its words alone; None when
     it may state a fact."""
@@ -253,6 +285,8 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
         return "no_words"
     if stripped.endswith("?"):
         return "question"
+    if _SOURCE_LINE_RE.match(stripped):
+        return "meta"  # before the number rule: "Source: WHO, 2023" states no fact
     # a number makes it a claim ("Here is a summary in 77 words:", "see a doctor if it lasts 3
     # days"); a model number in a name ("the Fenwick 14 is the better pick") is no quantity
     if _DIGIT_RE.search(_NAMED_NUMBER_RE.sub("", stripped)):
@@ -278,6 +312,7 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
 
 _FENCE_RE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 _SETEXT_RE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_SYMBOL_MARKER_RE = re.compile(r"[ \t]*\S+[ \t]+")
 _TABLE_SEPARATOR_RE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 
@@ -317,6 +352,10 @@ def _classify_lines(text: str) -> list[_Line]:
         elif item := _LIST_ITEM_RE.match(line):
             indent = len(line) - len(line.lstrip(" \t"))
             lines.append(_Line(start, end, "item", indent, start + item.end()))
+        elif _starts_with_symbol_bullet(line) and (symbol := _SYMBOL_MARKER_RE.match(line)):
+            # "✅ Open daily": an item whose marker is the symbol
+            indent = len(line) - len(line.lstrip(" \t"))
+            lines.append(_Line(start, end, "item", indent, start + symbol.end()))
         else:
             lines.append(_Line(start, end, "text", len(line) - len(line.lstrip(" \t"))))
     return lines
@@ -412,6 +451,27 @@ def _row_cells(text: str, lines: list[_Line], row: int) -> tuple[TableCell, ...]
 
 
 # ---------------------------------------------------------------------------------------------
+# JSON records
+# ---------------------------------------------------------------------------------------------
+
+
+def _record_cell(text: str, span: Span) -> tuple[TableCell, ...]:
+    """The cell of a sentence that is one ``"key": value`` pair of a JSON object (segmentation
+    gives each pair of a flat object its own sentence): its header the key (``_`` read as a
+    space), its characters the value's (a string's without its quotes); ``()`` for any other
+    sentence."""
+    pair = JSON_PAIR_RE.fullmatch(text, span.start, span.end)
+    if pair is None:
+        return ()
+    group = "string" if pair.group("string") is not None else "value"
+    start, end = pair.span(group)
+    if end == start:
+        return ()
+    header = pair.group("key").replace("_", " ").strip()
+    return (TableCell(Span(start, end), text[start:end], "", None, header),)
+
+
+# ---------------------------------------------------------------------------------------------
 # Lists
 # ---------------------------------------------------------------------------------------------
 
@@ -458,6 +518,61 @@ def _frame(text: str, lines: list[_Line], item: int) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Source lists
+# ---------------------------------------------------------------------------------------------
+
+
+def _source_rows(text: str, lines: list[_Line]) -> set[int]:
+    """The lines that are entries of a source list: the items and lines under a sources title
+    (:data:`_SOURCES_TITLE_RE`, as a heading, a line or an item), up to the next heading or
+    other block; a blank line may part the title from its first entry and one item from the
+    next, while a paragraph after a blank line ("I hope this helps!") is no entry."""
+    rows: set[int] = set()
+    in_list = after_title = after_blank = False
+    for i, line in enumerate(lines):
+        if line.kind == "blank":
+            after_blank = True
+            continue
+        body = text[line.body or line.start : line.end]
+        if (
+            line.kind in ("heading", "item", "text")
+            and len(body) <= _TITLE_LENGTH
+            and _SOURCES_TITLE_RE.fullmatch(clean(body))
+        ):
+            in_list = after_title = True
+        elif (
+            in_list
+            and line.kind in ("item", "text")
+            and (after_title or not after_blank or line.kind == "item")
+        ):
+            rows.add(i)
+            after_title = False
+        else:
+            in_list = False
+        after_blank = False
+    return rows
+
+
+def _is_title_line(text: str, lines: list[_Line], row: int, span: Span) -> bool:
+    """Whether sentence ``span`` (offsets into ``text``) is a title: the whole of text line
+    ``row``, opening its block, with no end punctuation and no number, right above a list item
+    or a "Label: value" line ("Key facts about the club" / "Founded: 1901")."""
+    line = lines[row]
+    if line.kind != "text" or strip_span(text, Span(line.start, line.end)) != span:
+        return False
+    if row > 0 and lines[row - 1].kind not in ("blank", "heading", "setext", "rule"):
+        return False
+    below = lines[row + 1] if row + 1 < len(lines) else None
+    if below is None or not (
+        below.kind == "item"
+        or (below.kind == "text" and _LABEL_LINE_RE.match(text, below.start, below.end))
+    ):
+        return False
+    words = clean(span.text(text))
+    return words[-1:].isalnum() and not _DIGIT_RE.search(words)
+
+
+# ---------------------------------------------------------------------------------------------
 # The stage
 # ---------------------------------------------------------------------------------------------
 
@@ -466,6 +581,7 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
     """One :class:`Selection` per sentence span (half-open offsets into ``answer``), by the
     rules in the module docstring."""
     lines = _classify_lines(answer)
+    sources = _source_rows(answer, lines)
     out: list[Selection] = []
     for index, span in enumerate(sentences):
         row = _line_of(lines, span.start)
@@ -483,6 +599,12 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             out.append(
                 Selection(index, True, None, "table_row", hypothesis=hypothesis, cells=cells)
             )
+        elif record := _record_cell(answer, span):
+            out.append(
+                Selection(
+                    index, True, None, "record", hypothesis=record[0].hypothesis, cells=record
+                )
+            )
         else:
             text = clean(sentence)
             # the raw sentence decides "no words": cleaning drops emoji ("👍👍👍" became "")
@@ -490,6 +612,10 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
                 "no_words" if not any(c.isalnum() for c in sentence) else None
             )
             reason = reason or reason_from_text(text)
+            if reason is None and (row in sources or not any(c.isalnum() for c in text)):
+                reason = "meta"  # a source list's entry, or a bare link ("https://...")
+            if reason is None and _is_title_line(answer, lines, row, span):
+                reason = "heading"
             kind = "list_item" if line.kind == "item" else "prose"
             if reason is not None:
                 out.append(Selection(index, False, reason, kind))
@@ -501,7 +627,12 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             if framed is not None:
                 out.append(Selection(index, True, None, kind, frame, framed))
             else:
-                out.append(Selection(index, True, None, kind))
+                # a leading symbol bullet is a marker, no word to judge ("✅ Free Wi-Fi" was
+                # contradicted, "Free Wi-Fi" is supported); other markup stays: the verifier
+                # entails "unpack it with `tar`" and not "unpack it with tar"
+                symbol = _starts_with_symbol_bullet(sentence) and _SYMBOL_MARKER_RE.match(sentence)
+                bare = sentence[symbol.end() :] if symbol else None
+                out.append(Selection(index, True, None, kind, hypothesis=bare))
     return out
 
 

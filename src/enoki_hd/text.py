@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import html
 import itertools
+import json
 import logging
 import re
 import unicodedata
@@ -346,6 +347,32 @@ _TABLE_SEPARATOR_CHARS = frozenset("|:- \t")
 _TABLE_ROW_RE = re.compile(r"[ \t]*\|")
 # A line that is bold and nothing else (``**Key findings**``) reads as a heading.
 _BOLD_LINE_RE = re.compile(r"[ \t]*(?:\*\*|__)[^*_\n]+(?:\*\*|__)[ \t]*:?[ \t]*$")
+# A line led by a short label and a colon ("Founded: 1901", "**Dosage:** 5 mg", "Q: Who ...?",
+# "A: Marie Curie."): a record of its own, not the continuation of the line above. The label
+# starts with a capital and has at most four words, so a wrapped prose line ("the group: ...")
+# reads on.
+_LABEL_LINE_RE = re.compile(
+    r"[ \t]*(?:\*\*|__)?[A-Z][\w'’()/&-]*(?:[ \t]+[\w'’()/&-]+){0,3}(?:\*\*|__)?[ \t]*:"
+    r"(?:\*\*|__)?(?:[ \t]|$)"
+)
+# Arrows (category Sm) and pictographs (So from U+2190 on: not "°", "©" or "№") that lead a
+# line as bullets ("✅ Open daily", "→ 450 metres long"), with the joiners of an emoji.
+_BULLET_SYMBOL_START = 0x2190
+_EMOJI_JOINERS = frozenset("\u200d\ufe0e\ufe0f")
+
+
+def _starts_with_symbol_bullet(line: str) -> bool:
+    """Whether ``line`` is led by a run of arrows or pictographs and a space before text: an
+    item of a list written with symbols instead of ``-``."""
+    parts = line.split(maxsplit=1)
+    if len(parts) < 2:
+        return False
+    return all(
+        c in _EMOJI_JOINERS
+        or (ord(c) >= _BULLET_SYMBOL_START and unicodedata.category(c) in ("So", "Sm"))
+        or 0x1F3FB <= ord(c) <= 0x1F3FF  # skin tones
+        for c in parts[0]
+    )
 
 
 def _lines(text: str) -> Iterator[tuple[int, int]]:
@@ -381,8 +408,10 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into blocks that no sentence may cross, as offsets into ``text``.
 
     A block ends at a blank line; headings, bold-only lines and table rows are blocks of their
-    own; each list item starts a new block. Heading and list markers are left out of the block, so a bullet
-    ``- Paris is big.`` yields the block ``Paris is big.``.
+    own; each list item starts a new block, and so does a line led by a short label and a colon
+    (``Founded: 1901``, ``**Dosage:** 5 mg``, ``A: Paris.``) or by a symbol bullet (``✅ Open
+    daily``; the symbol stays in the block). Heading and list markers are left out of the
+    block, so a bullet ``- Paris is big.`` yields the block ``Paris is big.``.
     """
     blocks: list[tuple[int, int]] = []
     current: list[int] | None = None
@@ -407,7 +436,8 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
         if item:
             close()
             current = [start + item.end(), end]
-        elif current is None:
+        elif current is None or _LABEL_LINE_RE.match(line) or _starts_with_symbol_bullet(line):
+            close()
             current = [start, end]
         else:
             current[1] = end
@@ -664,12 +694,73 @@ def _drop_inline_markers(text: str, pieces: list[Span], first: int | None = None
     return out
 
 
+# A label that says what kind of text follows, not what it is about ("Note:", "**Summary:**",
+# "TL;DR:"), or an opener that announces the answer ("Here's what the passage says:"), before
+# the sentence it introduces: a sentence of its own, so that the one after it is read alone.
+# "Capital: Paris" keeps its label: there the label is the subject.
+_ANNOUNCING_LABEL_RE = re.compile(
+    r"(?:\*\*|__)?(?:(?:please )?note|nb|n\.b\.|disclaimer|important|caveat|warning|tip|update|"
+    r"summary|in summary|tl;?dr|in short|bottom line|conclusion)"
+    r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
+    r"|(?:(?:sure|certainly|of course|absolutely|okay|ok)[!.,]?[ \t]+)?"
+    # no number: "Here is the 2023 schedule:" says what it covers, and stays with its sentence
+    r"(?:here(?:'s|’s| is| are)|below (?:is|are))\b[^:.!?\n\d]{0,80}:",
+    re.IGNORECASE,
+)
+
+
+def _split_announcing_labels(text: str, pieces: list[Span]) -> list[Span]:
+    """``pieces`` (trimmed) with an announcing label at the start of a piece
+    (:data:`_ANNOUNCING_LABEL_RE`) cut off as a piece of its own, when words follow it (not a
+    list marker alone: "Here is a list of their albums: 1." stays whole)."""
+    out: list[Span] = []
+    for span in pieces:
+        label = _ANNOUNCING_LABEL_RE.match(text, span.start, span.end)
+        if label and any(c.isalpha() for c in text[label.end() : span.end]):
+            out.extend(
+                (Span(span.start, label.end()), strip_span(text, Span(label.end(), span.end)))
+            )
+        else:
+            out.append(span)
+    return out
+
+
+# "key": value in a JSON object, the value a string, a number or a boolean (group "string": a
+# string's characters without its quotes; group "value": any other value's)
+JSON_PAIR_RE = re.compile(
+    r'"(?P<key>(?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*'
+    r'(?:"(?P<string>(?:[^"\\\n]|\\.)*)"|(?P<value>-?\d[\d.eE+-]*|true|false))'
+)
+
+
+def _json_record_pairs(text: str, start: int, end: int) -> list[Span]:
+    """The ``"key": value`` pairs of ``text[start:end]`` when the block is a flat JSON object
+    (``{"capital": "Paris", "founded": 1901}``; strings, numbers and booleans), as spans into
+    ``text``, one per key; ``[]`` for any other block (an object holding objects, lists or
+    nulls, or a pair inside a string)."""
+    block = text[start:end]
+    if not block.lstrip().startswith("{"):
+        return []
+    try:
+        record = json.loads(block)
+    except ValueError:
+        return []
+    if not isinstance(record, dict) or not record:
+        return []
+    if not all(isinstance(v, str | int | float) for v in record.values()):
+        return []  # bool is an int; objects, lists and nulls are no pairs
+    pairs = [Span(m.start(), m.end()) for m in JSON_PAIR_RE.finditer(text, start, end)]
+    return pairs if len(pairs) == len(record) else []  # a pair inside a string, a repeated key
+
+
 def _finish_block(text: str, pieces: list[Span], first: int | None = None) -> list[Span]:
     """Trim pieces, drop blank ones and numbered-list markers (:func:`_drop_inline_markers`;
-    ``first``: the block's own leading marker), and fold text-less ones (``**``, ``😀``) into
-    a neighbour."""
+    ``first``: the block's own leading marker), cut announcing labels off
+    (:func:`_split_announcing_labels`), and fold text-less ones (``**``, ``😀``) into a
+    neighbour."""
     trimmed = [s for s in (strip_span(text, p) for p in pieces) if len(s) > 0]
     trimmed = [s for s in _drop_inline_markers(text, trimmed, first) if len(s) > 0]
+    trimmed = _split_announcing_labels(text, trimmed)
     out: list[Span] = []
     pending: Span | None = None  # text-less pieces before the first real sentence
     for span in trimmed:
@@ -697,11 +788,15 @@ def segment_sentences(
     Spans are in order, non-overlapping, non-empty and trimmed of surrounding whitespace; an
     empty or whitespace-only text gives ``[]``. Before either backend runs, the text is cut into
     Markdown blocks that no sentence crosses: blank lines, headings (``# ...``), list items
-    (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``), table rows, rules and code fences. Heading and list
-    markers are not part of the sentence (``- Paris is big.`` gives ``Paris is big.``), nor are
-    block-quote markers (``> ``); an HTML ``<br>``, ``<br/>``, ``<p>`` or ``</p>`` breaks a line
-    like a line break. A table row is never split: it is one unit, whatever punctuation its
-    cells hold.
+    (``- ``, ``* ``, ``+ ``, ``1. ``, ``1) ``), lines led by a symbol bullet (``✅ ...``) or by a
+    short label and a colon (``Founded: 1901``, ``**Dosage:** 5 mg``, ``A: Paris.``), table
+    rows, rules and code fences. Heading and list markers are not part of the sentence (``-
+    Paris is big.`` gives ``Paris is big.``), nor are block-quote markers (``> ``); a symbol
+    bullet is. An HTML ``<br>``, ``<br/>``, ``<p>`` or ``</p>`` breaks a line like a line
+    break. A table row is never split: it is one unit, whatever punctuation its cells hold. A
+    block that is a flat JSON object gives one sentence per ``"key": value`` pair. A label that
+    announces what follows (``Note:``, ``**Summary:**``, ``TL;DR:``, ``Here's what I
+    found:``) is a sentence of its own.
     ``\\r\\n`` line breaks are handled, and CJK ``。！？`` end sentences in both backends.
 
     Args:
@@ -739,6 +834,9 @@ def segment_sentences(
             )
     sentences: list[Span] = []
     for (b_start, b_end), pieces in zip(blocks, per_block, strict=True):
+        if pairs := _json_record_pairs(text, b_start, b_end):
+            sentences.extend(pairs)  # a JSON object is read pair by pair, like a table row
+            continue
         if len(pieces) > 1 and _TABLE_ROW_RE.match(text[b_start:b_end]):
             pieces = [Span(pieces[0].start, pieces[-1].end)]  # a table row is one unit
         sentences.extend(_finish_block(text, pieces, _block_marker(text, b_start)))
