@@ -186,3 +186,15 @@ def test_a_structured_answer_on_the_shipped_models() -> None:
     ]
     year = at(answer, "1910")
     assert [(s.start, s.end, s.text) for s in report.spans] == [(year.start, year.end, "1910")]
+
+
+def test_a_denying_mark_is_neither_dropped_nor_framed() -> None:
+    # "❌ dogs" under "open to:" read as "The bakery is open to dogs": the opposite claim
+    answer = "The bakery is open to:\n❌ dogs on the terrace\n✅ cats\n## Extras\n🚫 Smoking"
+    assert read(answer) == [
+        ("The bakery is open to:", "lead_in", "prose", None),
+        ("❌ dogs on the terrace", None, "list_item", None),
+        ("✅ cats", None, "list_item", "The bakery is open to cats"),
+        ("Extras", "heading", "heading", None),
+        ("🚫 Smoking", None, "list_item", None),
+    ]

@@ -313,6 +313,17 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
 _FENCE_RE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 _SETEXT_RE = re.compile(r"[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _SYMBOL_MARKER_RE = re.compile(r"[ \t]*\S+[ \t]+")
+# Marks that deny the item they lead ("❌ Pets allowed"): kept in what the verifier reads,
+# since the item without its mark says the opposite
+_DENYING_MARKS = frozenset("❌❎✗✘✖🚫⛔")
+
+
+def _denied(sentence: str) -> bool:
+    """Whether ``sentence`` is led by a symbol bullet holding a denying mark ("❌ Pool")."""
+    symbol = _starts_with_symbol_bullet(sentence) and _SYMBOL_MARKER_RE.match(sentence)
+    return bool(symbol) and bool(_DENYING_MARKS & set(symbol.group()))
+
+
 _TABLE_SEPARATOR_RE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 
 
@@ -620,7 +631,12 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             if reason is not None:
                 out.append(Selection(index, False, reason, kind))
                 continue
-            frame = _frame(answer, lines, row) if kind == "list_item" else None
+            # "Allowed:\n❌ dogs" is no "Allowed: dogs"
+            frame = (
+                _frame(answer, lines, row)
+                if kind == "list_item" and not _denied(sentence)
+                else None
+            )
             # the frame applies to the item's first sentence, the one the lead-in introduces
             first = index == 0 or sentences[index - 1].start < line.start
             framed = _framed(frame, text) if frame is not None and first else None
@@ -631,7 +647,7 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
                 # contradicted, "Free Wi-Fi" is supported); other markup stays: the verifier
                 # entails "unpack it with `tar`" and not "unpack it with tar"
                 symbol = _starts_with_symbol_bullet(sentence) and _SYMBOL_MARKER_RE.match(sentence)
-                bare = sentence[symbol.end() :] if symbol else None
+                bare = sentence[symbol.end() :] if symbol and not _denied(sentence) else None
                 out.append(Selection(index, True, None, kind, hypothesis=bare))
     return out
 
