@@ -198,3 +198,37 @@ def test_a_denying_mark_is_neither_dropped_nor_framed() -> None:
         ("Extras", "heading", "heading", None),
         ("🚫 Smoking", None, "list_item", None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a claim that drops its full stop above a list is no title
+        ("The Eiffel Tower was designed by Gustave Courbet\n- It is in Paris",
+         [("The Eiffel Tower was designed by Gustave Courbet", None),
+          ("It is in Paris", None)]),
+        ("Einstein won the Nobel Prize\n- in 1921",
+         [("Einstein won the Nobel Prize", None), ("in 1921", None)]),
+        ("Key facts about the club\n- Founded in 1901",
+         [("Key facts about the club", "heading"), ("Founded in 1901", None)]),
+        # an entry under a sources title is meta only when it reads as a reference
+        ("Sources\n- The drug was approved in 2005.",
+         [("Sources", "heading"), ("The drug was approved in 2005.", None)]),
+        ("Sources:\n- WHO fact sheet, 2023\n- Smith et al. (2019) Trials\n- Nature Medicine",
+         [("Sources:", "lead_in"), ("WHO fact sheet, 2023", "meta"),
+          ("Smith et al. (2019) Trials", "meta"), ("Nature Medicine", "meta")]),
+        ("Source: the drug cures cancer in all patients.",
+         [("Source: the drug cures cancer in all patients.", None)]),
+        ("See also: Paris was founded in 250 BC.", [("See also: Paris was founded in 250 BC.", None)]),
+        ("Source: WHO, 2023", [("Source: WHO, 2023", "meta")]),
+    ],
+)  # fmt: skip
+def test_claims_near_titles_and_sources_stay_claims(
+    answer: str, expected: list[tuple[str, str | None]]
+) -> None:
+    assert [(text, reason) for text, reason, _, _ in read(answer)] == expected
+
+
+def test_a_mathematical_sign_is_no_bullet() -> None:
+    answer = "- ≤ 50 mg per day is safe\n- − 5 °C is the record low.\n✅ Free Wi-Fi"
+    assert [hypothesis for _, _, _, hypothesis in read(answer)] == [None, None, "Free Wi-Fi"]

@@ -882,3 +882,20 @@ def test_a_flat_json_object_gives_one_sentence_per_pair(backend: str) -> None:
     # nested values, lists, nulls and text that is no JSON stay as they were
     for other in ('{"a": {"b": 1}}', '{"a": [1, 2]}', '{"a": null}', '{"a": "b" and more}'):
         assert texts(other, segment_sentences(other, backend=backend)) == [other]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a label line after an unfinished line is a hard-wrapped sentence, not a record
+        ("The report was released by\nJohn Smith: the drug works in 80% of cases.",
+         ["The report was released by\nJohn Smith: the drug works in 80% of cases."]),
+        ("The club is old.\nFounded: 1901", ["The club is old.", "Founded: 1901"]),
+        # an opener stays with a short answer it introduces
+        ("Here is the capital of Australia: Sydney.", ["Here is the capital of Australia: Sydney."]),
+        ("Here is what I found: the bridge opened in 1932 and is long.",
+         ["Here is what I found:", "the bridge opened in 1932 and is long."]),
+    ],
+)  # fmt: skip
+def test_labels_and_openers_split_only_what_stands_alone(text: str, expected: list[str]) -> None:
+    assert [s.text(text) for s in segment_sentences(text, backend="regex")] == expected

@@ -273,6 +273,27 @@ _SOURCE_LINE_RE = re.compile(
     _FLAGS,
 )
 _TITLE_LENGTH = 40  # a longer line is no source list's title
+# what a reference holds and a claim does not: a link or a domain, a DOI or ISBN, "et al.",
+# a year in brackets or closing the line ("WHO fact sheet, 2023")
+_CITATION_RE = re.compile(
+    r"https?://|www\.|\b[\w-]+\.(?:com|org|gov|edu|net|int|io|info)\b|\bdoi\b|\bisbn\b|"
+    r"\bet al\b|\((?:1[5-9]|20)\d\d[a-z]?\)|,[ \t]*(?:1[5-9]|20)\d\d\.?[ \t]*$",
+    _FLAGS,
+)
+_SOURCE_MAX_WORDS = 6  # "WHO fact sheet on malaria": a name without a year or link
+
+
+def names_a_source(text: str) -> bool:
+    """Whether an entry of a source list (or the rest of a "Source: …" line) reads as a
+    reference — a link, a domain, a DOI, "et al.", a year in brackets or closing it, or a few
+    words with no finite verb — and not as a claim ("Sources\n- The drug was approved in 2005." is a
+    claim that happens to follow the title)."""
+    if _CITATION_RE.search(text):
+        return True
+    tokens = clean(text).lower().split()
+    return len(tokens) <= _SOURCE_MAX_WORDS and not any(
+        t in _TITLE_VERBS or t.endswith("ed") for t in tokens
+    )
 
 
 def reason_from_text(text: str) -> NotAClaimReason | None:
@@ -285,7 +306,7 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
         return "no_words"
     if stripped.endswith("?"):
         return "question"
-    if _SOURCE_LINE_RE.match(stripped):
+    if (source := _SOURCE_LINE_RE.match(stripped)) and names_a_source(stripped[source.end() - 1 :]):
         return "meta"  # before the number rule: "Source: WHO, 2023" states no fact
     # a number makes it a claim ("Here is a summary in 77 words:", "see a doctor if it lasts 3
     # days"); a model number in a name ("the Fenwick 14 is the better pick") is no quantity
@@ -564,10 +585,26 @@ def _source_rows(text: str, lines: list[_Line]) -> set[int]:
     return rows
 
 
+_TITLE_MAX_WORDS = 8
+# finite verbs no title holds ("-ed" forms are checked apart)
+_TITLE_VERBS = frozenset(
+    {
+        "is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can",
+        "could", "may", "might", "must", "should", "shall", "do", "does", "did", "won", "wins",
+        "made", "makes", "became", "becomes", "began", "begins", "led", "leads", "lost",
+        "loses", "left", "built", "wrote", "writes", "took", "takes", "gave", "gives", "got",
+        "gets", "went", "goes", "came", "comes", "found", "held", "holds", "grew", "grows",
+        "fell", "falls", "rose", "rises", "ran", "runs", "said", "says", "saw", "sees",
+        "knew", "knows", "contains", "includes", "lies", "sits", "stands",
+    }
+)  # fmt: skip
+
+
 def _is_title_line(text: str, lines: list[_Line], row: int, span: Span) -> bool:
     """Whether sentence ``span`` (offsets into ``text``) is a title: the whole of text line
     ``row``, opening its block, with no end punctuation and no number, right above a list item
-    or a "Label: value" line ("Key facts about the club" / "Founded: 1901")."""
+    or a "Label: value" line ("Key facts about the club" / "Founded: 1901"), of at most
+    :data:`_TITLE_MAX_WORDS` words and no finite verb (a short list, and "-ed" forms)."""
     line = lines[row]
     if line.kind != "text" or strip_span(text, Span(line.start, line.end)) != span:
         return False
@@ -580,7 +617,14 @@ def _is_title_line(text: str, lines: list[_Line], row: int, span: Span) -> bool:
     ):
         return False
     words = clean(span.text(text))
-    return words[-1:].isalnum() and not _DIGIT_RE.search(words)
+    if not words[-1:].isalnum() or _DIGIT_RE.search(words):
+        return False
+    # a short phrase with no verb: "The Eiffel Tower was designed by Gustave Courbet" or
+    # "Einstein won the Nobel Prize" above a list are claims that drop their full stop
+    tokens = words.lower().split()
+    return len(tokens) <= _TITLE_MAX_WORDS and not any(
+        t in _TITLE_VERBS or t.endswith("ed") for t in tokens
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -623,7 +667,9 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
                 "no_words" if not any(c.isalnum() for c in sentence) else None
             )
             reason = reason or reason_from_text(text)
-            if reason is None and (row in sources or not any(c.isalnum() for c in text)):
+            if reason is None and (
+                (row in sources and names_a_source(text)) or not any(c.isalnum() for c in text)
+            ):
                 reason = "meta"  # a source list's entry, or a bare link ("https://...")
             if reason is None and _is_title_line(answer, lines, row, span):
                 reason = "heading"

@@ -355,9 +355,11 @@ _LABEL_LINE_RE = re.compile(
     r"[ \t]*(?:\*\*|__)?[A-Z][\w'’()/&-]*(?:[ \t]+[\w'’()/&-]+){0,3}(?:\*\*|__)?[ \t]*:"
     r"(?:\*\*|__)?(?:[ \t]|$)"
 )
-# Arrows (category Sm) and pictographs (So from U+2190 on: not "°", "©" or "№") that lead a
+# Arrows and pictographs (So from U+2190 on: not "°", "©" or "№") that lead a
 # line as bullets ("✅ Open daily", "→ 450 metres long"), with the joiners of an emoji.
 _BULLET_SYMBOL_START = 0x2190
+# arrows of category Sm; other Sm characters are mathematics ("≤ 50 mg", "− 5 °C")
+_ARROW_BLOCKS = ((0x2190, 0x21FF), (0x27F0, 0x27FF), (0x2900, 0x297F))
 _EMOJI_JOINERS = frozenset("\u200d\ufe0e\ufe0f")
 
 
@@ -369,7 +371,8 @@ def _starts_with_symbol_bullet(line: str) -> bool:
         return False
     return all(
         c in _EMOJI_JOINERS
-        or (ord(c) >= _BULLET_SYMBOL_START and unicodedata.category(c) in ("So", "Sm"))
+        or (ord(c) >= _BULLET_SYMBOL_START and unicodedata.category(c) == "So")
+        or any(a <= ord(c) <= b for a, b in _ARROW_BLOCKS)
         or 0x1F3FB <= ord(c) <= 0x1F3FF  # skin tones
         for c in parts[0]
     )
@@ -404,6 +407,23 @@ def _is_textless_line(line: str) -> bool:
     return "|" in line and "-" in line and set(line) <= _TABLE_SEPARATOR_CHARS
 
 
+# words a hard-wrapped line may break after: the sentence goes on below
+_RUN_ON_WORDS = frozenset(
+    {
+        "a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or",
+        "than", "that", "the", "to", "with", "which", "who", "whose", "is", "are", "was",
+        "were", "be", "been", "has", "have", "had", "its", "their", "his", "her",
+    }
+)  # fmt: skip
+
+
+def _ends_a_line(line: str) -> bool:
+    """Whether ``line`` may end where a new record starts: not on a comma or on a word that
+    the sentence must go on from ("…released by")."""
+    words = line.rstrip().split()
+    return not words or (not words[-1].endswith(",") and words[-1].lower() not in _RUN_ON_WORDS)
+
+
 def _markdown_blocks(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into blocks that no sentence may cross, as offsets into ``text``.
 
@@ -422,8 +442,10 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
             blocks.append((current[0], current[1]))
             current = None
 
+    ended = True  # whether the line before may end a record (:func:`_ends_a_line`)
     for start, end in _lines(text):
         line = text[start:end]
+        ended, may_end = _ends_a_line(line), ended
         if not line.strip() or _is_textless_line(line):
             close()
             continue
@@ -436,7 +458,13 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
         if item:
             close()
             current = [start + item.end(), end]
-        elif current is None or _LABEL_LINE_RE.match(line) or _starts_with_symbol_bullet(line):
+        elif (
+            current is None
+            or _starts_with_symbol_bullet(line)
+            # a label line, unless the line before must go on: "…released by\nJohn Smith: the
+            # drug works" is one hard-wrapped sentence
+            or (_LABEL_LINE_RE.match(line) and may_end)
+        ):
             close()
             current = [start, end]
         else:
@@ -702,11 +730,12 @@ _ANNOUNCING_LABEL_RE = re.compile(
     r"(?:\*\*|__)?(?:(?:please )?note|nb|n\.b\.|disclaimer|important|caveat|warning|tip|update|"
     r"summary|in summary|tl;?dr|in short|bottom line|conclusion)"
     r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
-    r"|(?:(?:sure|certainly|of course|absolutely|okay|ok)[!.,]?[ \t]+)?"
+    r"|(?P<opener>(?:(?:sure|certainly|of course|absolutely|okay|ok)[!.,]?[ \t]+)?"
     # no number: "Here is the 2023 schedule:" says what it covers, and stays with its sentence
-    r"(?:here(?:'s|’s| is| are)|below (?:is|are))\b[^:.!?\n\d]{0,80}:",
+    r"(?:here(?:'s|’s| is| are)|below (?:is|are))\b[^:.!?\n\d]{0,80}:)",
     re.IGNORECASE,
 )
+_OPENER_MIN_WORDS = 5
 
 
 def _split_announcing_labels(text: str, pieces: list[Span]) -> list[Span]:
@@ -716,7 +745,12 @@ def _split_announcing_labels(text: str, pieces: list[Span]) -> list[Span]:
     out: list[Span] = []
     for span in pieces:
         label = _ANNOUNCING_LABEL_RE.match(text, span.start, span.end)
-        if label and any(c.isalpha() for c in text[label.end() : span.end]):
+        rest = text[label.end() : span.end] if label else ""
+        # "Here is the capital of Australia: Sydney." is one claim: an opener stands alone only
+        # before a sentence of its own
+        if label and label.group("opener") and len(rest.split()) < _OPENER_MIN_WORDS:
+            label = None
+        if label and any(c.isalpha() for c in rest):
             out.extend(
                 (Span(span.start, label.end()), strip_span(text, Span(label.end(), span.end)))
             )

@@ -70,6 +70,9 @@ _RELATION_PREPOSITIONS = ARGUMENT_PREPOSITIONS | {"of", "to", "as", "than"}
 # "not yet"); contractions ("isn't", "can't") are one word to tokenize_words.
 _NEGATIONS = frozenset({"not", "never", "no", "without", "cannot"})
 _NEGATION_ADVERBS = frozenset({"longer", "yet", "even", "ever", "once", "always"})
+# after these a negation word denies nothing: "not only", "no doubt", "without doubt", "not
+# just a museum", "no sooner", "no matter"
+_NOT_DENYING_AFTER = frozenset({"only", "doubt", "just", "merely", "simply", "sooner", "matter"})
 _AUXILIARIES = frozenset(
     {
         "do", "does", "did", "is", "are", "was", "were", "be", "been", "has", "have", "had",
@@ -117,8 +120,8 @@ def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[S
     neighbour on either side, else the label of the part that follows it ("no children",
     "without tools", "Not all Fodies"); an unlabelled auxiliary before a negation that joins the
     relation joins it too ("did not play", not "not play"). Left alone: one beside no part,
-    "whether or not", "not only". ``row`` holds ``len(words)`` word labels, then the
-    sentinels' (untouched).
+    "whether or not", and one that denies nothing ("not only", "no doubt", "not just").
+    ``row`` holds ``len(words)`` word labels, then the sentinels' (untouched).
     """
     n = len(words)
     out = [int(label) for label in row]
@@ -130,7 +133,7 @@ def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[S
             not _is_negation(_word(text, words, i))
             or any(out[k] != NONE for k in range(i, j + 1))
             or (i > 0 and _word(text, words, i - 1) == "or")
-            or (j + 1 < n and _word(text, words, j + 1) == "only")
+            or (j + 1 < n and _word(text, words, j + 1) in _NOT_DENYING_AFTER)
         ):
             i += 1
             continue
