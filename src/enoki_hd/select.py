@@ -341,8 +341,8 @@ _DENYING_MARKS = frozenset("❌❎✗✘✖🚫⛔")
 
 def _denied(sentence: str) -> bool:
     """Whether ``sentence`` is led by a symbol bullet holding a denying mark ("❌ Pool")."""
-    symbol = _starts_with_symbol_bullet(sentence) and _SYMBOL_MARKER_RE.match(sentence)
-    return bool(symbol) and bool(_DENYING_MARKS & set(symbol.group()))
+    symbol = _SYMBOL_MARKER_RE.match(sentence) if _starts_with_symbol_bullet(sentence) else None
+    return symbol is not None and bool(_DENYING_MARKS & set(symbol.group()))
 
 
 _TABLE_SEPARATOR_RE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")

@@ -97,7 +97,8 @@ class DateMention:
 
     ``kind`` is the precision: ``day`` (day and month, with the year when given),
     ``month`` (month and year), ``decade`` (``year`` is the first year: "the 1990s" → 1990),
-    ``century`` (``year`` is the first year: "the 19th century" and "the 1800s" → 1800),
+    ``century`` (``year`` is the first year: "the 19th century" → 1800; "the 1800s" is a
+    decade),
     ``quarter`` ("Q3 2024", "the third quarter": ``quarter`` 3, the year when given) or
     ``fiscal_year`` ("FY2023", "fiscal year 2023"). ``fiscal`` marks a quarter or year of a
     fiscal calendar, which need not be the calendar's. ``swappable``: the day and month were
@@ -124,10 +125,8 @@ class DateMention:
 _GROUPED_DIGITS = (
     r"\d{1,3}(?:,\d{3})+"  # 1,000,000
     r"|\d{1,2}(?:,\d{2})+,\d{3}"  # Indian: 1,00,000 and 12,34,567
-    r"|\d{1,3}(?P<space>[\u00a0\u202f\u2009])\d{3}(?:(?P=space)\d{3})*"  # no-break, thin
-    # a plain space: the whole run, two groups of three at least ("1 000 000"; "60 120" is
-    # two numbers, as the joined words of a fact write "from 60 to 120")
-    r"|(?<!\d )\d{1,3}(?: \d{3}){2,}(?! \d)"
+    # no-break, narrow no-break, thin; never a plain space ("pins 100 200 300" lists three)
+    r"|\d{1,3}(?P<space>[\u00a0\u202f\u2009])\d{3}(?:(?P=space)\d{3})*"
 )
 # Digits not glued to a word or another number ("3.5.2", "1,2,3" give nothing), or the hour
 # after an ISO date's "T" ("2026-12-04T10:00Z"); a decimal comma is the last alternative, so
@@ -545,9 +544,8 @@ def _fractions(text: str) -> Iterator[NumberMention]:
         yield NumberMention(Span(m.start(), m.end()), value, "number", m.group(0))
 
 
-# Times of day: "15:00", "3:30 p.m.", "10.30am", "3 PM", "17:0" (as data writes it); also the
-# hour after an ISO date's "T" ("2026-12-04T10:00Z"). "3:05:10" (with seconds) is no time of
-# day: races are timed so.
+# Times of day: "3:30 p.m.", "10.30am", "3 PM", and "H:MM" with a cue that it is one (below);
+# "3:05:10" (with seconds) is no time of day: races are timed so.
 _MERIDIEM = r"\s?(?P<half>[ap])(?:\.\s?m\.?|m\b)"
 _CLOCK_RES = (
     re.compile(
@@ -560,6 +558,36 @@ _CLOCK_RES = (
         re.IGNORECASE,
     ),
 )
+# "H:MM" without a.m. or p.m. is a time of day only with a cue, as "John 3:16", "1:20" (a
+# ratio), "2:01" (a race) and "3:0" (a score) are none: a unit or zone after it ("10:00 h",
+# "10:00 UTC", "10:00Z"), a word before it ("at 10:00", "opens 9:00"), the hour after an ISO
+# date's "T", or a range of two ("10:00–22:00"; a one-digit minute, "17:0-22:0", only so).
+_CLOCK_AFTER_RE = re.compile(r"\s?(?:h|hrs?|UTC|GMT|Z)\b", re.IGNORECASE)
+_CLOCK_BEFORE_RE = re.compile(
+    r"\b(?:at|from|until|till|by|before|after|opens?|closes?|between|to)\s+$", re.IGNORECASE
+)
+_CLOCK_RANGE_DASH = r"\s?[-–—]\s?|\s+(?:to|until|till)\s+"
+_CLOCK_RANGE_AFTER_RE = re.compile(rf"(?:{_CLOCK_RANGE_DASH})(?:[01]?\d|2[0-3]):[0-5]?\d(?![:\d])")
+_CLOCK_RANGE_BEFORE_RE = re.compile(
+    rf"(?<![\w.,:])(?:[01]?\d|2[0-3]):[0-5]?\d(?:{_CLOCK_RANGE_DASH})$"
+)
+
+
+def _clock_cue(text: str, m: re.Match[str]) -> bool:
+    """Whether the "H:MM" of ``m`` is a time of day (see :data:`_CLOCK_AFTER_RE`)."""
+    start, end = m.start(), m.end()
+    in_range = bool(
+        _CLOCK_RANGE_AFTER_RE.match(text, end)
+        or _CLOCK_RANGE_BEFORE_RE.search(text, max(0, start - 16), start)
+    )
+    if in_range or len(m.group("minute")) == 1:
+        return in_range
+    return bool(
+        m.group("half")
+        or text[start - 1 : start] == "T"
+        or _CLOCK_AFTER_RE.match(text, end)
+        or _CLOCK_BEFORE_RE.search(text, max(0, start - 10), start)
+    )
 
 
 def _clock_times(text: str) -> list[NumberMention]:
@@ -567,6 +595,8 @@ def _clock_times(text: str) -> list[NumberMention]:
     found = []
     for pattern in _CLOCK_RES:
         for m in pattern.finditer(text):
+            if pattern is _CLOCK_RES[0] and not _clock_cue(text, m):
+                continue
             hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
             if m.group("half"):
                 if not 1 <= hour <= 12:
@@ -582,10 +612,25 @@ def _clock_times(text: str) -> list[NumberMention]:
     return times
 
 
+# A temperature below zero in words: "5 °C below zero", "five degrees below freezing"
+# ("below freezing" is no minus in Fahrenheit: "10 °F below freezing" is 22 °F).
+_BELOW_ZERO_RE = re.compile(
+    r"(?:\s?°\s?(?P<sign>[CFK])\b|\s+degrees?(?:\s+(?P<word>celsius|fahrenheit|[CF]\b))?)"
+    r"\s+below\s+(?P<zero>zero|freezing)\b",
+    re.IGNORECASE,
+)
+
+
 def _signed(text: str, mention: NumberMention) -> NumberMention:
-    """``mention`` with a minus sign or "minus" before it taken in ("-5", "minus five")."""
+    """``mention`` with a minus sign or "minus" before it taken in ("-5", "minus five"), or
+    negative when a temperature below zero follows it ("5 °C below zero")."""
     if mention.kind in ("ordinal", "time") or not mention.value:
         return mention
+    below = _BELOW_ZERO_RE.match(text, mention.span.end)
+    if below is not None and mention.kind == "number" and mention.value > 0:
+        unit = (below.group("sign") or below.group("word") or "").lower()[:1]
+        if below.group("zero").lower() == "zero" or unit != "f":
+            return dataclasses.replace(mention, value=-mention.value)
     start = mention.span.start
     sign = _MINUS_RE.search(text, max(0, start - 6), start)
     if sign is None:
@@ -622,22 +667,19 @@ def parse_numbers(text: str) -> list[NumberMention]:
     years ("2018–19" → 2019). A minus sign glued to the digits ("-5", "−3.2%") or "minus"
     before a number makes it negative (not after a word or digit: "3-1", "COVID-19"). Other
     glued letters are kept as a unit ("5km" → 5), except ISO 8601's "T" and "Z" around a time.
-    Times of day are of kind ``time``, in minutes after midnight: "15:00", "3:30 p.m.",
-    "10.30am", "3 PM", "17:0", the "10:00" of "2026-12-04T10:00Z" (not "3:05:10", a race
-    time). Digits glued to a name ("COVID-19", "MP3"), version strings ("3.5.2") and plural
-    digits ("1990s", "80s" — see :func:`parse_dates`) are skipped.
+    Times of day are of kind ``time``, in minutes after midnight: "3:30 p.m.", "10.30am", "3
+    PM", and "H:MM" with a cue ("at 15:00", "10:00 UTC", "10:00–22:00", "17:0-22:0", the
+    "10:00" of "2026-12-04T10:00Z"); not "John 3:16", "1:20", "2:01" or "3:05:10". Digits
+    glued to a name ("COVID-19", "MP3"), version strings ("3.5.2") and plural digits ("1990s",
+    "80s" — see :func:`parse_dates`) are skipped.
 
     Digit grouping: a comma before exactly three digits always groups ("1,000" is a thousand,
-    never 1.0; "1,900,000"); Indian grouping is read too ("1,00,000", "12,34,567"). Spaces
-    group threes after a 1–3-digit lead ("1 000 000", "12 500"): a no-break, narrow no-break
-    or thin space (one kind in a number) always; a plain space only when two groups of three
-    at least follow ("1 000 000", not "12 500": a fact's joined words write "from 60 to 120"
-    as "60 120") and the whole run of space-separated digit groups fits, no digit group
-    standing right before or after it, so "in 2019 2 000 000 people", "555 123 4567" and "12
-    34 567" join nothing. A decimal comma, one
-    followed by 1–2 digits or more than 3 ("3,5", "12,75", "3,1415"), is read only when the
-    number is no part of a longer comma-separated digit list ("1,2,3" gives nothing) and is
-    marked as a quantity: a currency before it, or a percent, scale word or abbreviation,
+    never 1.0; "1,900,000"); Indian grouping is read too ("1,00,000", "12,34,567"). A no-break,
+    narrow no-break or thin space (one kind in a number) groups threes after a 1–3-digit lead;
+    a plain space never does: "pins 100 200 300" and "1 000 000" are three numbers. A decimal
+    comma, one followed by 1–2 digits or more than 3 ("3,5", "12,75", "3,1415"), is read only
+    when the number is no part of a longer comma-separated digit list ("1,2,3" gives nothing)
+    and is marked as a quantity: a currency before it, or a percent, scale word or abbreviation,
     currency word or unit of measure after it ("3,5 %", "€2,50", "1,5 million", "2,5 kg"); a
     bare "3,5" may list two things ("pages 3,5") and gives nothing.
 
@@ -762,9 +804,7 @@ def _date_from_match(m: re.Match[str]) -> DateMention | None:
         if not YEAR_RANGE[0] <= decade <= YEAR_RANGE[1]:
             return None
         span = Span(m.start("decade"), m.end())
-        # "the 1800s" is a century, as "the 19th century" is
-        kind: DateKind = "century" if decade % 100 == 0 else "decade"
-        return DateMention(span, decade, None, None, kind, m.group())
+        return DateMention(span, decade, None, None, "decade", m.group())
     swappable = False
     if groups.get("first"):
         first, second = int(groups["first"]), int(groups["second"])
@@ -789,7 +829,7 @@ def _date_from_match(m: re.Match[str]) -> DateMention | None:
         return None
     if year is not None and not YEAR_RANGE[0] <= year <= YEAR_RANGE[1]:
         return None
-    kind = "day" if day is not None else "month"
+    kind: DateKind = "day" if day is not None else "month"
     span = Span(m.start(), m.end())
     return DateMention(span, year, month, day, kind, m.group(), swappable=swappable)
 
@@ -803,7 +843,7 @@ def parse_dates(text: str) -> list[DateMention]:
     ``March 15, 2021`` / ``March 15``; ``March 2021``; numeric ``3/5/2021`` (``swappable``
     when both could be the month), ``03.05.2021`` (day first), ``2021/05/03``; decades
     ``1990s`` / ``1990's`` (the span covers the decade only, not "the"); centuries ``the 19th
-    century`` / ``nineteenth-century`` / ``the 1800s`` (not "BC"); quarters ``Q3 2024`` /
+    century`` / ``nineteenth-century`` (not "BC"; "the 1800s" is a decade); quarters ``Q3 2024`` /
     ``Q3-2024`` / ``2024 Q3`` / ``3Q24`` / ``the third quarter of 2024`` / ``Q3 FY24`` /
     ``the fourth fiscal quarter`` / ``Q3``; fiscal years ``FY2023`` / ``FY23`` / ``fiscal
     (year) 2023`` (not "FY2023-24"). Month names may be abbreviated ("Sept.", "Mar");
@@ -1105,6 +1145,7 @@ class GroundingIndex:
         self._years = frozenset(years)
         self._decades = frozenset(d.year for d in analysis.dates if d.kind == "decade")
         self._centuries = frozenset(d.year for d in analysis.dates if d.kind == "century")
+        self._romans = frozenset(_romans_after_names(context).values())
         logger.debug(
             "grounding index of %d chars: %d words, %d numbers, %d dates in %.3f s",
             len(context),
@@ -1154,6 +1195,11 @@ class GroundingIndex:
                 if k < len(values) and values[k] <= high:
                     return True
         return False
+
+    def has_roman(self, value: float) -> bool:
+        """Whether a roman numeral of ``value`` follows a capitalised word ("Henry VIII" for
+        8) in the context or the question."""
+        return any(value in source._romans for source in self._sources())
 
     def has_measure(self, measure: Measure) -> bool:
         """Whether the context or the question states ``measure``'s value in any unit of its
@@ -1375,6 +1421,7 @@ class _Unit:
     date: DateMention | None = None
     hedged: bool = False
     spans: tuple[Span, ...] = ()
+    roman: int | None = None
 
 
 def _units(text: str) -> list[_Unit]:
@@ -1395,6 +1442,7 @@ def _units(text: str) -> list[_Unit]:
         )
         found.append((date.span.start, _Unit(key, date.text, 2, date=date, spans=(date.span,))))
     measures = {m.start: m for m in analysis.measures if not m.composite}
+    romans = _romans_after_names(text)
     # a value written with words around its numbers ("one in five", "1 hour 45 minutes") is
     # one unit, its numbers no units of their own
     composites = [
@@ -1430,7 +1478,9 @@ def _units(text: str) -> list[_Unit]:
         if _is_function_word(word, term):
             continue
         weight = 2 if _is_entity_like(word, text, token.start) else 1
-        found.append((token.start, _Unit(("word", term), term, weight, word=word, spans=(token,))))
+        roman = romans.get(token.start)
+        unit = _Unit(("word", term), term, weight, word=word, spans=(token,), roman=roman)
+        found.append((token.start, unit))
     found.sort(key=lambda pair: pair[0])
     units: dict[tuple[Any, ...], _Unit] = {}
     for _, unit in found:
@@ -1459,8 +1509,10 @@ def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
     return index.rival_date(unit.date) if unit.date is not None else None
 
 
-# Roman numerals of two letters or more, as names carry them ("World War II", "Henry VIII",
-# "Super Bowl LVIII"); never compared as numbers, only found as the ordinal they stand for.
+# Roman numerals of two letters or more right after a capitalised word, as names carry them
+# ("World War II", "Henry VIII", "Super Bowl LVIII"; not "your CV", "a DC", "MIX"); never
+# compared as numbers, only found as the ordinal they stand for.
+_ROMAN_AFTER_NAME_RE = re.compile(r"\b[A-Z][a-z]+[ \u00a0](?P<roman>[IVXLC]{2,})\b")
 _ROMAN_RE = re.compile(r"(?=[IVXLC]{2,}$)C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_DIGITS = (
     ("C", 100), ("XC", 90), ("L", 50), ("XL", 40), ("X", 10), ("IX", 9), ("V", 5), ("IV", 4),
@@ -1479,20 +1531,21 @@ def _roman_value(word: str) -> int | None:
     return value
 
 
-def _roman(value: int) -> str:
-    """``value`` (1 to 399) in roman numerals."""
-    letters = []
-    for roman, size in _ROMAN_DIGITS:
-        count, value = divmod(value, size)
-        letters.append(roman * count)
-    return "".join(letters)
+def _romans_after_names(text: str) -> dict[int, int]:
+    """The value of every roman numeral of ``text`` right after a capitalised word, by the
+    offset where it starts ("Henry VIII" → {6: 8})."""
+    found = {}
+    for m in _ROMAN_AFTER_NAME_RE.finditer(text):
+        if (value := _roman_value(m.group("roman"))) is not None:
+            found[m.start("roman")] = value
+    return found
 
 
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
-        if (value := _roman_value(unit.word)) is not None:
+        if unit.roman is not None:
             # "World War II" for "the Second World War"
-            ordinal = NumberMention(unit.spans[0], float(value), "ordinal", unit.word)
+            ordinal = NumberMention(unit.spans[0], float(unit.roman), "ordinal", unit.word)
             if index.has_number(ordinal):
                 return True
         return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
@@ -1502,10 +1555,8 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
         mention = unit.number.mention
         if mention.text.isalpha() and index.has_word(mention.text):
             return True  # "one" of "ranks as one of the most": the context's word, not a count
-        if mention.kind == "ordinal" and 2 <= mention.value < 400 and mention.value.is_integer():
-            roman = _roman(int(mention.value))
-            if len(roman) > 1 and index.has_word(roman):
-                return True  # "the Second World War" for "World War II"
+        if mention.kind == "ordinal" and index.has_roman(mention.value):
+            return True  # "the Second World War" for "World War II"
         signed = unit.measure is not None and unit.measure.dimension == "temperature"
         return index.has_number(
             unit.number.mention, hedged=unit.hedged, signed=signed
