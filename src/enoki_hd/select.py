@@ -283,7 +283,7 @@ _CITATION_RE = re.compile(
 _SOURCE_MAX_WORDS = 6  # "WHO fact sheet on malaria": a name without a year or link
 
 
-def names_a_source(text: str) -> bool:
+def _names_a_source(text: str) -> bool:
     """Whether an entry of a source list (or the rest of a "Source: …" line) reads as a
     reference — a link, a domain, a DOI, "et al.", a year in brackets or closing it, or a few
     words with no finite verb — and not as a claim ("Sources\n- The drug was approved in 2005." is a
@@ -306,7 +306,9 @@ def reason_from_text(text: str) -> NotAClaimReason | None:
         return "no_words"
     if stripped.endswith("?"):
         return "question"
-    if (source := _SOURCE_LINE_RE.match(stripped)) and names_a_source(stripped[source.end() - 1 :]):
+    if (source := _SOURCE_LINE_RE.match(stripped)) and _names_a_source(
+        stripped[source.end() - 1 :]
+    ):
         return "meta"  # before the number rule: "Source: WHO, 2023" states no fact
     # a number makes it a claim ("Here is a summary in 77 words:", "see a doctor if it lasts 3
     # days"); a model number in a name ("the Fenwick 14 is the better pick") is no quantity
@@ -668,7 +670,7 @@ def select_claims(answer: str, sentences: Sequence[Span]) -> list[Selection]:
             )
             reason = reason or reason_from_text(text)
             if reason is None and (
-                (row in sources and names_a_source(text)) or not any(c.isalnum() for c in text)
+                (row in sources and _names_a_source(text)) or not any(c.isalnum() for c in text)
             ):
                 reason = "meta"  # a source list's entry, or a bare link ("https://...")
             if reason is None and _is_title_line(answer, lines, row, span):
