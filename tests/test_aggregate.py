@@ -182,3 +182,26 @@ def test_uncovered_absent_names_flag_a_supported_sentence() -> None:
         sentences[2],
     ]
     assert flag_uncovered_names(flagged, verdicts, GroundingIndex(context))[1] is flagged[1]
+
+
+def test_an_uncovered_name_after_a_fact_is_read_as_written() -> None:
+    # "In Java" is a fact; "Robertson" follows it in the sentence, so its capital says name,
+    # though the blanked fact leaves only spaces before it
+    answer = "In Java Robertson ruled."
+    context = "Java was ruled by the Dutch."
+    span = Span(0, len(answer))
+    fact = Fact(
+        "f0.0",
+        0,
+        "Java",
+        "in",
+        "",
+        subject_spans=[Span(3, 7)],
+        relation_spans=[Span(0, 2)],
+    )
+    sentence = SentenceVerdict(0, span, answer, 0.2, "supported", method="max")
+    verdict = FactVerdict(fact, "In Java.", NLIScores(0.9, 0.1, 0.0), "supported")
+    out = flag_uncovered_names([sentence], [verdict], GroundingIndex(context))
+    assert (out[0].label, out[0].method) == ("unverifiable", "uncovered_name")
+    # units outside the fact: robertson (2) missing, ruled (1) found: (1 + 2 / 3) / 2
+    assert out[0].score == pytest.approx(5 / 6)

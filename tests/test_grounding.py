@@ -18,6 +18,7 @@ from enoki_hd.verify.grounding import (
     parse_dates,
     parse_numbers,
     restate_quantities,
+    starts_sentence,
 )
 
 logger = logging.getLogger(__name__)
@@ -242,6 +243,34 @@ def test_missing_names() -> None:
         3,
         missing_names=["noel", "gallagher"],
     )
+
+
+def test_a_capital_is_read_where_the_word_was_written() -> None:
+    evidence = "The British forces were commanded by General William Howe."
+    # judged in the text alone, a fact's first word is a sentence start: no name
+    alone = ground("Robertson led the British forces", evidence)
+    assert (alone.status, alone.missing_names) == ("partial", [])
+    assert alone.score == pytest.approx(2 / 5)  # robertson 1, led 1, british 2, forces 1
+    # cut from "… named Robertson led …" it is mid-sentence there: a name, weighed 2
+    cut = ground("Robertson led the British forces", evidence, initial=lambda at: False)
+    assert (cut.status, cut.missing_names) == ("absent", ["robertson"])
+    assert cut.score == pytest.approx(3 / 6)
+    # and one that starts its sentence in the answer stays no name
+    assert ground("Robertson led", evidence, initial=lambda at: at == 0).missing_names == []
+
+
+def test_starts_sentence_skips_quotes_and_brackets() -> None:
+    text = 'There was no commander named "Robertson". ("Howe") led: Clinton'
+    assert starts_sentence(text, 0)
+    assert not starts_sentence(text, text.index("Robertson"))
+    assert starts_sentence(text, text.index("Howe"))
+    assert starts_sentence(text, text.index("Clinton"))
+    # Markdown emphasis, list markers and table cells start a line's words too
+    table = "| Model | Weight |\n- **Fenwick** 14\n> Note"
+    for word in ("Model", "Weight", "Fenwick", "Note"):
+        assert starts_sentence(table, table.index(word)), word
+    # a hyphen inside a word is no list marker
+    assert not starts_sentence("the Anglo-Saxon kings", len("the Anglo-"))
 
 
 def test_question_words_count_as_found() -> None:

@@ -167,6 +167,36 @@ def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() ->
     assert [ANSWER[s.start : s.end] for s in verdict.blamed or []] == ["sold", "12"]
 
 
+def test_a_fact_that_starts_mid_sentence_with_an_absent_name_is_an_absent_name() -> None:
+    answer = 'There was no commander named "Robertson" who led the British forces.'
+    context = "The British forces were commanded by General William Howe."
+    start = answer.index('"Robertson"')
+    fact = Fact(
+        "f0.0",
+        0,
+        '"Robertson"',
+        "led",
+        "the British forces",
+        subject_spans=[Span(start, start + 11)],
+        relation_spans=[Span(answer.index("led"), answer.index("led") + 3)],
+        object_spans=[Span(answer.index("the British"), len(answer) - 1)],
+    )
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(context), context), 1
+    )
+    verdict = FactJudge("hybrid").judge(
+        answer,
+        [fact],
+        ['"Robertson" led the British forces.'],
+        [decision],
+        grounding=GroundingIndex(context),
+    )[0]
+    # the subject's capital is read in the answer, where "Robertson" follows "named": a name
+    # found nowhere in the context (judged in the fact's own words it started a sentence)
+    assert (verdict.label, verdict.decided_by) == ("unverifiable", "absent_name")
+    assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["Robertson", "led"]
+
+
 def test_a_raised_threshold_has_the_last_word_over_the_rules() -> None:
     """At threshold 0.95 a value conflict (score 0.9) is supported like any score below it —
     before, it stayed "contradicted" while its sentence and the spans counted it supported."""

@@ -704,12 +704,17 @@ def test_strip_span() -> None:
         ("Paris [Doc 1], Lyon [doc2], Nice [Source: 3].", ["[Doc 1]", "[doc2]", "[Source: 3]"]),
         ("Paris (Source 1) and Lyon (Documents 2, 3).", ["(Source 1)", "(Documents 2, 3)"]),
         ("Paris [citation:4] and Lyon 【5†source】.", ["[citation:4]", "【5†source】"]),
+        (
+            "Leave it coal-free (Passages 1 and 2), see (Sources 2, 3, and 5) [Docs 1 & 4].",
+            ["(Passages 1 and 2)", "(Sources 2, 3, and 5)", "[Docs 1 & 4]"],
+        ),
         ("Paris is in France.[^1]\n\n[^1]: The atlas.", ["[^1]"]),
         # claims, or maybe claims: left alone
         ("Step (1) was done in (2020) by (Smith et al., 2020).", []),
         ("x lies in [0, 1] and [0.5, 2].", []),
         ("In `arr[1]` and ``b[2]`` the first [3].", ["[3]"]),
         ("[citation needed] and [a] and [10000].", []),
+        ("Rooms (1 and 2) and (Passage 12 and Other) stay.", []),
     ],
 )
 def test_citation_spans(text: str, markers: list[str]) -> None:

@@ -30,6 +30,7 @@ readable sentence is ``not_a_claim``); ``unchecked`` (nothing else verified); ``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
@@ -203,7 +204,7 @@ def flag_uncovered_names(
     ``unverifiable``: method ``uncovered_name``, score ``max(score, (1 + g) / 2)`` with ``g``
     the grounding score of those words (the rule :func:`~enoki_hd.verify.judge.fuse` applies
     to a fact's own words). A sentence without facts is outside every fact as a whole."""
-    from enoki_hd.verify.grounding import ground
+    from enoki_hd.verify.grounding import ground, starts_sentence
 
     covered: dict[int, list[Span]] = {}
     for verdict in verdicts:
@@ -220,7 +221,14 @@ def flag_uncovered_names(
         for part in covered.get(sentence.index, []):
             for k in range(max(part.start, start), min(part.end, sentence.span.end)):
                 chars[k - start] = " "
-        result = ground("".join(chars), "", question=question, scope=grounding)
+        # a capital is read where it stands in the sentence, not after the blanked facts
+        result = ground(
+            "".join(chars),
+            "",
+            question=question,
+            scope=grounding,
+            initial=functools.partial(starts_sentence, sentence.text),
+        )
         if not result.missing_names:
             out.append(sentence)
             continue

@@ -964,11 +964,13 @@ def normalize_term(word: str) -> str:
 
 _CITED_NUMBER = r"[1-9]\d{0,2}"  # never 0 ("[0, 1]" is an interval) and never a decimal
 _CITED_NUMBERS = rf"{_CITED_NUMBER}(?:\s*[-–,;]\s*{_CITED_NUMBER})*"
+# after a source's name the numbers may be listed in words too: "(Passages 1 and 2)"
+_NAMED_NUMBERS = rf"{_CITED_NUMBER}(?:\s*(?:[-–,;&]|,?\s*and)\s*{_CITED_NUMBER})*"
 _CITED_SOURCE = r"(?:doc(?:ument)?|source|passage|context|ref(?:erence)?|citation|cite)s?"
 _CITATION_RE = re.compile(
     rf"\[{_CITED_NUMBERS}\]"  # [1] [1, 2] [1-3]
-    rf"|\[{_CITED_SOURCE}[ \t:_#-]*{_CITED_NUMBERS}\]"  # [Doc 1] [source: 2] [citation:3]
-    rf"|\({_CITED_SOURCE}[ \t:_#-]*{_CITED_NUMBERS}\)"  # (Source 1) (Document 2, 3)
+    rf"|\[{_CITED_SOURCE}[ \t:_#-]*{_NAMED_NUMBERS}\]"  # [Doc 1] [source: 2] [citation:3]
+    rf"|\({_CITED_SOURCE}[ \t:_#-]*{_NAMED_NUMBERS}\)"  # (Source 1) (Passages 1 and 2)
     r"|\[\^[^\]\s]{1,20}\](?!:)"  # a Markdown footnote reference [^1], not its definition
     r"|【[^】\n]{1,40}】",  # 【1†source】
     re.IGNORECASE,
@@ -981,7 +983,7 @@ def citation_spans(text: str) -> list[Span]:
 
     Marked: bracketed source numbers (``[1]``, ``[1, 2]``, ``[2-4]``, ``[1][2]``), bracketed or
     parenthesised source names with a number (``[Doc 1]``, ``[source: 2]``, ``[citation:3]``,
-    ``(Source 1)``, ``(Document 2, 3)``), Markdown footnote references (``[^1]``; not the
+    ``(Source 1)``, ``(Document 2, 3)``, ``(Passages 1 and 2)``), Markdown footnote references (``[^1]``; not the
     definition line ``[^1]: ...``) and ``【1†source】``. Not marked, because they are claims or
     may be: ``(1)``, ``(2020)``, author–year citations (``(Smith et al., 2020)``), numbers
     starting with 0 (``[0, 1]`` is an interval) and anything inside inline code (``arr[1]``).

@@ -32,11 +32,12 @@ import functools
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from enoki_hd.places import place_names
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
 from enoki_hd.units import MEASURES, UNITS, unit_names
@@ -894,17 +895,35 @@ def _is_function_word(word: str, term: str) -> bool:
     return bool(_HYPHENS_RE.search(word)) and not _word_parts(word)
 
 
-def _is_entity_like(word: str, text: str, start: int) -> bool:
+# Markup a word may follow at the start of a sentence, a list item or a table cell
+# ("**Weight**", "- Weight", "> Weight"): skipped like quotes when looking for what precedes it.
+_LEADING_MARKUP = frozenset("*_#>-+•")
+
+
+def starts_sentence(text: str, start: int) -> bool:
+    """Whether the word at ``start`` of ``text`` begins it, a sentence, a line, a table cell
+    or a clause after ``: ;`` (quotes, brackets and Markdown emphasis or list markers before
+    the word skipped): where a capital says nothing about a name."""
+    i = start - 1
+    while i >= 0 and (text[i] in _OPENERS or text[i] in _LEADING_MARKUP):
+        i -= 1
+    return i < 0 or text[i] in ".!?\n:;|"
+
+
+def _is_entity_like(
+    word: str, text: str, start: int, initial: Callable[[int], bool] | None = None
+) -> bool:
     """A capitalised word not starting a sentence, or any word with an inner capital
-    ("NASA", "iPhone"). Sentence-initial capitals say nothing about names."""
+    ("NASA", "iPhone"). Sentence-initial capitals say nothing about names. ``initial``
+    says whether the word at an offset of ``text`` starts a sentence where it was written
+    (``text`` may be pieces cut from an answer); None: :func:`starts_sentence` in ``text``."""
     if any(c.isupper() for c in word[1:]):
         return True
     if not word[0].isupper():
         return False
-    i = start - 1
-    while i >= 0 and text[i] in _OPENERS:
-        i -= 1
-    return i >= 0 and text[i] not in ".!?\n:;"
+    if initial is not None:
+        return not initial(start)
+    return not starts_sentence(text, start)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1424,9 +1443,9 @@ class _Unit:
     roman: int | None = None
 
 
-def _units(text: str) -> list[_Unit]:
+def _units(text: str, initial: Callable[[int], bool] | None = None) -> list[_Unit]:
     """Distinct units of ``text`` in order: dates, numbers outside dates, content words outside
-    both."""
+    both (``initial``: see :func:`_is_entity_like`)."""
     analysis = _analyse(text)
     found: list[tuple[int, _Unit]] = []
     for date in analysis.dates:
@@ -1477,7 +1496,7 @@ def _units(text: str) -> list[_Unit]:
         term = normalize_term(word)
         if _is_function_word(word, term):
             continue
-        weight = 2 if _is_entity_like(word, text, token.start) else 1
+        weight = 2 if _is_entity_like(word, text, token.start, initial) else 1
         roman = romans.get(token.start)
         unit = _Unit(("word", term), term, weight, word=word, spans=(token,), roman=roman)
         found.append((token.start, unit))
@@ -1548,7 +1567,8 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
             ordinal = NumberMention(unit.spans[0], float(unit.roman), "ordinal", unit.word)
             if index.has_number(ordinal):
                 return True
-        return index.has_word(unit.word) or any(map(index.has_word, unit_names(unit.word)))
+        others = unit_names(unit.word) + place_names(unit.word)  # "km", "CA" for "California"
+        return index.has_word(unit.word) or any(map(index.has_word, others))
     if unit.number is not None:
         if unit.measure is not None and index.has_measure(unit.measure):
             return True
@@ -1573,6 +1593,7 @@ def ground(
     *,
     question: str | None = None,
     scope: GroundingIndex | None = None,
+    initial: Callable[[int], bool] | None = None,
 ) -> GroundingResult:
     """Check whether every unit of ``text`` (content words, numbers, dates) occurs in
     ``evidence`` or the question.
@@ -1588,6 +1609,10 @@ def ground(
             context), while mismatches are still judged against ``evidence`` alone: a deciding
             window that states another value of the same kind contradicts the text even when
             the text's value appears somewhere else.
+        initial: whether the word at an offset of ``text`` starts a sentence where it was
+            written — for a ``text`` cut from an answer (a fact's parts), so that a capital
+            that starts the fact but not its sentence ("Robertson" of 'a commander named
+            "Robertson" led …') weighs as a name; None: judged in ``text`` itself.
 
     A number is found when a compatible number has the same value; when the text hedges it
     ("about", "around", "approximately", "nearly", "roughly", "over", "more than", ...) a value
@@ -1622,7 +1647,7 @@ def ground(
             f"evidence must be a str or a GroundingIndex, got {type(evidence).__name__}"
         )
     asked = GroundingIndex(question) if question else None
-    units = _units(text)
+    units = _units(text, initial)
     if not units:
         return GroundingResult("empty", 0.0)
     missing: list[str] = []

@@ -63,7 +63,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -86,6 +86,7 @@ from enoki_hd.verify.grounding import (
     GroundingResult,
     ground,
     parse_dates,
+    starts_sentence,
 )
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
@@ -279,7 +280,13 @@ class FactJudge:
             parts = cut_dates_widened(answer, parts)
             text, offsets = join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
-            result = ground(text, evidence_text, question=question, scope=grounding)
+            result = ground(
+                text,
+                evidence_text,
+                question=question,
+                scope=grounding,
+                initial=_initial_in(answer, offsets),
+            )
         features = None
         if self.needs_sentence_nli:
             features = fusion_features(
@@ -480,6 +487,18 @@ def join_spans(answer: str, spans: list[Span]) -> tuple[str, list[tuple[int, int
         pieces.append(span.text(answer))
         cursor += len(span) + 1
     return " ".join(pieces), offsets
+
+
+def _initial_in(answer: str, offsets: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """For the joined text of :func:`join_spans`: whether the word at an offset of it starts
+    a sentence of ``answer`` where it stands there (a fact's first word is no sentence start
+    unless the answer's sentence begins with it)."""
+
+    def initial(position: int) -> bool:
+        at = to_answer_span(Span(position, position), offsets).start
+        return starts_sentence(answer, at)
+
+    return initial
 
 
 def to_answer_span(span: Span, offsets: list[tuple[int, int]]) -> Span:
