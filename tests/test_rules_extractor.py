@@ -502,6 +502,54 @@ def test_the_complement_of_a_negated_verb_is_not_asserted(extractor: RulesExtrac
     assert ("band", "split up in", "2003") in triples(extractor.extract(said))
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # a "that" clause of a noun that is none: only the main clause is a fact
+        ("There is no record that Napoleon visited Boston.", {("There", "is", "no record")}),
+        # a complement whose verb has a subject that is none: the main fact carries it whole
+        (
+            "No evidence suggests that Napoleon visited Boston.",
+            {("No evidence", "suggests", "that Napoleon visited Boston")},
+        ),
+        (
+            "Nobody believes that the drug works.",
+            {("Nobody", "believes", "that the drug works")},
+        ),
+        (
+            "None of the witnesses said that Howe fled.",
+            {("None of witnesses", "said", "that Howe fled")},
+        ),
+        # "It is false that": the adjective denies the clause
+        (
+            "It is false that Howe lost the battle.",
+            {("It", "is", "false"), ("It", "is", "that Howe lost the battle")},
+        ),
+        # asserted: "true", a doubt denied, an affirmative subject
+        (
+            "It is true that Howe lost the battle.",
+            {
+                ("It", "is", "true"),
+                ("It", "is", "that Howe lost the battle"),
+                ("Howe", "lost", "battle"),
+            },
+        ),
+        (
+            "No one doubts that the drug works.",
+            {("No one", "doubts", "that the drug works"), ("drug", "works", "")},
+        ),
+        (
+            "The company said that no employee was hurt.",
+            {("company", "said", "that no employee was hurt"), ("no employee", "was hurt", "")},
+        ),
+    ],
+)
+def test_a_clause_denied_without_not_is_not_asserted(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert triples(extractor.extract(answer)) == expected
+
+
 def test_whose_stands_for_its_antecedent(extractor: RulesExtractor) -> None:
     """ "the committee, whose members want input": the members are the committee's."""
     answer = "The vote was put off by the committee, whose members want input from the union."

@@ -164,6 +164,47 @@ _UNASSERTING_NOUNS = frozenset(
 )
 
 
+# What denies or doubts a "that" clause without a "not": a subject that is no one ("No
+# evidence suggests that …", "Nobody believes that …"), a noun that is none ("There is no
+# record that …", "little evidence that …") and the adjective of "It is false that …".
+_NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "none", "noone", "neither"})
+_NEGATIVE_DETERMINERS = frozenset({"no", "neither"})
+_SCANT_MODIFIERS = frozenset({"little", "scant"})
+_DENYING_ADJECTIVES = frozenset(
+    {"false", "untrue", "unlikely", "improbable", "incorrect", "wrong", "doubtful", "unclear"}
+    | {"uncertain", "unproven", "unconfirmed", "impossible", "unknown"}
+)
+# Verbs that doubt their clause: with a subject that is none they assert it ("No one doubts
+# that the drug works")
+_DOUBTING_VERBS = frozenset({"doubt", "deny", "dispute", "question", "contest", "refute"})
+
+
+def _is_none(noun: Token) -> bool:
+    """``noun`` denies its own existence: "nothing", "nobody", "no evidence", "no one",
+    "little evidence"."""
+    if noun.lower_ in _NEGATIVE_SUBJECTS:
+        return True
+    return any(
+        (c.dep_ == "det" and c.lower_ in _NEGATIVE_DETERMINERS)
+        or (c.dep_ == "amod" and c.lower_ in _SCANT_MODIFIERS)
+        for c in noun.children
+    )
+
+
+def _denies_its_complement(verb: Token) -> bool:
+    """The verb of a ``ccomp`` that says its clause is not so: negated ("did not say that"),
+    with a subject that is none ("No evidence suggests that"), or a copula with a denying
+    adjective ("It is false that", "It is unlikely that")."""
+    children = list(verb.children)
+    if any(c.dep_ == "neg" for c in children):
+        return True
+    if any(c.dep_ in ("nsubj", "nsubjpass") and _is_none(c) for c in children):
+        return verb.lemma_.lower() not in _DOUBTING_VERBS
+    return verb.lemma_ == "be" and any(
+        c.dep_ == "acomp" and c.lower_ in _DENYING_ADJECTIVES for c in children
+    )
+
+
 def follows_alternative(token: Token) -> bool:
     """``token``'s phrase is the rejected alternative: it comes right after ``instead of`` or
     ``rather than`` (``travelled by train instead of by car``)."""
@@ -176,10 +217,11 @@ def follows_alternative(token: Token) -> bool:
 def is_unasserted(verb: Token) -> bool:
     """A clause its sentence does not assert: a condition (``if the dam fails``, ``unless``,
     ``whether``), the ``that`` clause of a noun of opinion (``the ruling that Maris had
-    breached its contract``), the complement of a negated verb (``doesn't prove the heart is
-    healthy``, ``did not say that ...``), a gerund after ``without`` or a rejected
-    alternative (``left without paying``, ``rose instead of falling``), or a verb coordinated
-    with one."""
+    breached its contract``) or of a noun that is none (``There is no record that Napoleon
+    visited Boston``), the complement of a verb that denies it (``doesn't prove the heart is
+    healthy``, ``did not say that ...``, ``No evidence suggests that ...``, ``It is false
+    that ...``), a gerund after ``without`` or a rejected alternative (``left without
+    paying``, ``rose instead of falling``), or a verb coordinated with one."""
     current = verb
     for _ in range(_MAX_CLIMB):
         if follows_alternative(current) or any(
@@ -189,13 +231,16 @@ def is_unasserted(verb: Token) -> bool:
         if current.dep_ != "conj" or current.head is current:
             break
         current = current.head
+    that_clause = any(c.dep_ == "mark" and c.lower_ == "that" for c in current.children)
     if current.dep_ == "acl" and current.head.lemma_.lower() in _UNASSERTING_NOUNS:
-        return any(c.dep_ == "mark" and c.lower_ == "that" for c in current.children)
+        return that_clause
+    if current.dep_ in ("acl", "relcl") and that_clause and _is_none(current.head):
+        return True  # "no record that X" (the parser may call the clause relative)
     if current.dep_ == "pcomp":
         return current.head.lower_ == "without"
     if current.dep_ != "ccomp" or is_paratactic_complement(current):
         return False
-    return any(c.dep_ == "neg" for c in current.head.children)
+    return _denies_its_complement(current.head)
 
 
 def is_glued(a: Token, b: Token) -> bool:
