@@ -301,6 +301,25 @@ def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
         Detector(LexicalVerifier(), inherit_entailment=2.0)
 
 
+def test_an_extractor_of_coarse_root_facts_has_their_objects_grounded_alone() -> None:
+    class Coarse:
+        name = "coarse"
+        coarse_roots = True
+
+        def extract(self, answer, *, sentences=None):
+            return []
+
+        def unparseable_sentences(self, answer, sentences=None):
+            return set()
+
+        def config(self):
+            return {"name": "coarse"}
+
+    assert Detector(LexicalVerifier(), extractor=Coarse()).judge.root_delta is True
+    assert Detector(LexicalVerifier(), extractor="rules").judge.root_delta is False
+    assert Detector(LexicalVerifier(), extractor=None).judge.root_delta is False
+
+
 # --- regressions of the hardening issue -----------------------------------------------------
 
 LONG_SENTENCE = (

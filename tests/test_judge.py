@@ -197,6 +197,47 @@ def test_a_fact_that_starts_mid_sentence_with_an_absent_name_is_an_absent_name()
     assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["Robertson", "led"]
 
 
+def test_a_coarse_root_fact_is_also_grounded_on_its_object_alone() -> None:
+    answer = "The Funicular Rigiblick is a popular mode of transport for locals and tourists."
+    context = "The Funicular Rigiblick is a popular mode of transport in Zurich."
+
+    def at(words: str) -> list[Span]:
+        start = answer.index(words)
+        return [Span(start, start + len(words))]
+
+    obj = at("for locals and tourists")
+    fact = Fact(
+        "f0.0",
+        0,
+        "The Funicular Rigiblick",
+        "is a popular mode of transport",
+        "for locals and tourists",
+        subject_spans=at("The Funicular Rigiblick"),
+        relation_spans=at("is a popular mode of transport"),
+        object_spans=obj,
+        delta=obj,
+    )
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.7, 0.25, 0.05), Evidence(0, len(context), context), 1
+    )
+
+    def judged(root_delta: bool) -> FactVerdict:
+        judge = FactJudge("hybrid", root_delta=root_delta)
+        hypothesis = [answer[:-1] + "."]
+        return judge.judge(
+            answer, [fact], hypothesis, [decision], grounding=GroundingIndex(context)
+        )[0]
+
+    # all its words: 2 of 9 weighed units new (locals, tourists: 0.22), diluted below 0.5
+    diluted = judged(False)
+    assert diluted.label == "supported"
+    # its object alone: all new (1.0); the fact is unverifiable and blames those two words
+    alone = judged(True)
+    assert (alone.label, alone.decided_by) == ("unverifiable", "grounding")
+    assert alone.score is not None and diluted.score is not None and alone.score > diluted.score
+    assert [answer[s.start : s.end] for s in alone.blamed or []] == ["locals", "tourists"]
+
+
 def test_a_raised_threshold_has_the_last_word_over_the_rules() -> None:
     """At threshold 0.95 a value conflict (score 0.9) is supported like any score below it —
     before, it stayed "contradicted" while its sentence and the spans counted it supported."""

@@ -171,3 +171,30 @@ def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
                 assert not set(part) & set("<>[]()_🎉;"), (answer, part)
     wrong = detector.detect(answer="The bridge is 460&nbsp;metres long.", context=context)
     assert [s.text for s in wrong.spans] == ["460"]
+
+
+def test_the_encoders_root_facts_are_grounded_on_their_objects_too() -> None:
+    """A row is a coarse fact; its object's new words are not diluted by its subject's."""
+    from dataclasses import replace
+
+    context = (
+        "The Funicular Rigiblick is a funicular railway in the north-east of the city of "
+        "Zurich, Switzerland. It links a lower station served by tram routes 9 and 10 with an "
+        "upper station at Rigiblick."
+    )
+    answer = (
+        "The Funicular Rigiblick is a popular mode of transportation for both locals and "
+        "tourists alike."
+    )
+    detector = Detector(extractor="encoder")
+    assert detector.judge.root_delta is True
+    short = "The Funicular Rigiblick is a popular mode of transportation."
+
+    def verdict() -> tuple[str, str]:
+        report = detector.detect(answer=answer, context=context)
+        (fact,) = [v for v in report.facts if v.hypothesis == short]
+        return fact.label, fact.decided_by
+
+    assert verdict() == ("unverifiable", "grounding")
+    detector.judge = replace(detector.judge, root_delta=False)
+    assert verdict() == ("supported", "nli")

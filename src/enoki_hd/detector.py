@@ -288,6 +288,10 @@ class Detector:
 
             extractor = None if extractor == "none" else get_extractor(extractor)
         self.extractor: Extractor | None = extractor
+        if getattr(extractor, "coarse_roots", False) is True:
+            # an extractor of coarse root facts (the encoder's rows): their objects are
+            # grounded alone too, so one new word is not diluted in a long fact
+            self.judge = replace(self.judge, root_delta=True)
         if self.escalation is not None and extractor is None:
             raise ValueError(
                 f"verification={verification!r} escalates facts to a judge, and with "

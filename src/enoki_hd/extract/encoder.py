@@ -335,7 +335,9 @@ class EncoderExtractor:
     sub-tokens is tagged in overlapping windows of whole words (never truncated); a sentence
     with one word longer than a window yields no facts and is counted in
     ``stats["rejected_sentences"]`` (logged). Ids are ``f{sentence}.{k}``, ``source``
-    ``"encoder"``.
+    ``"encoder"``. A row is a coarse fact (whole clauses in its relation and object), so the
+    detector also grounds a root fact's object alone (``coarse_roots``; see ``root_delta`` of
+    :class:`~enoki_hd.verify.judge.FactJudge`).
 
     Args:
         path: the checkpoint directory (default :func:`default_tagger_path`).
@@ -358,6 +360,8 @@ class EncoderExtractor:
     """
 
     name = "encoder"
+    # root facts carry whole clauses: their object is grounded alone too (FactJudge.root_delta)
+    coarse_roots = True
 
     def __init__(
         self,

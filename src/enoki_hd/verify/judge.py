@@ -181,6 +181,10 @@ class FactJudge:
         refinement_support: a fact failed by its words' grounding alone is supported when
             the verifier decisively entails one of its supported refinements (see the module
             docstring).
+        root_delta: a root fact is also grounded on its delta (its object) alone, and the
+            higher absent share counts — for extractors whose root facts are coarse (the
+            encoder's rows carry whole clauses; the rules' roots are short heads whose
+            refinements are grounded apart). Off: all its words only.
     """
 
     verification: VerificationMode = "hybrid"
@@ -191,6 +195,7 @@ class FactJudge:
     conflicts: bool = True
     absent_names: bool = True
     refinement_support: bool = True
+    root_delta: bool = False
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -287,6 +292,21 @@ class FactJudge:
                 scope=grounding,
                 initial=_initial_in(answer, offsets),
             )
+            if self.root_delta and not refinement and fact.delta and fact.delta != parts:
+                # a coarse root fact: what it asserts (its object) is also grounded alone, so
+                # one new word is not diluted among the fact's other words
+                alone_text, alone_offsets = join_spans(
+                    answer, cut_dates_widened(answer, fact.delta)
+                )
+                alone = ground(
+                    alone_text,
+                    evidence_text,
+                    question=question,
+                    scope=grounding,
+                    initial=_initial_in(answer, alone_offsets),
+                )
+                if alone.score > result.score:
+                    result, offsets = alone, alone_offsets
         features = None
         if self.needs_sentence_nli:
             features = fusion_features(
