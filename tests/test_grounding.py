@@ -871,8 +871,30 @@ def test_parse_dates_reads_centuries(text: str, year: int) -> None:
     assert (date.year, date.kind) == (year, "century")
 
 
-def test_centuries_before_christ_are_not_read() -> None:
-    assert parse_dates("the 5th century BC") == []
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("from the 5th century BC, in", "5th century BC"),
+        ("the fifth century BCE.", "fifth century BCE"),
+        ("in the 5th century B.C. and", "5th century B.C."),
+    ],
+)
+def test_centuries_before_christ_count_back_from_zero(text: str, said: str) -> None:
+    [date] = parse_dates(text)
+    assert (date.text, date.year, date.kind) == (said, -500, "century")
+
+
+def test_a_century_bc_is_whole_and_no_century_ad() -> None:
+    # the whole "5th century BC" is the unit found or blamed, not "5th" and "BC" apart
+    wrong = ground("from the 5th century BC", "Collage dates from the 16th century.")
+    assert wrong.mismatches == [("5th century BC", "16th century")]
+    assert wrong.missing_spans == [Span(9, 23)]
+    assert ground("the 5th century BC", "Mosaics of the fifth century BC.").status == "grounded"
+    assert ground("the 5th century BC", "Mosaics of the fifth century AD.").mismatches == [
+        ("5th century BC", "fifth century")
+    ]
+    # years a text writes are positive: none falls inside a century BC
+    assert ground("the 5th century BC", "Founded in 450.").status != "grounded"
 
 
 def test_centuries_ground_by_value() -> None:

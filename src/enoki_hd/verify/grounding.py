@@ -99,7 +99,7 @@ class DateMention:
     ``kind`` is the precision: ``day`` (day and month, with the year when given),
     ``month`` (month and year), ``decade`` (``year`` is the first year: "the 1990s" → 1990),
     ``century`` (``year`` is the first year: "the 19th century" → 1800; "the 1800s" is a
-    decade),
+    decade; a century BC counts back from 0: "the 5th century BC" → -500),
     ``quarter`` ("Q3 2024", "the third quarter": ``quarter`` 3, the year when given) or
     ``fiscal_year`` ("FY2023", "fiscal year 2023"). ``fiscal`` marks a quarter or year of a
     fiscal calendar, which need not be the calendar's. ``swappable``: the day and month were
@@ -763,10 +763,10 @@ _PERIOD_PATTERNS = (
         rf"(?![‐‑-]\w)(?:,?\s+(?i:of\s+)?(?:(?i:the)\s+)?{_PERIOD_YEAR})?"
     ),
     re.compile(rf"(?<!\w){_FISCAL_YEAR}(?![-/–]\d)(?!\w)"),
-    # "the 19th century", "the nineteenth-century", not "the 5th century BC"
+    # "the 19th century", "the nineteenth-century", "the 5th century BC"
     re.compile(
         rf"(?i:\b(?:(?P<century>\d{{1,2}})(?:st|nd|rd|th)|{_CENTURY_WORD})[\s‐‑-]+century)\b"
-        r"(?!\s+(?:BCE?|B\.C\.)|\w)"
+        r"(?:(?P<bc>\s+(?:BCE?\b|B\.\s?C\.(?:\s?E\.)?))|(?!\w))"
     ),
 )
 
@@ -782,7 +782,10 @@ def _period_from_match(m: re.Match[str]) -> DateMention | None:
         )
         if not 1 <= number <= YEAR_RANGE[1] // 100 + 1:
             return None
-        return DateMention(span, (number - 1) * 100, None, None, "century", m.group())
+        # a century before Christ counts back from 0: "the 5th century BC" is -500 to -401,
+        # never one of the positive years a text writes
+        first = -number * 100 if groups.get("bc") else (number - 1) * 100
+        return DateMention(span, first, None, None, "century", m.group())
     fiscal_year = groups.get("fiscal") or groups.get("fiscal4")
     year_text = fiscal_year or groups.get("year") or groups.get("short")
     year = None if year_text is None else int(year_text) + (2000 if len(year_text) == 2 else 0)
@@ -844,7 +847,7 @@ def parse_dates(text: str) -> list[DateMention]:
     ``March 15, 2021`` / ``March 15``; ``March 2021``; numeric ``3/5/2021`` (``swappable``
     when both could be the month), ``03.05.2021`` (day first), ``2021/05/03``; decades
     ``1990s`` / ``1990's`` (the span covers the decade only, not "the"); centuries ``the 19th
-    century`` / ``nineteenth-century`` (not "BC"; "the 1800s" is a decade); quarters ``Q3 2024`` /
+    century`` / ``nineteenth-century`` / ``the 5th century BC`` ("the 1800s" is a decade); quarters ``Q3 2024`` /
     ``Q3-2024`` / ``2024 Q3`` / ``3Q24`` / ``the third quarter of 2024`` / ``Q3 FY24`` /
     ``the fourth fiscal quarter`` / ``Q3``; fiscal years ``FY2023`` / ``FY23`` / ``fiscal
     (year) 2023`` (not "FY2023-24"). Month names may be abbreviated ("Sept.", "Mar");
