@@ -252,11 +252,16 @@ def test_a_capital_is_read_where_the_word_was_written() -> None:
     assert (alone.status, alone.missing_names) == ("partial", [])
     assert alone.score == pytest.approx(2 / 5)  # robertson 1, led 1, british 2, forces 1
     # cut from "… named Robertson led …" it is mid-sentence there: a name, weighed 2
-    cut = ground("Robertson led the British forces", evidence, initial=lambda at: False)
+    answer = "There was a commander named Robertson led the British forces."
+    shift = answer.index("Robertson")
+    cut = ground(
+        "Robertson led the British forces", evidence, written=lambda at: (answer, at + shift)
+    )
     assert (cut.status, cut.missing_names) == ("absent", ["robertson"])
     assert cut.score == pytest.approx(3 / 6)
     # and one that starts its sentence in the answer stays no name
-    assert ground("Robertson led", evidence, initial=lambda at: at == 0).missing_names == []
+    first = "Robertson led them."
+    assert ground("Robertson led", evidence, written=lambda at: (first, at)).missing_names == []
 
 
 def test_starts_sentence_skips_quotes_and_brackets() -> None:
@@ -271,6 +276,28 @@ def test_starts_sentence_skips_quotes_and_brackets() -> None:
         assert starts_sentence(table, table.index(word)), word
     # a hyphen inside a word is no list marker
     assert not starts_sentence("the Anglo-Saxon kings", len("the Anglo-"))
+
+
+def test_a_word_no_dictionary_knows_after_a_name_is_part_of_it() -> None:
+    context = "Species of the genus Acraspis: Acraspis alaria, Acraspis quercushirta."
+    # the epithet of "Acraspis cerasi" weighs as a name: found nowhere, it decides the fact
+    wrong = ground("the species is Acraspis cerasi", context)
+    assert (wrong.missing, wrong.missing_names) == (["cerasi"], ["cerasi"])
+    assert ground("the species is Acraspis alaria", context).status == "grounded"
+    # a dictionary word, or one of its inflections, after a name stays a common word
+    common = ground("visited by Paris tourists", "Paris is big.")
+    assert (common.missing, common.missing_names) == (["visited", "tourist"], [])
+    # and an unknown word after no name is no name
+    assert ground("the species cerasi", context).missing_names == []
+    # the name before it is read where the word was written: a fact "species is cerasi" cut
+    # from "… is Acraspis cerasi."
+    answer = "The species is Acraspis cerasi."
+    at = {0: 4, 8: 12, 11: answer.index("cerasi")}  # "species is cerasi" -> the answer
+
+    def written(offset: int) -> tuple[str, int]:
+        return answer, at[offset]
+
+    assert ground("species is cerasi", context, written=written).missing_names == ["cerasi"]
 
 
 def test_question_words_count_as_found() -> None:

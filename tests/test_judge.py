@@ -197,6 +197,37 @@ def test_a_fact_that_starts_mid_sentence_with_an_absent_name_is_an_absent_name()
     assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["Robertson", "led"]
 
 
+def test_an_unknown_word_after_a_name_in_the_answer_is_part_of_the_name() -> None:
+    answer = "The species known as the jewel oak gall wasp is Acraspis cerasi."
+    context = "Species of Acraspis: Acraspis alaria, Acraspis quercushirta - jewel oak gall wasp."
+
+    def at(words: str) -> list[Span]:
+        start = answer.index(words)
+        return [Span(start, start + len(words))]
+
+    # the rules extractor's root fact: the object's head alone, "Acraspis" its refinement's
+    fact = Fact(
+        "f0.0",
+        0,
+        "species",
+        "is",
+        "cerasi",
+        subject_spans=at("species"),
+        relation_spans=[Span(answer.index(" is ") + 1, answer.index(" is ") + 3)],
+        object_spans=at("cerasi"),
+        delta=at("cerasi"),
+    )
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(context), context), 1
+    )
+    verdict = FactJudge("hybrid").judge(
+        answer, [fact], ["Species is cerasi."], [decision], grounding=GroundingIndex(context)
+    )[0]
+    # "cerasi" follows the name "Acraspis" in the answer, though not in the fact's words
+    assert (verdict.label, verdict.decided_by) == ("unverifiable", "absent_name")
+    assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["cerasi"]
+
+
 def test_a_coarse_root_fact_is_also_grounded_on_its_object_alone() -> None:
     answer = "The Funicular Rigiblick is a popular mode of transport for locals and tourists."
     context = "The Funicular Rigiblick is a popular mode of transport in Zurich."

@@ -204,7 +204,7 @@ def flag_uncovered_names(
     ``unverifiable``: method ``uncovered_name``, score ``max(score, (1 + g) / 2)`` with ``g``
     the grounding score of those words (the rule :func:`~enoki_hd.verify.judge.fuse` applies
     to a fact's own words). A sentence without facts is outside every fact as a whole."""
-    from enoki_hd.verify.grounding import ground, starts_sentence
+    from enoki_hd.verify.grounding import ground
 
     covered: dict[int, list[Span]] = {}
     for verdict in verdicts:
@@ -227,7 +227,7 @@ def flag_uncovered_names(
             "",
             question=question,
             scope=grounding,
-            initial=functools.partial(starts_sentence, sentence.text),
+            written=functools.partial(_at, sentence.text),
         )
         if not result.missing_names:
             out.append(sentence)
@@ -235,6 +235,10 @@ def flag_uncovered_names(
         score = round(max(sentence.score, (1 + result.score) / 2), 6)
         out.append(replace(sentence, score=score, label="unverifiable", method="uncovered_name"))
     return out
+
+
+def _at(text: str, offset: int) -> tuple[str, int]:
+    return text, offset
 
 
 def count_labels(labels: Iterable[str]) -> dict[str, int]:

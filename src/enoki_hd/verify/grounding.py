@@ -913,20 +913,31 @@ def starts_sentence(text: str, start: int) -> bool:
     return i < 0 or text[i] in ".!?\n:;|"
 
 
-def _is_entity_like(
-    word: str, text: str, start: int, initial: Callable[[int], bool] | None = None
-) -> bool:
+Written = Callable[[int], tuple[str, int]]
+"""Where the word at an offset of a text was written: ``(that text, the offset there)`` — for
+a text cut from an answer (a fact's parts joined), the answer and the word's place in it."""
+
+_LAST_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*$")
+
+
+def _is_entity_like(word: str, text: str, start: int) -> bool:
     """A capitalised word not starting a sentence, or any word with an inner capital
-    ("NASA", "iPhone"). Sentence-initial capitals say nothing about names. ``initial``
-    says whether the word at an offset of ``text`` starts a sentence where it was written
-    (``text`` may be pieces cut from an answer); None: :func:`starts_sentence` in ``text``."""
+    ("NASA", "iPhone"), ``start`` its offset in ``text``. Sentence-initial capitals say
+    nothing about names."""
     if any(c.isupper() for c in word[1:]):
         return True
     if not word[0].isupper():
         return False
-    if initial is not None:
-        return not initial(start)
     return not starts_sentence(text, start)
+
+
+def _follows_name(text: str, start: int) -> bool:
+    """Whether the word at ``start`` of ``text`` comes right after a name-like word (one
+    space between)."""
+    if start < 2 or text[start - 1] != " ":
+        return False
+    m = _LAST_WORD_RE.search(text, 0, start - 1)
+    return m is not None and _is_entity_like(m.group(), text, m.start())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1446,9 +1457,48 @@ class _Unit:
     roman: int | None = None
 
 
-def _units(text: str, initial: Callable[[int], bool] | None = None) -> list[_Unit]:
+@functools.cache
+def _english_words() -> frozenset[str]:
+    """The English lexicon of the language check (the shared spaCy pipeline's lemmatizer
+    tables, loaded once); empty when spaCy or its model is missing."""
+    try:
+        from enoki_hd.extract.rules.language import english_lexicon
+        from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline
+
+        return english_lexicon(load_spacy_pipeline(DEFAULT_SPACY_MODEL))
+    except (ImportError, OSError):
+        return frozenset()
+
+
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "est")
+
+
+def _is_unknown_word(word: str) -> bool:
+    """A lower-case ASCII word of four letters or more that neither the English lexicon nor a
+    regular inflection of one of its words explains ("cerasi", "robur"; not "tourists",
+    "stopped")."""
+    if not (len(word) >= 4 and word.isascii() and word.isalpha() and word.islower()):
+        return False
+    lexicon = _english_words()
+    if not lexicon or word in lexicon:
+        return False
+    for suffix in _INFLECTIONS:
+        if not word.endswith(suffix):
+            continue
+        stem = word[: -len(suffix)]
+        if (
+            stem in lexicon
+            or stem + "e" in lexicon
+            or (len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in lexicon)
+            or (stem.endswith("i") and stem[:-1] + "y" in lexicon)
+        ):
+            return False
+    return True
+
+
+def _units(text: str, written: Written | None = None) -> list[_Unit]:
     """Distinct units of ``text`` in order: dates, numbers outside dates, content words outside
-    both (``initial``: see :func:`_is_entity_like`)."""
+    both. A word weighs as a name by where it was ``written`` (None: in ``text``)."""
     analysis = _analyse(text)
     found: list[tuple[int, _Unit]] = []
     for date in analysis.dates:
@@ -1499,7 +1549,17 @@ def _units(text: str, initial: Callable[[int], bool] | None = None) -> list[_Uni
         term = normalize_term(word)
         if _is_function_word(word, term):
             continue
-        weight = 2 if _is_entity_like(word, text, token.start, initial) else 1
+        source, at = written(token.start) if written is not None else (text, token.start)
+        weight = 2 if _is_entity_like(word, source, at) else 1
+        if (
+            weight == 1
+            and word[:1].islower()
+            and _is_unknown_word(word)
+            and _follows_name(source, at)
+        ):
+            # a word no dictionary knows right after a name is part of it: the epithet of
+            # "Acraspis cerasi", "Quercus robur"
+            weight = 2
         roman = romans.get(token.start)
         unit = _Unit(("word", term), term, weight, word=word, spans=(token,), roman=roman)
         found.append((token.start, unit))
@@ -1596,7 +1656,7 @@ def ground(
     *,
     question: str | None = None,
     scope: GroundingIndex | None = None,
-    initial: Callable[[int], bool] | None = None,
+    written: Written | None = None,
 ) -> GroundingResult:
     """Check whether every unit of ``text`` (content words, numbers, dates) occurs in
     ``evidence`` or the question.
@@ -1612,10 +1672,11 @@ def ground(
             context), while mismatches are still judged against ``evidence`` alone: a deciding
             window that states another value of the same kind contradicts the text even when
             the text's value appears somewhere else.
-        initial: whether the word at an offset of ``text`` starts a sentence where it was
-            written — for a ``text`` cut from an answer (a fact's parts), so that a capital
-            that starts the fact but not its sentence ("Robertson" of 'a commander named
-            "Robertson" led …') weighs as a name; None: judged in ``text`` itself.
+        written: where each word of ``text`` was written (:data:`Written`) — for a ``text``
+            cut from an answer (a fact's parts), so that a capital that starts the fact but
+            not its sentence ("Robertson" of 'a commander named "Robertson" led …') weighs
+            as a name, and so does a word no dictionary knows right after a name in the
+            answer ("cerasi" of "Acraspis cerasi"); None: judged in ``text`` itself.
 
     A number is found when a compatible number has the same value; when the text hedges it
     ("about", "around", "approximately", "nearly", "roughly", "over", "more than", ...) a value
@@ -1650,7 +1711,7 @@ def ground(
             f"evidence must be a str or a GroundingIndex, got {type(evidence).__name__}"
         )
     asked = GroundingIndex(question) if question else None
-    units = _units(text, initial)
+    units = _units(text, written)
     if not units:
         return GroundingResult("empty", 0.0)
     missing: list[str] = []

@@ -63,7 +63,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -84,9 +84,9 @@ from enoki_hd.verify.grounding import (
     CONTRADICTED_HALL_FLOOR,
     GroundingIndex,
     GroundingResult,
+    Written,
     ground,
     parse_dates,
-    starts_sentence,
 )
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
@@ -290,7 +290,7 @@ class FactJudge:
                 evidence_text,
                 question=question,
                 scope=grounding,
-                initial=_initial_in(answer, offsets),
+                written=_written_in(answer, offsets),
             )
             if self.root_delta and not refinement and fact.delta and fact.delta != parts:
                 # a coarse root fact: what it asserts (its object) is also grounded alone, so
@@ -303,7 +303,7 @@ class FactJudge:
                     evidence_text,
                     question=question,
                     scope=grounding,
-                    initial=_initial_in(answer, alone_offsets),
+                    written=_written_in(answer, alone_offsets),
                 )
                 if alone.score > result.score:
                     result, offsets = alone, alone_offsets
@@ -509,16 +509,15 @@ def join_spans(answer: str, spans: list[Span]) -> tuple[str, list[tuple[int, int
     return " ".join(pieces), offsets
 
 
-def _initial_in(answer: str, offsets: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """For the joined text of :func:`join_spans`: whether the word at an offset of it starts
-    a sentence of ``answer`` where it stands there (a fact's first word is no sentence start
-    unless the answer's sentence begins with it)."""
+def _written_in(answer: str, offsets: list[tuple[int, int]]) -> Written:
+    """For the joined text of :func:`join_spans`: where a word at an offset of it stands in
+    ``answer`` (a fact's first word is no sentence start unless the answer's sentence begins
+    with it)."""
 
-    def initial(position: int) -> bool:
-        at = to_answer_span(Span(position, position), offsets).start
-        return starts_sentence(answer, at)
+    def written(position: int) -> tuple[str, int]:
+        return answer, to_answer_span(Span(position, position), offsets).start
 
-    return initial
+    return written
 
 
 def to_answer_span(span: Span, offsets: list[tuple[int, int]]) -> Span:
