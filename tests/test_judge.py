@@ -323,6 +323,33 @@ def test_fact_judge_blames_the_value_a_value_role_conflict_finds() -> None:
     assert no_conflicts.label == "supported" and no_conflicts.blamed is None
 
 
+def test_a_value_conflict_in_a_root_facts_object_grounded_alone_blames_the_value() -> None:
+    answer = "The band Suede sold 7 albums in Kyoto."
+    context = "Suede sold 12 albums in Japan and released 7 albums in all."
+    obj = Span(answer.index("7"), len(answer) - 1)
+    fact = Fact(
+        "f0.0",
+        0,
+        "The band Suede",
+        "sold",
+        "7 albums in Kyoto",
+        subject_spans=[Span(0, 14)],
+        relation_spans=[Span(15, 19)],
+        object_spans=[obj],
+        delta=[obj],
+    )
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.9, 0.05, 0.05), Evidence(0, len(context), context), 1
+    )
+    verdict = FactJudge("hybrid", root_delta=True).judge(
+        answer, [fact], [answer], [decision], grounding=GroundingIndex(context)
+    )[0]
+    assert verdict.decided_by == "value_role_conflict"
+    # the object was grounded alone ("Kyoto" weighs more there); the value's place is read
+    # in the object's own words, not in the whole fact's
+    assert [answer[s.start : s.end] for s in verdict.blamed or []] == ["7"]
+
+
 def test_fact_judge_nli_mode_labels_by_threshold_and_decision() -> None:
     judge = FactJudge("nli", threshold=0.5)
     facts, hypotheses = [_fact(), _fact()], ["h1", "h2"]

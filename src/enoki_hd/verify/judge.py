@@ -283,30 +283,24 @@ class FactJudge:
             )
             widened = refinement and parts is not fact.delta
             parts = cut_dates_widened(answer, parts)
-            text, offsets = join_spans(answer, parts)
             evidence_text = decision.evidence.text if decision.evidence else ""
-            result = ground(
-                text,
-                evidence_text,
-                question=question,
-                scope=grounding,
-                written=_written_in(answer, offsets),
-            )
+
+            def grounded(spans: list[Span]) -> tuple[GroundingResult, str, list[tuple[int, int]]]:
+                joined, at = join_spans(answer, spans)
+                written = _written_in(answer, at)
+                found = ground(
+                    joined, evidence_text, question=question, scope=grounding, written=written
+                )
+                return found, joined, at
+
+            result, text, offsets = grounded(parts)
             if self.root_delta and not refinement and fact.delta and fact.delta != parts:
                 # a coarse root fact: what it asserts (its object) is also grounded alone, so
-                # one new word is not diluted among the fact's other words
-                alone_text, alone_offsets = join_spans(
-                    answer, cut_dates_widened(answer, fact.delta)
-                )
-                alone = ground(
-                    alone_text,
-                    evidence_text,
-                    question=question,
-                    scope=grounding,
-                    written=_written_in(answer, alone_offsets),
-                )
-                if alone.score > result.score:
-                    result, offsets = alone, alone_offsets
+                # one new word is not diluted among the fact's other words (the blame, a value
+                # conflict's included, then maps through the object's own offsets)
+                alone = grounded(cut_dates_widened(answer, fact.delta))
+                if alone[0].score > result.score:
+                    result, text, offsets = alone
         features = None
         if self.needs_sentence_nli:
             features = fusion_features(
