@@ -224,3 +224,48 @@ def test_unparseable_sentences_use_the_language_check(extractor) -> None:
     sentences = [Span(0, 25), Span(26, len(answer))]
     assert extractor.unparseable_sentences(answer, sentences) == {1}
     assert tokenize_words(answer)  # the answer has words for the extractor too
+
+
+class FixedRowSession:
+    """Tags every window with one row: the given labels on its first words."""
+
+    def __init__(self, labels: list[int]) -> None:
+        self.labels = labels
+
+    def run(self, batch: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        mask = batch["word_mask"]
+        labels = np.zeros((len(mask), 1, mask.shape[1]), dtype=np.int64)
+        labels[:, 0, : len(self.labels)] = self.labels
+        return labels, np.full(labels.shape, 0.9, dtype=np.float32)
+
+
+def test_rows_are_read_against_the_parse_unless_asserted_is_off(tagger_dir) -> None:
+    answer = "Unless Suede played Bath, the tour ended."
+    words = [w.text(answer) for w in tokenize_words(answer)]
+    assert words[:4] == ["Unless", "Suede", "played", "Bath"]
+    row = [NONE, ARG1, REL, ARG2]  # "Suede | played | Bath": a condition, not a claim
+    on = EncoderExtractor(path=tagger_dir)
+    off = EncoderExtractor(path=tagger_dir, asserted=False)
+    for extractor in (on, off):
+        extractor.session = FixedRowSession(row)  # type: ignore[assignment]
+    assert on.extract(answer) == [] and on.stats["unasserted_rows"] == 1
+    assert [(f.subject, f.relation, f.object) for f in off.extract(answer)] == [
+        ("Suede", "played", "Bath")
+    ]
+    assert off.stats["unasserted_rows"] == 0
+    assert on.config()["asserted"] is True and off.config()["asserted"] is False
+    with pytest.raises(TypeError, match="asserted must be true or false"):
+        EncoderExtractor(path=tagger_dir, asserted="yes")  # type: ignore[arg-type]
+
+
+def test_a_relative_clause_of_no_one_keeps_its_noun_in_the_subject(tagger_dir) -> None:
+    answer = "There was no singer named Anderson who joined Suede."
+    words = [w.text(answer) for w in tokenize_words(answer)]
+    row = [NONE] * len(words)
+    row[words.index("Anderson")], row[words.index("joined")] = ARG1, REL
+    row[words.index("Suede.") if "Suede." in words else words.index("Suede")] = ARG2
+    extractor = EncoderExtractor(path=tagger_dir)
+    extractor.session = FixedRowSession(row)  # type: ignore[assignment]
+    (fact,) = extractor.extract(answer)
+    assert (fact.subject, fact.relation) == ("no singer named Anderson", "joined")
+    assert_exact(answer, fact)

@@ -150,6 +150,25 @@ def test_the_shipped_tagger_keeps_the_negations_of_its_facts() -> None:
         ]
 
 
+def test_the_shipped_taggers_rows_say_what_the_sentence_asserts() -> None:
+    # raw rows: "Robertson | led | the British forces …" and "red wine | has been left | …"
+    answer = (
+        'There was no British commander named "Robertson" who led the British forces during '
+        "the Battle of Long Island. If red wine has been left overnight, it may have left stains."
+    )
+    extractor = get_extractor("encoder")
+    facts = extractor.extract(answer)
+    assert {f.subject for f in facts if f.sentence == 0} == {
+        'no British commander named "Robertson"'
+    }
+    assert [(f.relation, f.object) for f in facts if f.sentence == 1] == [
+        ("may have left", "stains")
+    ]
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    assert {f.subject for f in raw if f.sentence == 0} == {'"Robertson"'}
+    assert "red wine" in {f.subject for f in raw if f.sentence == 1}
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

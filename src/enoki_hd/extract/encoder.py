@@ -6,8 +6,9 @@ sentinels appended (:func:`enoki_hd.igl.data.encode_example`, exactly as in trai
 of windows sorted by length → the tagger's ``predict_with_scores`` (ONNX Runtime or torch):
 ``depth`` label rows per window and the probability of each chosen label → rows over the
 sentence's words, a negation the tagger left out given to the part beside it
-(:func:`enoki_hd.igl.decode.keep_negations`) → :func:`enoki_hd.igl.decode.decode_rows` → facts
-with spans into the answer.
+(:func:`enoki_hd.igl.decode.keep_negations`) → each row read against the sentence's dependency
+parse, a clause the sentence does not assert dropped (:mod:`enoki_hd.extract.asserted`) →
+:func:`enoki_hd.igl.decode.decode_rows` → facts with spans into the answer.
 
 A checkpoint directory holds either
 
@@ -34,10 +35,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from spacy.tokens import Doc
 from tokenizers import Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
+from enoki_hd.extract.asserted import asserted_row, word_of_tokens
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
@@ -46,7 +49,12 @@ from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridE
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
 from enoki_hd.runtime.onnx import create_session
-from enoki_hd.text import DEFAULT_SPACY_MODEL, segment_sentences, tokenize_words
+from enoki_hd.text import (
+    DEFAULT_SPACY_MODEL,
+    load_spacy_pipeline,
+    segment_sentences,
+    tokenize_words,
+)
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.evidence import require_fraction, require_int
 from enoki_hd.verify.loading import (
@@ -355,7 +363,12 @@ class EncoderExtractor:
             ``"atoms"``; see :func:`~enoki_hd.igl.decode.decode_rows`).
         min_english_share: sentences whose English-lexicon share is below this are reported
             unparseable (:mod:`enoki_hd.extract.rules.language`).
-        spacy_model: the spaCy pipeline for segmentation and the language check.
+        asserted: read each row against its sentence's dependency parse
+            (:mod:`enoki_hd.extract.asserted`): a row stating a clause the sentence does not
+            assert ("If red wine has been left overnight, …", "There is no record that …") is
+            dropped, and a relative clause of a noun that is none keeps that noun's phrase as
+            its subject ("no British commander named Robertson | led | …").
+        spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
 
@@ -375,6 +388,7 @@ class EncoderExtractor:
         min_confidence: float = 0.0,
         split: Split = "none",
         min_english_share: float = DEFAULT_MIN_ENGLISH_SHARE,
+        asserted: bool = True,
         spacy_model: str = DEFAULT_SPACY_MODEL,
         device: str = "cpu",
     ) -> None:
@@ -385,6 +399,8 @@ class EncoderExtractor:
         if split not in ("none", "chain", "atoms"):
             raise ValueError(f"split must be 'none', 'chain' or 'atoms', got {split!r}")
         require_fraction(min_english_share, "min_english_share")
+        if not isinstance(asserted, bool):
+            raise TypeError(f"asserted must be true or false, got {asserted!r}")
         require_int(max_length, "max_length", minimum=1, optional=True)
         require_int(depth, "depth", minimum=1, optional=True)
         directory = (
@@ -408,6 +424,7 @@ class EncoderExtractor:
         self.min_confidence = min_confidence
         self.split: Split = split
         self.min_english_share = min_english_share
+        self.asserted = asserted
         self.spacy_model = spacy_model
         self.device = device
         missing = [s for s in SENTINELS if s not in self.tokenizer.all_special_tokens]
@@ -446,7 +463,13 @@ class EncoderExtractor:
                 f"{weights} has {self.sha256}; the checkpoint changed since — drop sha256 to "
                 "accept the new model"
             )
-        self.stats = {"sentences": 0, "windows": 0, "model_calls": 0, "rejected_sentences": 0}
+        self.stats = {
+            "sentences": 0,
+            "windows": 0,
+            "model_calls": 0,
+            "rejected_sentences": 0,
+            "unasserted_rows": 0,
+        }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
         has_graph = (self.path / ONNX_FILE).is_file()
@@ -520,6 +543,7 @@ class EncoderExtractor:
             "min_confidence": self.min_confidence,
             "split": self.split,
             "min_english_share": self.min_english_share,
+            "asserted": self.asserted,
             "spacy_model": self.spacy_model,
         }
         if self.backend == "torch":
@@ -566,12 +590,17 @@ class EncoderExtractor:
                 if unit is not None:
                     units.append(unit)
         outputs = self._tag([w for u in units for w in u.windows])
+        docs: list[Doc] | list[None] = (
+            list(load_spacy_pipeline(self.spacy_model).pipe(u.text for u in units))
+            if self.asserted
+            else [None] * len(units)
+        )
         facts: list[list[Fact]] = [[] for _ in answers]
         position = 0
-        for unit in units:
+        for unit, doc in zip(units, docs, strict=True):
             tagged = outputs[position : position + len(unit.windows)]
             position += len(unit.windows)
-            facts[unit.answer].extend(self._decode(unit, tagged))
+            facts[unit.answer].extend(self._decode(unit, tagged, doc))
         return facts
 
     def _unit(self, answer: str, a: int, i: int, span: Span) -> _Unit | None:
@@ -609,10 +638,14 @@ class EncoderExtractor:
         self.stats["windows"] += len(windows)
         return results
 
-    def _decode(self, unit: _Unit, tagged: list[tuple[np.ndarray, np.ndarray]]) -> list[Fact]:
+    def _decode(
+        self, unit: _Unit, tagged: list[tuple[np.ndarray, np.ndarray]], doc: Doc | None
+    ) -> list[Fact]:
         """The facts of one sentence from its windows' rows (rows put back over all the
-        sentence's words; overlapping windows' duplicates are merged by decode_rows)."""
+        sentence's words; overlapping windows' duplicates are merged by decode_rows), each row
+        read against ``doc``, the sentence's parse, when given (:func:`asserted_row`)."""
         n = len(unit.words)
+        token_words = word_of_tokens(doc, unit.words) if doc is not None else []
         rows: list[np.ndarray] = []
         confidences: list[float] = []
         for window, (labels, probs) in zip(unit.windows, tagged, strict=True):
@@ -624,7 +657,14 @@ class EncoderExtractor:
                 full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
                 full[window.word_start : window.word_start + m] = row[:m]
                 full[n:] = row[m:]
-                rows.append(np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64))
+                negated = np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64)
+                kept = (
+                    negated if doc is None else asserted_row(negated, doc, unit.words, token_words)
+                )
+                if kept is None:
+                    self.stats["unasserted_rows"] += 1
+                    continue
+                rows.append(kept)
                 confidences.append(score)
         return decode_rows(
             unit.text,

@@ -179,7 +179,7 @@ _DENYING_ADJECTIVES = frozenset(
 _DOUBTING_VERBS = frozenset({"doubt", "deny", "dispute", "question", "contest", "refute"})
 
 
-def _is_none(noun: Token) -> bool:
+def is_none(noun: Token) -> bool:
     """``noun`` denies its own existence: "nothing", "nobody", "no evidence", "no one",
     "little evidence"."""
     if noun.lower_ in _NEGATIVE_SUBJECTS:
@@ -198,7 +198,7 @@ def _denies_its_complement(verb: Token) -> bool:
     children = list(verb.children)
     if any(c.dep_ == "neg" for c in children):
         return True
-    if any(c.dep_ in ("nsubj", "nsubjpass") and _is_none(c) for c in children):
+    if any(c.dep_ in ("nsubj", "nsubjpass") and is_none(c) for c in children):
         return verb.lemma_.lower() not in _DOUBTING_VERBS
     return verb.lemma_ == "be" and any(
         c.dep_ == "acomp" and c.lower_ in _DENYING_ADJECTIVES for c in children
@@ -234,7 +234,7 @@ def is_unasserted(verb: Token) -> bool:
     that_clause = any(c.dep_ == "mark" and c.lower_ == "that" for c in current.children)
     if current.dep_ == "acl" and current.head.lemma_.lower() in _UNASSERTING_NOUNS:
         return that_clause
-    if current.dep_ in ("acl", "relcl") and that_clause and _is_none(current.head):
+    if current.dep_ in ("acl", "relcl") and that_clause and is_none(current.head):
         return True  # "no record that X" (the parser may call the clause relative)
     if current.dep_ == "pcomp":
         return current.head.lower_ == "without"

@@ -1,0 +1,83 @@
+"""Tagger rows read against their sentence's dependency parse: what the sentence asserts.
+
+The tagger (:mod:`enoki_hd.igl`) labels words, not grammar, so a row can state a clause its
+sentence does not assert — "If red wine has been left overnight, it may stain" gives the row
+"red wine | has been left | overnight", and "It is unlikely that the dish existed in 1490"
+gives "dish | existed in | 1490". The rules extractor never extracts such a clause
+(:func:`~enoki_hd.extract.rules.syntax.is_unasserted`); :func:`asserted_row` holds the encoder's
+rows to the same reading:
+
+- a row whose relation heads a clause its sentence does not assert — a condition (``if``,
+  ``unless``, ``whether``), the ``that`` clause of a noun of opinion or of a noun that is none
+  ("There is no record that …"), the complement of a verb that denies it ("did not say that …",
+  "It is false that …"), a gerund after ``without``, a rejected alternative — is dropped;
+- a row whose relation is a relative clause of a noun that is none ("there was no British
+  commander named Robertson who led the British forces") keeps that noun's whole phrase as its
+  subject: the tagger's row "Robertson | led | the British forces" reads as the opposite of the
+  sentence, "no British commander named Robertson | led | the British forces" as the sentence.
+
+Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
+are spans into the text the ``Doc`` was parsed from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from spacy.tokens import Doc, Token
+
+from enoki_hd.extract.rules.syntax import is_none, is_unasserted
+from enoki_hd.igl.labels import ARG1, NONE, REL
+from enoki_hd.types import Span
+
+_VERB_POS = ("VERB", "AUX")
+
+
+def word_of_tokens(doc: Doc, words: Sequence[Span]) -> list[int]:
+    """For each token of ``doc``, the index of the word its first character is in (-1: none)."""
+    owner = np.full(len(doc.text) + 1, -1, dtype=np.int64)
+    for k, word in enumerate(words):
+        owner[word.start : word.end] = k
+    return [int(owner[token.idx]) if token.idx < len(doc.text) else -1 for token in doc]
+
+
+def relation_head(doc: Doc, token_words: Sequence[int], relation: set[int]) -> Token | None:
+    """The token that heads the relation's words (``relation``: word indices): of the tokens in
+    those words, the first verb whose syntactic head lies outside them (or that is the root),
+    else the first such token; None when no token is in them."""
+    inside = {token.i for token in doc if token_words[token.i] in relation}
+    tops = [doc[i] for i in sorted(inside) if doc[i].head.i not in inside or doc[i].head.i == i]
+    verbs = [token for token in tops if token.pos_ in _VERB_POS]
+    chosen = verbs or tops
+    return chosen[0] if chosen else None
+
+
+def asserted_row(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray | None:
+    """``row`` as its sentence asserts it (a copy when changed), or None when the sentence does
+    not assert it (see the module docstring). ``token_words``: :func:`word_of_tokens`."""
+    n = len(words)
+    relation = {k for k in range(n) if row[k] == REL}
+    head = relation_head(doc, token_words, relation) if relation else None
+    if head is None:
+        return row  # an implicit relation only ("[is]"): nothing to read
+    if is_unasserted(head):
+        return None
+    if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
+        return row
+    noun = head.head
+    subject = [k for k in range(n) if row[k] == ARG1]
+    first_word = token_words[noun.left_edge.i]
+    if not subject or first_word < 0 or first_word >= subject[0]:
+        return row  # no subject, or it already holds the noun's phrase
+    inside = range(noun.left_edge.i, noun.right_edge.i + 1)
+    if any(not any(token_words[t] == k for t in inside) for k in subject):
+        return row  # the row's subject is not in the noun's phrase
+    between = range(first_word, subject[0])
+    if any(row[k] != NONE for k in between):
+        return row
+    out = row.copy()
+    out[first_word : subject[0]] = ARG1
+    return out

@@ -1,0 +1,120 @@
+"""Tagger rows read against their sentence's parse (enoki_hd.extract.asserted): clauses the
+sentence does not assert are dropped, a relative clause of a noun that is none keeps the noun."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from enoki_hd.extract.asserted import asserted_row, relation_head, word_of_tokens
+from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL, SENTINELS
+from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline, tokenize_words
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy_pipeline(DEFAULT_SPACY_MODEL)
+
+
+def labelled(text: str, parts: dict[str, int]) -> tuple[np.ndarray, list]:
+    """A row over ``text``'s words: each word of a ``parts`` phrase (first occurrence) gets
+    the phrase's label, the sentinels none."""
+    words = tokenize_words(text)
+    row = np.full(len(words) + len(SENTINELS), NONE, dtype=np.int64)
+    for phrase, label in parts.items():
+        start = text.index(phrase)
+        for k, word in enumerate(words):
+            if start <= word.start and word.end <= start + len(phrase):
+                row[k] = label
+    return row, words
+
+
+def read(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
+    """The row after :func:`asserted_row`, as label → its words joined (None: dropped)."""
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = asserted_row(row, doc, words, word_of_tokens(doc, words))
+    if out is None:
+        return None
+    return {
+        label: " ".join(w.text(text) for k, w in enumerate(words) if out[k] == label)
+        for label in (ARG1, REL, ARG2)
+    }
+
+
+ROBERTSON = (
+    'Contrary to popular belief, there was no British commander named "Robertson" who led the '
+    "British forces during the battle."
+)
+
+
+def test_a_relative_clause_of_a_noun_that_is_none_keeps_the_noun_as_its_subject(nlp) -> None:
+    assert read(
+        nlp,
+        ROBERTSON,
+        {"Robertson": ARG1, "led": REL, "the British forces during the battle": ARG2},
+    ) == {
+        ARG1: 'no British commander named " Robertson',
+        REL: "led",
+        ARG2: "the British forces during the battle",
+    }
+
+
+def test_a_relative_clause_of_an_ordinary_noun_is_left_as_the_tagger_wrote_it(nlp) -> None:
+    text = "The company hired a manager who doubled its sales."
+    parts = {"a manager": ARG1, "doubled": REL, "its sales": ARG2}
+    assert read(nlp, text, parts) == {ARG1: "a manager", REL: "doubled", ARG2: "its sales"}
+
+
+@pytest.mark.parametrize(
+    "text, parts",
+    [
+        (
+            "If red wine has been left overnight, it may have left stains.",
+            {"red wine": ARG1, "has been left": REL, "overnight": ARG2},
+        ),
+        (
+            "There is no record that Napoleon visited Boston.",
+            {"Napoleon": ARG1, "visited": REL, "Boston": ARG2},
+        ),
+        (
+            "It is unlikely that the dish existed in 1490.",
+            {"the dish": ARG1, "existed in": REL, "1490": ARG2},
+        ),
+        (
+            "The court overturned the ruling that Maris had breached its contract.",
+            {"Maris": ARG1, "had breached": REL, "its contract": ARG2},
+        ),
+    ],
+)
+def test_a_clause_the_sentence_does_not_assert_is_dropped(nlp, text, parts) -> None:
+    assert read(nlp, text, parts) is None
+
+
+def test_the_asserted_clause_beside_an_unasserted_one_is_kept(nlp) -> None:
+    text = "If red wine has been left overnight, it may have left stains."
+    parts = {"it": ARG1, "may have left": REL, "stains": ARG2}
+    assert read(nlp, text, parts) == {ARG1: "it", REL: "may have left", ARG2: "stains"}
+
+
+def test_the_relation_head_is_its_verb_and_an_implicit_relation_is_kept(nlp) -> None:
+    text = "Suede was formed in London."
+    row, words = labelled(text, {"Suede": ARG1, "was formed in": REL, "London": ARG2})
+    doc = nlp(text)
+    token_words = word_of_tokens(doc, words)
+    relation = {k for k in range(len(words)) if row[k] == REL}
+    assert relation_head(doc, token_words, relation).text == "formed"
+    implicit, _ = labelled(text, {"Suede": ARG1, "London": ARG2})
+    implicit[len(words)] = REL  # "[is]"
+    assert asserted_row(implicit, doc, words, token_words) is implicit
+
+
+def test_tokens_map_to_the_word_they_start_in(nlp) -> None:
+    text = "It didn't rain."
+    words = tokenize_words(text)
+    doc = nlp(text)
+    mapped = word_of_tokens(doc, words)
+    assert [(t.text, words[mapped[t.i]].text(text)) for t in doc if mapped[t.i] >= 0][:2] == [
+        ("It", "It"),
+        ("did", "didn't"),
+    ]
