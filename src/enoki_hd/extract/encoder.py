@@ -590,11 +590,7 @@ class EncoderExtractor:
                 if unit is not None:
                     units.append(unit)
         outputs = self._tag([w for u in units for w in u.windows])
-        docs: list[Doc] | list[None] = (
-            list(load_spacy_pipeline(self.spacy_model).pipe(u.text for u in units))
-            if self.asserted
-            else [None] * len(units)
-        )
+        docs: list[Doc] | list[None] = self._parse(units) if self.asserted else [None] * len(units)
         facts: list[list[Fact]] = [[] for _ in answers]
         position = 0
         for unit, doc in zip(units, docs, strict=True):
@@ -622,6 +618,13 @@ class EncoderExtractor:
             )
             return None
         return _Unit(a, i, span.start, text, words, windows)
+
+    def _parse(self, units: list[_Unit]) -> list[Doc]:
+        """Each unit's sentence parsed (dependencies, tags and lemmas: what
+        :func:`asserted_row` reads; the entity recogniser is not run)."""
+        nlp = load_spacy_pipeline(self.spacy_model)
+        skipped = [name for name in ("ner",) if name in nlp.pipe_names]
+        return list(nlp.pipe((u.text for u in units), disable=skipped))
 
     def _tag(self, windows: list[EncodedWindow]) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(labels, probs)`` per window, each (depth, window words + 3), in input order;
