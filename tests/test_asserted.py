@@ -118,3 +118,32 @@ def test_tokens_map_to_the_word_they_start_in(nlp) -> None:
         ("It", "It"),
         ("did", "didn't"),
     ]
+
+
+def test_a_subject_in_pieces_keeps_the_piece_its_clause_has_as_subject(nlp) -> None:
+    # the tagger's row merged the condition's subject into the main clause's
+    text = "If red wine has been left overnight, it may have left stains."
+    parts = {"red wine": ARG1, "it": ARG1, "may have left": REL, "stains": ARG2}
+    assert read(nlp, text, parts) == {ARG1: "it", REL: "may have left", ARG2: "stains"}
+
+
+def test_subject_pieces_all_inside_the_subject_or_none_inside_are_left(nlp) -> None:
+    # "Yushu, Qinghai's second-largest city": both pieces are the subject's phrase
+    text = "Yushu, the second-largest city of Qinghai, is located in the north."
+    parts = {"Yushu": ARG1, "the second-largest city": ARG1, "is located in": REL}
+    assert read(nlp, text, parts)[ARG1] == "Yushu the second-largest city"
+    # an imperative has no subject to compare with
+    text = "Place a towel in the sink to protect the glasses."
+    parts = {"a towel": ARG1, "the sink": ARG1, "Place": REL}
+    assert read(nlp, text, parts)[ARG1] == "a towel the sink"
+
+
+def test_a_subject_piece_inside_the_verbs_complement_is_the_rows_object(nlp) -> None:
+    # the tagger's row "The first chairman of the union Hans Einarsson | was | ∅"
+    text = "The first chairman of the union was Hans Einarsson."
+    parts = {"The first chairman of the union": ARG1, "was": REL, "Hans Einarsson": ARG1}
+    assert read(nlp, text, parts) == {
+        ARG1: "The first chairman of the union",
+        REL: "was",
+        ARG2: "Hans Einarsson",
+    }

@@ -14,7 +14,14 @@ rows to the same reading:
 - a row whose relation is a relative clause of a noun that is none ("there was no British
   commander named Robertson who led the British forces") keeps that noun's whole phrase as its
   subject: the tagger's row "Robertson | led | the British forces" reads as the opposite of the
-  sentence, "no British commander named Robertson | led | the British forces" as the sentence.
+  sentence, "no British commander named Robertson | led | the British forces" as the sentence;
+- a subject in pieces keeps only the pieces in its relation's subject: rows merge words of two
+  clauses ("If red wine has been left overnight, it may have left stains" gave "red wine it |
+  may have left | stains"), and a piece the parse puts outside the clause's subject
+  (:func:`~enoki_hd.extract.rules.clauses.subject_of`) is dropped, "it | may have left |
+  stains"; a piece inside the verb's complement is the row's object ("The first chairman …
+  Hans Einarsson | was" reads "The first chairman … | was | Hans Einarsson"); when no piece, or
+  every piece, is in the subject, the row is left as the tagger wrote it.
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -27,11 +34,14 @@ from collections.abc import Sequence
 import numpy as np
 from spacy.tokens import Doc, Token
 
+from enoki_hd.extract.rules.clauses import subject_of
 from enoki_hd.extract.rules.syntax import is_none, is_unasserted
-from enoki_hd.igl.labels import ARG1, NONE, REL
+from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL
 from enoki_hd.types import Span
 
 _VERB_POS = ("VERB", "AUX")
+# What a clause's verb says of its subject: a piece of the row's subject inside one is its object.
+_COMPLEMENT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd"})
 
 
 def word_of_tokens(doc: Doc, words: Sequence[Span]) -> list[int]:
@@ -66,7 +76,7 @@ def asserted_row(
     if is_unasserted(head):
         return None
     if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
-        return row
+        return subject_pieces_kept(row, head, words, token_words)
     noun = head.head
     subject = [k for k in range(n) if row[k] == ARG1]
     first_word = token_words[noun.left_edge.i]
@@ -80,4 +90,44 @@ def asserted_row(
         return row
     out = row.copy()
     out[first_word : subject[0]] = ARG1
+    return out
+
+
+def _runs(indices: Sequence[int]) -> list[list[int]]:
+    """Consecutive indices grouped: [1, 2, 5] → [[1, 2], [5]]."""
+    runs: list[list[int]] = []
+    for k in indices:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
+def subject_pieces_kept(
+    row: np.ndarray, head: Token, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with the pieces of its subject that lie outside the subject of ``head``'s
+    clause unlabelled (a copy when changed; see the module docstring)."""
+    pieces = _runs([k for k in range(len(words)) if row[k] == ARG1])
+    if len(pieces) < 2:
+        return row
+    subject = subject_of(head)
+    if subject is None:
+        return row
+    inside = {token_words[t] for t in range(subject.left_edge.i, subject.right_edge.i + 1)}
+    kept = [piece for piece in pieces if inside.intersection(piece)]
+    if not kept or len(kept) == len(pieces):
+        return row
+    complements = set()
+    for child in head.children:
+        if child.dep_ in _COMPLEMENT_DEPS and child.i > head.i:
+            complements |= {
+                token_words[t] for t in range(child.left_edge.i, child.right_edge.i + 1)
+            }
+    out = row.copy()
+    for piece in pieces:
+        if piece not in kept:
+            # "The first chairman … was Hans Einarsson": the name is what the chairman was
+            out[piece] = ARG2 if complements.issuperset(piece) else NONE
     return out
