@@ -92,8 +92,8 @@ eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 calibrate: install ## fit the calibrated fusion leave-one-benchmark-out, ship fusion.json with the verifier (resumable)
 	$(PY) scripts/calibrate.py $(ARGS)
 
-carb: install ## fact quality of the rules extractor on CaRB dev → outputs/carb/metrics.json
-	$(PY) scripts/carb_eval.py
+carb: install ## fact quality on CaRB dev → outputs/carb/metrics.json (rules); ARGS="--extractor encoder --out outputs/carb_encoder" for the tagger
+	$(PY) scripts/carb_eval.py $(ARGS)
 
 clean: ## remove outputs and caches (not the shipped checkpoints)
 	rm -rf outputs .cache .pytest_cache .ruff_cache

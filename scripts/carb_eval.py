@@ -1,13 +1,18 @@
-"""Fact quality of the rules extractor on CaRB dev: P / R / F1 / AUC, chains kept and collapsed.
+"""Fact quality of an extractor on CaRB dev: P / R / F1 / AUC, chains kept and collapsed.
 
-python scripts/carb_eval.py                      # writes outputs/carb/metrics.json
+python scripts/carb_eval.py                      # the rules extractor → outputs/carb/metrics.json
 python scripts/carb_eval.py --model en_core_web_lg --out outputs/carb_lg
 python scripts/carb_eval.py --match strict       # the project's earlier, stricter match
+python scripts/carb_eval.py --extractor encoder --out outputs/carb_encoder
+python scripts/carb_eval.py --extractor encoder --raw-rows --out outputs/carb_encoder_raw
 
-Each CaRB sentence is extracted once (timed with ``time.perf_counter``); the same facts are
-scored with every fact of each incremental chain (``chains``) and with only the widest fact of
-each chain (``collapsed``), by :func:`enoki_hd.extract.carb.carb_score` (the official CaRB
-scorer unless ``--match strict``).
+The rules extractor reads each CaRB sentence once (timed with ``time.perf_counter``); the
+encoder reads them all in one ``extract_batch``, in batches of 32 as ``make distill`` scores
+the shipped tagger (its int8 graph's activation ranges depend on the batch), ``--raw-rows``
+without reading its rows against the parse (``asserted=False``). The same facts are scored
+with every fact of each incremental chain (``chains``) and with only the widest fact of each
+chain (``collapsed``), by :func:`enoki_hd.extract.carb.carb_score` (the official CaRB scorer
+unless ``--match strict``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
 from enoki_hd.extract import get_extractor
 from enoki_hd.extract.carb import CarbMatch, carb_score, carb_tuples
-from enoki_hd.types import Span
+from enoki_hd.types import Fact, Span
 
 logger = logging.getLogger(__name__)
 
@@ -33,21 +38,43 @@ _REPORTED = ("precision", "recall", "f1", "auc", "threshold", "n_gold", "n_pred"
 
 
 def run(
-    shared_dir: Path, out_dir: Path, *, model: str | None = None, match: CarbMatch = "carb"
+    shared_dir: Path,
+    out_dir: Path,
+    *,
+    model: str | None = None,
+    match: CarbMatch = "carb",
+    extractor_name: str = "rules",
+    raw_rows: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``."""
     carb_dir = shared_dir / "data" / "carb"
     carb = load_carb(carb_dir / "dev_sentences.txt", carb_dir / "dev_gold.tsv")
-    extractor = get_extractor("rules", **({"model": model} if model else {}))
-    extractor.extract(carb.sentences[0])  # load the pipeline before timing
-    facts, latencies = {}, []
-    for sentence in carb.sentences:
+    facts: dict[str, list[Fact]] = {}
+    latencies: list[float] = []
+    if extractor_name == "rules":
+        if raw_rows:
+            raise ValueError("--raw-rows reads the encoder's rows; the rules extractor has none")
+        extractor = get_extractor("rules", **({"model": model} if model else {}))
+        extractor.extract(carb.sentences[0])  # load the pipeline before timing
+        for sentence in carb.sentences:
+            start = time.perf_counter()
+            facts[sentence] = extractor.extract(sentence, sentences=[Span(0, len(sentence))])
+            latencies.append(time.perf_counter() - start)
+    elif extractor_name == "encoder":
+        if model:
+            raise ValueError("--model names the rules extractor's spaCy pipeline")
+        extractor = get_extractor("encoder", asserted=not raw_rows)
+        sentences = list(carb.sentences)
         start = time.perf_counter()
-        facts[sentence] = extractor.extract(sentence, sentences=[Span(0, len(sentence))])
-        latencies.append(time.perf_counter() - start)
+        batch = extractor.extract_batch(sentences, sentences=[[Span(0, len(s))] for s in sentences])
+        latencies = [(time.perf_counter() - start) / len(sentences)] * len(sentences)
+        facts = dict(zip(sentences, batch, strict=True))
+    else:
+        raise ValueError(f"--extractor must be rules or encoder, got {extractor_name!r}")
     metrics: dict[str, Any] = {
-        "extractor": "rules",
-        "model": extractor.model,
+        "extractor": extractor_name,
+        "model": getattr(extractor, "model", None),
+        "config": extractor.config(),
         "match": match,
         "n_sentences": len(carb.sentences),
         "latency_s_per_sentence": {
@@ -76,6 +103,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", type=Path, default=Path("outputs/carb"))
     parser.add_argument("--model", default=None, help="spaCy pipeline for the rules extractor")
     parser.add_argument(
+        "--extractor",
+        choices=["rules", "encoder"],
+        default="rules",
+        help="rules (default) or encoder (the shipped tagger, batched as `make distill` scores it)",
+    )
+    parser.add_argument(
+        "--raw-rows",
+        action="store_true",
+        help="encoder only: its rows as tagged, not read against the parse (asserted=false)",
+    )
+    parser.add_argument(
         "--match",
         choices=["carb", "strict"],
         default="carb",
@@ -83,11 +121,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    metrics, _ = run(args.shared_dir, args.out, model=args.model, match=args.match)
-    print(
-        f"CaRB dev, {metrics['n_sentences']} sentences, rules extractor ({metrics['model']}), "
-        f"{args.match} match"
-    )
+    try:
+        metrics, _ = run(
+            args.shared_dir,
+            args.out,
+            model=args.model,
+            match=args.match,
+            extractor_name=args.extractor,
+            raw_rows=args.raw_rows,
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    what = f"rules extractor ({metrics['model']})" if args.extractor == "rules" else "encoder"
+    if args.raw_rows:
+        what += ", raw rows"
+    print(f"CaRB dev, {metrics['n_sentences']} sentences, {what}, {args.match} match")
     print(f"{'setting':<10} {'P':>6} {'R':>6} {'F1':>6} {'AUC':>6} {'#pred':>6}")
     for setting in _SETTINGS:
         m = metrics[setting]

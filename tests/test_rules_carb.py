@@ -43,3 +43,42 @@ def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert written["collapsed"]["n_pred"] < written["chains"]["n_pred"]
     assert written["latency_s_per_sentence"]["median"] > 0
     assert "collapsed" in capsys.readouterr().out
+
+
+def _load(tmp_path: Path):
+    carb = tmp_path / "shared" / "data" / "carb"
+    carb.mkdir(parents=True)
+    (carb / "dev_sentences.txt").write_text("\n".join(SENTENCES) + "\n")
+    (carb / "dev_gold.tsv").write_text("\n".join("\t".join(row) for row in GOLD) + "\n")
+    spec = importlib.util.spec_from_file_location("carb_eval", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_carb_eval_scores_the_shipped_tagger_with_and_without_the_parse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from enoki_hd.extract.encoder import default_tagger_path
+
+    if not (default_tagger_path() / "model.onnx").is_file():
+        pytest.skip("the shipped tagger is missing; run `make distill`")
+    module = _load(tmp_path)
+    shared = ["--shared-dir", str(tmp_path / "shared")]
+    read = module.main([*shared, "--extractor", "encoder", "--out", str(tmp_path / "a")])
+    raw = module.main(
+        [*shared, "--extractor", "encoder", "--raw-rows", "--out", str(tmp_path / "b")]
+    )
+    assert read["extractor"] == raw["extractor"] == "encoder"
+    assert read["config"]["asserted"] is True and raw["config"]["asserted"] is False
+    assert read["collapsed"]["n_gold"] == raw["collapsed"]["n_gold"] == 3
+    assert read["collapsed"]["recall"] > 0
+    assert "encoder, raw rows, carb match" in capsys.readouterr().out
+
+
+def test_carb_eval_refuses_raw_rows_for_the_rules(tmp_path: Path, capsys) -> None:
+    module = _load(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        module.main(["--shared-dir", str(tmp_path / "shared"), "--raw-rows"])
+    assert stopped.value.code == 2
+    assert "--raw-rows reads the encoder's rows" in capsys.readouterr().err
