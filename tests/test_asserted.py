@@ -147,3 +147,10 @@ def test_a_subject_piece_inside_the_verbs_complement_is_the_rows_object(nlp) -> 
         REL: "was",
         ARG2: "Hans Einarsson",
     }
+
+
+def test_an_existential_there_does_not_trim_the_subject(nlp) -> None:
+    # "there" is the parse's subject, but what the sentence says exists is "other writers"
+    text = "No, there were other writers involved in the creation of the story."
+    parts = {"there": ARG1, "other writers": ARG1, "were": REL, "involved in": REL}
+    assert read(nlp, text, parts)[ARG1] == "there other writers"

@@ -21,7 +21,8 @@ rows to the same reading:
   (:func:`~enoki_hd.extract.rules.clauses.subject_of`) is dropped, "it | may have left |
   stains"; a piece inside the verb's complement is the row's object ("The first chairman …
   Hans Einarsson | was" reads "The first chairman … | was | Hans Einarsson"); when no piece, or
-  every piece, is in the subject, the row is left as the tagger wrote it.
+  every piece, is in the subject, or the subject is an existential "there", the row is left as
+  the tagger wrote it.
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -113,8 +114,8 @@ def subject_pieces_kept(
     if len(pieces) < 2:
         return row
     subject = subject_of(head)
-    if subject is None:
-        return row
+    if subject is None or subject.dep_ == "expl":
+        return row  # no subject, or "there": what exists is the complement, not "there"
     inside = {token_words[t] for t in range(subject.left_edge.i, subject.right_edge.i + 1)}
     kept = [piece for piece in pieces if inside.intersection(piece)]
     if not kept or len(kept) == len(pieces):
