@@ -22,7 +22,8 @@ GOLD = [
 ]
 
 
-def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _load(tmp_path: Path):
+    """The script as a module, with a two-sentence CaRB fixture under ``tmp_path/shared``."""
     carb = tmp_path / "shared" / "data" / "carb"
     carb.mkdir(parents=True)
     (carb / "dev_sentences.txt").write_text("\n".join(SENTENCES) + "\n")
@@ -30,7 +31,11 @@ def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[
     spec = importlib.util.spec_from_file_location("carb_eval", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
 
+
+def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    module = _load(tmp_path)
     out = tmp_path / "out"
     metrics = module.main(["--shared-dir", str(tmp_path / "shared"), "--out", str(out)])
     written = json.loads((out / "metrics.json").read_text())
@@ -43,17 +48,6 @@ def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert written["collapsed"]["n_pred"] < written["chains"]["n_pred"]
     assert written["latency_s_per_sentence"]["median"] > 0
     assert "collapsed" in capsys.readouterr().out
-
-
-def _load(tmp_path: Path):
-    carb = tmp_path / "shared" / "data" / "carb"
-    carb.mkdir(parents=True)
-    (carb / "dev_sentences.txt").write_text("\n".join(SENTENCES) + "\n")
-    (carb / "dev_gold.tsv").write_text("\n".join("\t".join(row) for row in GOLD) + "\n")
-    spec = importlib.util.spec_from_file_location("carb_eval", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_carb_eval_scores_the_shipped_tagger_with_and_without_the_parse(
