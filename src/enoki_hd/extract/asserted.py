@@ -109,7 +109,8 @@ def subject_pieces_kept(
     row: np.ndarray, head: Token, words: Sequence[Span], token_words: Sequence[int]
 ) -> np.ndarray:
     """``row`` with the pieces of its subject that lie outside the subject of ``head``'s
-    clause unlabelled (a copy when changed; see the module docstring)."""
+    clause unlabelled, or made its object when they lie in ``head``'s complement (a copy when
+    changed; see the module docstring)."""
     pieces = _runs([k for k in range(len(words)) if row[k] == ARG1])
     if len(pieces) < 2:
         return row
