@@ -53,6 +53,11 @@ def word_of_tokens(doc: Doc, words: Sequence[Span]) -> list[int]:
     return [int(owner[token.idx]) if token.idx < len(doc.text) else -1 for token in doc]
 
 
+def _words_under(token: Token, token_words: Sequence[int]) -> set[int]:
+    """The words of ``token``'s phrase (its subtree's span)."""
+    return {token_words[t] for t in range(token.left_edge.i, token.right_edge.i + 1)}
+
+
 def relation_head(doc: Doc, token_words: Sequence[int], relation: set[int]) -> Token | None:
     """The token that heads the relation's words (``relation``: word indices): of the tokens in
     those words, the first verb whose syntactic head lies outside them (or that is the root),
@@ -83,8 +88,7 @@ def asserted_row(
     first_word = token_words[noun.left_edge.i]
     if not subject or first_word < 0 or first_word >= subject[0]:
         return row  # no subject, or it already holds the noun's phrase
-    inside = range(noun.left_edge.i, noun.right_edge.i + 1)
-    if any(not any(token_words[t] == k for t in inside) for k in subject):
+    if not _words_under(noun, token_words).issuperset(subject):
         return row  # the row's subject is not in the noun's phrase
     between = range(first_word, subject[0])
     if any(row[k] != NONE for k in between):
@@ -117,16 +121,17 @@ def subject_pieces_kept(
     subject = subject_of(head)
     if subject is None or subject.dep_ == "expl":
         return row  # no subject, or "there": what exists is the complement, not "there"
-    inside = {token_words[t] for t in range(subject.left_edge.i, subject.right_edge.i + 1)}
+    inside = _words_under(subject, token_words)
     kept = [piece for piece in pieces if inside.intersection(piece)]
     if not kept or len(kept) == len(pieces):
         return row
-    complements = set()
-    for child in head.children:
-        if child.dep_ in _COMPLEMENT_DEPS and child.i > head.i:
-            complements |= {
-                token_words[t] for t in range(child.left_edge.i, child.right_edge.i + 1)
-            }
+    complements = set().union(
+        *(
+            _words_under(child, token_words)
+            for child in head.children
+            if child.dep_ in _COMPLEMENT_DEPS and child.i > head.i
+        )
+    )
     out = row.copy()
     for piece in pieces:
         if piece not in kept:
