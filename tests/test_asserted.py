@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from enoki_hd.extract.asserted import asserted_row, relation_head, word_of_tokens
+from enoki_hd.extract.asserted import (
+    asserted_row,
+    relation_filled,
+    relation_head,
+    word_of_tokens,
+)
 from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL, SENTINELS
 from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline, tokenize_words
 
@@ -154,3 +159,78 @@ def test_an_existential_there_does_not_trim_the_subject(nlp) -> None:
     text = "No, there were other writers involved in the creation of the story."
     parts = {"there": ARG1, "other writers": ARG1, "were": REL, "involved in": REL}
     assert read(nlp, text, parts)[ARG1] == "there other writers"
+
+
+def filled(nlp, text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
+    """The row after :func:`relation_filled`, as label → its words joined (None: unchanged);
+    ``parts`` as for :func:`labelled`, or one label per word."""
+    if isinstance(parts, list):
+        words = tokenize_words(text)
+        row = np.array(parts + [NONE] * len(SENTINELS), dtype=np.int64)
+        assert len(parts) == len(words)
+    else:
+        row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = relation_filled(row, doc, words, word_of_tokens(doc, words))
+    if out is row:
+        return None
+    return {
+        label: " ".join(w.text(text) for k, w in enumerate(words) if out[k] == label)
+        for label in (ARG1, REL, ARG2)
+    }
+
+
+@pytest.mark.parametrize(
+    "text, parts, expected",
+    [
+        (
+            "The co-owners of the company are the Finnish company Remnant Entertainment.",
+            {"The co-owners of the company": ARG1, "the Finnish company Remnant": ARG2},
+            ("The co-owners of the company", "are", "the Finnish company Remnant"),
+        ),
+        (
+            "The Mashhood Test Firing Range is located in the Indian state of Rajasthan.",
+            {"The Mashhood Test Firing Range": ARG1, "the Indian state of Rajasthan": ARG2},
+            ("The Mashhood Test Firing Range", "is located in", "the Indian state of Rajasthan"),
+        ),
+        (
+            # the tagger's stray object word inside the subject is the subject's again
+            "The alternative name for the mink frog is the northern mink frog.",
+            # the shipped tagger's row, word by word
+            [ARG1, ARG1, ARG1, ARG1, ARG2, ARG1, ARG1, NONE, ARG2, ARG2, ARG2, ARG2, NONE],
+            ("The alternative name for the mink frog", "is", "the northern mink frog"),
+        ),
+    ],
+)
+def test_a_row_without_a_relation_takes_the_verb_group_between_its_arguments(
+    nlp, text: str, parts: dict[str, int] | list[int], expected: tuple[str, str, str]
+) -> None:
+    out = filled(nlp, text, parts)
+    assert out is not None and (out[ARG1], out[REL], out[ARG2]) == expected
+
+
+@pytest.mark.parametrize(
+    "text, parts",
+    [
+        # a relation labelled: nothing to fill
+        (
+            "The museum is open every day.",
+            {"The museum": ARG1, "is": REL, "open every day": ARG2},
+        ),
+        # a gap of more than three words
+        (
+            "The airline was initially a low-cost subsidiary of SAS.",
+            {"The airline": ARG1, "SAS": ARG2},
+        ),
+        # no verb in the gap
+        ("Top diameter: 3.50 inches.", {"Top diameter": ARG1, "3.50": ARG2}),
+        # a noun in the gap: more than a verb group
+        ("Smith said Jones is ill.", {"Smith": ARG1, "ill": ARG2}),
+        # the object before the subject
+        ("Men's team event.", {"Men's team": ARG2, "event": ARG1}),
+    ],
+)
+def test_a_row_without_a_relation_is_left_alone_otherwise(
+    nlp, text: str, parts: dict[str, int]
+) -> None:
+    assert filled(nlp, text, parts) is None

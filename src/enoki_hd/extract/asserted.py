@@ -24,6 +24,12 @@ rows to the same reading:
   every piece, is in the subject, or the subject is an existential "there", the row is left as
   the tagger wrote it.
 
+A row the tagger gave a subject and an object but no relation is dropped by decoding; when the
+words between the two are a short verb group the parse makes the subject's verb ("The
+alternative name for the mink frog *is* the northern mink frog", "The range *is located in* the
+state of Rajasthan"), :func:`relation_filled` labels them the relation, so the claim is checked
+instead of left to the sentence's fallback.
+
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
 """
@@ -37,12 +43,18 @@ from spacy.tokens import Doc, Token
 
 from enoki_hd.extract.rules.clauses import subject_of
 from enoki_hd.extract.rules.syntax import is_none, is_unasserted
-from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL
+from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS
 from enoki_hd.types import Span
 
 _VERB_POS = ("VERB", "AUX")
 # What a clause's verb says of its subject: a piece of the row's subject inside one is its object.
 _COMPLEMENT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd"})
+# The longest run of unlabelled words between subject and object read as a missing relation
+# ("is", "was one of", "is located in"); longer gaps hold more than a verb group.
+MAX_FILLED_RELATION = 3
+_OBJECT_LABELS = (ARG2, LOC_TMP)
+# A gap holding one of these is more than a verb group ("said Jones is", "arrived, and").
+_NOT_IN_A_VERB_GROUP = frozenset({"PUNCT", "CCONJ", "SCONJ", "NOUN", "PROPN", "PRON"})
 
 
 def word_of_tokens(doc: Doc, words: Sequence[Span]) -> list[int]:
@@ -137,4 +149,47 @@ def subject_pieces_kept(
         if piece not in kept:
             # "The first chairman … was Hans Einarsson": the name is what the chairman was
             out[piece] = ARG2 if complements.issuperset(piece) else NONE
+    return out
+
+
+def relation_filled(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with the words between its subject and its object labelled the relation when the
+    tagger gave it neither a relation word nor an implicit one, those words are 1 to
+    :data:`MAX_FILLED_RELATION` unlabelled words holding a verb or auxiliary and no noun,
+    pronoun, conjunction or punctuation, and the parse makes that verb's clause subject a
+    word of the row's subject (a copy when changed; else ``row`` itself). Object words the
+    tagger left inside the subject ("The alternative name for [the] mink frog") are relabelled
+    subject, or unlabelled when outside it."""
+    n = len(words)
+    if (row[: n + len(SENTINELS)] == REL).any():
+        return row
+    subject = [k for k in range(n) if row[k] == ARG1]
+    if not subject:
+        return row
+    last = subject[-1]
+    after = [k for k in range(last + 1, n) if row[k] in _OBJECT_LABELS]
+    if not after:
+        return row
+    gap = range(last + 1, after[0])
+    if not 1 <= len(gap) <= MAX_FILLED_RELATION or any(row[k] != NONE for k in gap):
+        return row
+    tokens = [token for token in doc if token_words[token.i] in gap]
+    if not tokens or any(token.pos_ in _NOT_IN_A_VERB_GROUP for token in tokens):
+        return row
+    verbs = [token for token in tokens if token.pos_ in _VERB_POS]
+    if not verbs:
+        return row
+    verb = verbs[0] if verbs[0].dep_ not in ("aux", "auxpass") else verbs[0].head
+    clause_subject = subject_of(verb)
+    if clause_subject is None or not _words_under(clause_subject, token_words).intersection(
+        subject
+    ):
+        return row
+    out = row.copy()
+    out[list(gap)] = REL
+    for k in range(after[0]):
+        if out[k] in _OBJECT_LABELS:
+            out[k] = ARG1 if subject[0] < k < last else NONE
     return out

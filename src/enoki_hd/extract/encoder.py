@@ -40,7 +40,7 @@ from tokenizers import Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
-from enoki_hd.extract.asserted import asserted_row, word_of_tokens
+from enoki_hd.extract.asserted import asserted_row, relation_filled, word_of_tokens
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
@@ -367,7 +367,10 @@ class EncoderExtractor:
             (:mod:`enoki_hd.extract.asserted`): a row stating a clause the sentence does not
             assert ("If red wine has been left overnight, …", "There is no record that …") is
             dropped, and a relative clause of a noun that is none keeps that noun's phrase as
-            its subject ("no British commander named Robertson | led | …").
+            its subject ("no British commander named Robertson | led | …"); a row with a
+            subject and an object but no relation takes the short verb group between them as
+            its relation ("The alternative name … *is* the northern mink frog";
+            ``stats["filled_relations"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -469,6 +472,7 @@ class EncoderExtractor:
             "model_calls": 0,
             "rejected_sentences": 0,
             "unasserted_rows": 0,
+            "filled_relations": 0,
         }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
@@ -661,9 +665,11 @@ class EncoderExtractor:
                 full[window.word_start : window.word_start + m] = row[:m]
                 full[n:] = row[m:]
                 negated = np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64)
-                kept = (
-                    negated if doc is None else asserted_row(negated, doc, unit.words, token_words)
-                )
+                kept: np.ndarray | None = negated
+                if doc is not None:
+                    filled = relation_filled(negated, doc, unit.words, token_words)
+                    self.stats["filled_relations"] += int(filled is not negated)
+                    kept = asserted_row(filled, doc, unit.words, token_words)
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
                     continue
