@@ -355,6 +355,29 @@ def test_the_month_of_a_date_is_a_word_the_context_writes() -> None:
     assert ground("born on June", evidence).missing == ["june"]
 
 
+def test_a_month_the_context_writes_short_or_in_digits_is_found() -> None:
+    """ "in November" is found in "Nov 14, 2018" and in "2018-11-14", as it is in "November";
+    a month no date of the context names is still missing, and a swappable date names none."""
+    assert ground("posted in November", "Posted: 9:36 PM, Nov 14, 2018").status == "grounded"
+    assert ground("posted in November", "Posted: 2018-11-15 10:02").status == "grounded"
+    assert ground("posted in October", "Posted: 9:36 PM, Nov 14, 2018").missing == ["october"]
+    assert ground("posted in March", "Posted 3/5/2018.").missing == ["march"]
+
+
+def test_a_day_without_its_year_is_found_when_the_text_states_the_year() -> None:
+    """News pages give a date's year once: "on Election Day, November 2" under a 2004
+    header finds "November 2, 2004"; without 2004 anywhere it is absent, and another day is
+    still a mismatch."""
+    page = "Published 2004-10-19. The album hits stores on Election Day, November 2."
+    assert ground("hits stores on November 2, 2004", page).status == "grounded"
+    alone = "The album hits stores on Election Day, November 2."
+    assert ground("hits stores on November 2, 2004", alone).missing == ["November 2, 2004"]
+    assert ground("hits stores on November 2, 2005", page).missing == ["November 2, 2005"]
+    assert ground("hits stores on November 3, 2004", page).mismatches == [
+        ("November 3, 2004", "2004-10-19")
+    ]
+
+
 def test_a_number_word_the_context_writes_as_a_word_is_found() -> None:
     """ "one" of "ranks as one of the most" is no count in the context, yet the same word; a
     number word the context states as another count is still a mismatch."""

@@ -570,3 +570,52 @@ def test_a_part_that_cuts_a_date_at_its_day_is_widened_to_the_date() -> None:
     assert cut_dates_widened(answer, coarser) is coarser
     whole = [Span(answer.index("10 March"), answer.index("10 March") + 13)]
     assert cut_dates_widened(answer, whole) is whole
+
+
+US_DATED = "Paterson died on November 10, 2018, at the age of 78."
+
+
+def _us_date_chain() -> list[Fact]:
+    """The rules extractor's chain over "November 10, 2018": (…, 2018) -> (…, November 2018),
+    whose object is two pieces of the answer (the day left out) -> (…, November 10, 2018)."""
+    month = Span(US_DATED.index("November"), US_DATED.index("November") + 8)
+    day = Span(month.end + 1, month.end + 4)  # "10,"
+    year = Span(day.end + 1, day.end + 5)
+    base = {"subject_spans": [Span(0, 8)], "relation_spans": [Span(9, 16)]}
+    return [
+        Fact("f0.0", 0, "Paterson", "died on", "2018", **base, object_spans=[year]),
+        Fact(
+            "f0.1", 0, "Paterson", "died on", "November 2018", **base,
+            object_spans=[month, year], parent="f0.0", delta=[month],
+        ),
+        Fact(
+            "f0.2", 0, "Paterson", "died on", "November 10, 2018", **base,
+            object_spans=[Span(month.start, year.end)], parent="f0.1", delta=[Span(day.start, day.end - 1)],
+        ),
+    ]  # fmt: skip
+
+
+def test_a_date_in_pieces_of_the_answer_is_grounded_whole() -> None:
+    """ "November 2018" of "November 10, 2018": the month is grounded as that month of 2018
+    (the context writes "Nov 10, 2018"), not as a word the context never has."""
+    facts = _us_date_chain()
+    assert [s.text(US_DATED) for s in whole_dates(US_DATED, facts[1], facts[1].delta)] == [
+        "November",
+        "2018",
+    ]
+    for context, labels, blamed in [
+        ("Nov 10, 2018 — Liz Paterson, a three-term congresswoman, died Saturday.", ["supported"] * 3, [None] * 3),
+        # another month: the refinement that adds the month fails on the month; the finest
+        # fact's date is wrong too, blamed (as any refinement's wrong date) on what it adds
+        ("Oct 10, 2018 — Liz Paterson, a three-term congresswoman, died Saturday.", ["supported", "contradicted", "contradicted"], [None, ["November"], ["10"]]),
+    ]:  # fmt: skip
+        decision = EvidenceDecision(
+            "supported", NLIScores(0.9, 0.05, 0.05), Evidence(0, len(context), context), 1
+        )
+        verdicts = FactJudge("hybrid").judge(
+            US_DATED, facts, [US_DATED] * 3, [decision] * 3, grounding=GroundingIndex(context)
+        )
+        assert [v.label for v in verdicts] == labels
+        assert [
+            None if v.blamed is None else [s.text(US_DATED) for s in v.blamed] for v in verdicts
+        ] == blamed

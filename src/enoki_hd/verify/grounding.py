@@ -1150,6 +1150,10 @@ class GroundingIndex:
                 # the month of a date is still a word the context writes: "April" of "born on
                 # April 8" is found for a fact that stops at "born on April"
                 words.add(normalize_term(word))
+        for date in analysis.dates:
+            if date.month is not None and date.kind in ("day", "month") and not date.swappable:
+                # "Nov 14, 2018" and "2018-11-14" write November: "in November" is found
+                words.add(normalize_term(_MONTH_NAMES[date.month - 1]))
         self.words: frozenset[str] = frozenset(words)
         self.numbers: tuple[NumberMention, ...] = tuple(q.mention for q in analysis.quantities)
         self.dates: tuple[DateMention, ...] = tuple(analysis.dates)
@@ -1174,6 +1178,10 @@ class GroundingIndex:
             key for d in analysis.dates if d.kind in ("day", "month") for key in _date_keys(d)
         }
         self._period_keys = {key for d in analysis.dates for key in _period_keys(d)}
+        # "on Election Day, November 2" in a text that gives its year elsewhere
+        self._yearless_days = {
+            (d.month, d.day) for d in analysis.dates if d.kind == "day" and d.year is None
+        }
         years.update(y for d in analysis.dates if (y := _calendar_year(d)) is not None)
         self._years = frozenset(years)
         self._decades = frozenset(d.year for d in analysis.dates if d.kind == "decade")
@@ -1262,7 +1270,9 @@ class GroundingIndex:
         same decade or any year inside it; a century in the same century or any decade or
         year inside it; a quarter in the same quarter, or a day or month inside it (calendar
         quarters only); a fiscal year in the same fiscal year or a quarter of it. A swappable
-        date ("3/5/1921") is found when either reading is."""
+        date ("3/5/1921") is found when either reading is. A day with its year ("November 2,
+        2004") is also found in the same day written without a year ("November 2") when the
+        text states that year somewhere (news pages date themselves once, in a header)."""
         for source in self._sources():
             if date.kind in ("decade", "century"):
                 assert date.year is not None
@@ -1277,6 +1287,13 @@ class GroundingIndex:
                     return True
             elif (date.year, date.month, date.day) in source._date_keys or (
                 date.swappable and (date.year, date.day, date.month) in source._date_keys
+            ):
+                return True
+            elif (
+                date.kind == "day"
+                and not date.swappable
+                and date.year in source._years
+                and (date.month, date.day) in source._yearless_days
             ):
                 return True
         return False

@@ -339,7 +339,8 @@ class FactJudge:
         # Blame only the words with no trace in the context when there are such words.
         blamed = None
         if result is not None:
-            blamed = [to_answer_span(span, offsets) for span in result.missing_spans] or None
+            blamed = [p for span in result.missing_spans for p in answer_pieces(span, offsets)]
+            blamed = blamed or None
             if blamed and widened:
                 # a wrong date of a refinement: blame what the refinement added ("5" of
                 # "5 March 1950"), not the month and year its ancestors vouch for
@@ -348,7 +349,7 @@ class FactJudge:
                 # a value given the wrong role: the value is what is wrong
                 at = text.rfind(conflict.value)
                 if at >= 0:
-                    blamed = [to_answer_span(Span(at, at + len(conflict.value)), offsets)]
+                    blamed = answer_pieces(Span(at, at + len(conflict.value)), offsets)
         return FactVerdict(
             fact=fact,
             hypothesis=hypothesis,
@@ -438,17 +439,37 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
     The fact's date is grounded whole instead: found when the context states it (or a finer
     date that agrees with it), a mismatch when it states another. ``delta`` itself is
     returned when it touches no date (the list object, so callers can tell).
+
+    A fact's date may be pieces of the answer's: "November 2018" of "died on November 10,
+    2018" (the day left out); its pieces are then added, so the month is grounded as that
+    month, not as a word the context never writes ("Nov 10, 2018").
     """
-    text, offsets = join_spans(answer, fact.subject_spans + fact.relation_spans + fact.object_spans)
-    dates = []
+    parts = sorted(fact.subject_spans + fact.relation_spans + fact.object_spans)
+    text, offsets = join_spans(answer, parts)
+    touched: list[Span] = []
     for date in parse_dates(text):
-        span = to_answer_span(date.span, offsets)
-        if span.text(answer) == date.span.text(text):  # one piece of the answer, not two
-            dates.append(span)
-    touched = [d for d in dates if any(p.start < d.end and d.start < p.end for p in delta)]
+        pieces = answer_pieces(date.span, offsets)
+        if " ".join(p.text(answer) for p in pieces) != date.span.text(text):
+            continue  # the date's words are not the answer's words as joined
+        if any(p.start < d.end and d.start < p.end for d in pieces for p in delta):
+            touched.extend(pieces)
     if not touched:
         return delta
     return merge_spans([*delta, *touched])
+
+
+def answer_pieces(span: Span, offsets: list[tuple[int, int]]) -> list[Span]:
+    """A span of the joined text of :func:`join_spans` as the pieces of the answer it covers,
+    in order (one per joined piece it overlaps; :func:`to_answer_span` maps by its start
+    alone)."""
+    pieces = []
+    ends = [start - 1 for start, _ in offsets[1:]] + [span.end]  # a piece ends before the space
+    for (joined_start, answer_start), joined_end in zip(offsets, ends, strict=True):
+        start, end = max(span.start, joined_start), min(span.end, joined_end)
+        if start < end:
+            shift = answer_start - joined_start
+            pieces.append(Span(start + shift, end + shift))
+    return pieces
 
 
 _BARE_DAY_RE = re.compile(r"\d{1,2}(?:st|nd|rd|th)?")
