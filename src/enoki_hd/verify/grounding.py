@@ -1285,18 +1285,22 @@ class GroundingIndex:
             elif date.kind in ("quarter", "fiscal_year"):
                 if next(_period_keys(date)) in source._period_keys:
                     return True
-            elif (date.year, date.month, date.day) in source._date_keys or (
-                date.swappable and (date.year, date.day, date.month) in source._date_keys
-            ):
-                return True
-            elif (
-                date.kind == "day"
-                and not date.swappable
-                and date.year in source._years
-                and (date.month, date.day) in source._yearless_days
-            ):
+            elif source._has_calendar_date(date):
                 return True
         return False
+
+    def _has_calendar_date(self, date: DateMention) -> bool:
+        """:meth:`has_date` for a day or a month, in this index alone."""
+        if (date.year, date.month, date.day) in self._date_keys or (
+            date.swappable and (date.year, date.day, date.month) in self._date_keys
+        ):
+            return True
+        return (
+            date.kind == "day"
+            and not date.swappable
+            and date.year in self._years
+            and (date.month, date.day) in self._yearless_days
+        )
 
     def rival_number(self, mention: NumberMention, unit: frozenset[str]) -> str | None:
         """Surface text of the context's nearest-valued number of the SAME kind, or None.
