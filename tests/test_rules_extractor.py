@@ -907,3 +907,26 @@ def test_a_hyphenated_word_split_across_heads_stays_whole(extractor: RulesExtrac
     assert ("new e-bike", "costs", "900 euros") in triples(
         extractor.extract("The new e-bike costs 900 euros.")
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # the parser hangs the subject on the auxiliary when an aside parts it from its verb
+        (
+            "They were, by their own account, towed back to England by the AA.",
+            {("They", "were towed back to", "England"), ("They", "were towed back by", "AA")},
+        ),
+        (
+            "The hotel had, according to reviews, been cleaned daily by staff.",
+            {
+                ("hotel", "had been cleaned according to", "reviews"),
+                ("hotel", "had been cleaned by", "staff"),
+            },
+        ),
+    ],
+)
+def test_a_subject_the_parser_hangs_on_the_auxiliary_is_the_verbs(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert triples(extractor.extract(answer)) == expected

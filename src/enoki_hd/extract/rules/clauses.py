@@ -95,7 +95,21 @@ class Clause:
 
 
 def _own_subject(verb: Token) -> Token | None:
-    return next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+    own = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+    if own is not None:
+        return own
+    # an interrupter between auxiliary and verb ("They were, by their own account, towed
+    # back") can make the parser hang the subject on the auxiliary
+    return next(
+        (
+            c
+            for aux in verb.children
+            if aux.dep_ in ("aux", "auxpass") and aux.i < verb.i
+            for c in aux.children
+            if c.dep_ in SUBJECT_DEPS
+        ),
+        None,
+    )
 
 
 def subject_of(verb: Token, depth: int = 0) -> Token | None:
