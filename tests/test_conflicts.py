@@ -1,16 +1,17 @@
 """Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations,
-directions, values given in another role, dropped hedges, uniqueness."""
+directions, values given in another role, dropped hedges, uniqueness, identity."""
 
 from __future__ import annotations
 
 import pytest
 
-from enoki_hd.types import Fact, NLIScores
+from enoki_hd.types import Fact, NLIScores, Span
 from enoki_hd.verify.conflicts import (
     direction_conflict,
     exception_conflict,
     find_conflict,
     hedge_conflict,
+    identity_conflict,
     negation_conflict,
     role_conflict,
     uniqueness_conflict,
@@ -444,3 +445,85 @@ def test_uniqueness_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert uniqueness_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# identity
+# ---------------------------------------------------------------------------------------------
+
+CAPITAL = "Paris is the capital of France. Lyon is its third-largest city."
+STAFF = "The museum is run by the city council. Its director is Anna Berg; the curator is Tom Lind."
+
+
+def spanned(answer: str, subject: str, relation: str, obj: str) -> Fact:
+    """A fact whose parts are spans of ``answer`` (each part's first occurrence, the rules
+    extractor's words: "capital of France" of "The capital of France")."""
+
+    def part(text: str) -> list[Span]:
+        words = text.split()
+        at = answer.index(words[0])
+        return [Span(at, answer.index(words[-1], at) + len(words[-1]))]
+
+    return Fact(
+        "f0", 0, subject, relation, obj, subject_spans=part(subject),
+        relation_spans=part(relation), object_spans=part(obj),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("answer", "subject", "relation", "obj", "evidence", "sentence"),
+    [
+        # a name in the context for the role the answer gives another name, either order
+        ("The capital of France is Lyon.", "capital of France", "is", "Lyon", CAPITAL, "Paris is the capital of France."),
+        ("Lyon is the capital of France.", "Lyon", "is", "capital of France", CAPITAL, "Paris is the capital of France."),
+        # the evidence's role in fewer words ("Its director"), its clause up to the semicolon
+        ("The director of the museum is Tom Lind.", "director of museum", "is", "Tom Lind", STAFF, "Its director is Anna Berg"),
+        # a possessive gives the role too, in the evidence as in the answer
+        ("The city's mayor is Tom Lind.", "city's mayor", "is", "Tom Lind", "Its mayor is Anna Berg.", "Its mayor is Anna Berg."),
+    ],
+)  # fmt: skip
+def test_another_name_for_the_same_definite_role_is_an_identity_conflict(
+    answer: str, subject: str, relation: str, obj: str, evidence: str, sentence: str
+) -> None:
+    conflict = identity_conflict(spanned(answer, subject, relation, obj), evidence, answer)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.decided_by, conflict.label) == (
+        "identity",
+        sentence,
+        "identity_conflict",
+        "contradicted",
+    )
+    # find_conflict runs it only with the answer
+    found = find_conflict(spanned(answer, subject, relation, obj), evidence, answer=answer)
+    assert found == conflict
+    assert find_conflict(spanned(answer, subject, relation, obj), evidence) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "subject", "relation", "obj", "evidence"),
+    [
+        # the evidence's name
+        ("The capital of France is Paris.", "capital of France", "is", "Paris", CAPITAL),
+        ("The director of the museum is Anna Berg.", "director of museum", "is", "Anna Berg", STAFF),
+        # an indefinite role: many names can be a city in France
+        ("Lyon is a city in France.", "Lyon", "is", "city in France", "Paris is the city in France with most visitors."),
+        # the evidence holds the fact's name beside the role's noun
+        ("The capital of France is Lyon.", "capital of France", "is", "Lyon", "Paris is the capital of France. Some say Lyon is the capital of France."),
+        # ... even for another role (the check stays silent where it cannot be sure)
+        ("The capital of France is Lyon.", "capital of France", "is", "Lyon", "Paris is the capital of France. Lyon is the capital of France's silk trade."),
+        # the fact's name in the evidence's clause: a change of holder, not another holder
+        ("The director is Tom Lind.", "director", "is", "Tom Lind", "The director is Anna Berg, until Tom Lind takes over in May."),
+        # another tense: who was the director then is not who is now
+        ("The director is Tom Lind.", "director", "is", "Tom Lind", "The director was Anna Berg."),
+        # a role the evidence states with more words than the fact has
+        ("The capital of France is Lyon.", "capital of France", "is", "Lyon", "Paris is the capital of the French fashion world."),
+        # a shared word: the same person named shorter
+        ("The author of Hamlet is Shakespeare.", "author of Hamlet", "is", "Shakespeare", "William Shakespeare is the author of Hamlet."),
+        # not a bare "be"
+        ("Lyon became the capital of France.", "Lyon", "became", "capital of France", CAPITAL),
+    ],
+)  # fmt: skip
+def test_identity_check_is_silent_otherwise(
+    answer: str, subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert identity_conflict(spanned(answer, subject, relation, obj), evidence, answer) is None

@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Seven checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Eight checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -40,12 +40,24 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
   source", "caused solely by", "the barrier alone") and an evidence sentence without such a
   word makes it one of several ("lists runoff as one of several sources").
+- **identity**: the fact names who or what holds a role the answer gives with a definite
+  article or possessive ("The capital of France is Lyon", "Lyon is the capital of France"),
+  an evidence clause (up to a semicolon) gives the same role to someone else with "is"/"was" in the fact's tense ("Paris is the capital of
+  France"; "Its director is Anna Berg" for "the director of the museum"; "was" the director
+  then is no conflict with "is" now), and no evidence clause holds the fact's name beside the
+  role's noun ("Some say Lyon is the capital"). Only for a relation that is a bare form of "be", a name on one side (capitalised
+  words) and on the other a lower-case noun phrase of at most six words; the evidence's role
+  words (its head noun included) must all be the fact's, and the two names must share no word
+  ("Shakespeare" is "William Shakespeare"). Needs the answer (``find_conflict(...,
+  answer=...)``), which tells a definite role ("the capital") from an indefinite one ("a city
+  in France", which many names can be).
 
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
-``"direction_conflict"`` / ``"value_role_conflict"`` / ``"uniqueness_conflict"``), or
+``"direction_conflict"`` / ``"value_role_conflict"`` / ``"uniqueness_conflict"`` /
+``"identity_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``).
 """
 
@@ -68,7 +80,7 @@ def _set(words: str) -> frozenset[str]:
 
 
 ConflictKind = Literal[
-    "role", "exception", "negation", "direction", "value_role", "hedge", "uniqueness"
+    "role", "exception", "negation", "direction", "value_role", "hedge", "uniqueness", "identity"
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -589,11 +601,129 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
-def find_conflict(fact: Fact, evidence: str, *, value_role: bool = True) -> Conflict | None:
+_COPULAS = _set("is are was were")
+_PAST_COPULAS = _set("was were")
+_DEFINITE = _set("the its his her their")
+_ROLE_STOPS = frozenset(',;:.!?()[]"')
+
+
+def _is_name(text: str) -> bool:
+    """Capitalised words only (a digit-led word allowed: "Apollo 11"), at most five, one
+    with a letter: "Lyon", "General William Howe"; "the museum" and "Its director" are not."""
+    words = [w for w in text.split() if any(c.isalnum() for c in w)]
+    if not words or len(words) > 5 or words[0].lower() in _DEFINITE | _DETERMINERS:
+        return False
+    return any(c.isalpha() for c in text) and all(w[0].isupper() or w[0].isdigit() for w in words)
+
+
+def _role(text: str) -> list[str] | None:
+    """The content-word stems of a role description ("capital of France" → ["capit",
+    "franc"]), its head noun first; None unless it is a lower-case noun phrase of at most six
+    words after its determiners."""
+    words = [w for w in text.split() if any(c.isalnum() for c in w)]
+    while words and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    if not words or len(words) > 6 or not words[0][0].islower():
+        return None
+    if any(w.lower() in _PRONOUNS | _NEGATORS | _CLAUSE_WORDS for w in words):
+        return None
+    head = _chunk_head(" ".join(words))
+    if head is None:
+        return None
+    rest = [
+        _stem(w)
+        for w in words
+        if w.lower() not in _PREPOSITIONS | _DETERMINERS and _stem(w) != head
+    ]
+    return [head, *rest]
+
+
+def _definite_before(answer: str, start: int) -> bool:
+    """Whether the answer gives the role at ``start`` with a definite article or possessive
+    ("the capital", "its director", "France's capital")."""
+    before = answer[:start].rstrip()
+    last = before.rsplit(None, 1)[-1].lower() if before else ""
+    return last in _DEFINITE or last.endswith(("'s", "’s"))
+
+
+def _capitalised(words: list[str]) -> bool:
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() for w in words)
+
+
+def _evidence_roles(sentence: str) -> Iterator[tuple[str, str, str]]:
+    """(name, role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an evidence
+    sentence (the role with a definite article or possessive), read off its words in order
+    (no parse): each side runs from the copula to punctuation or a clause word."""
+    words = sentence.replace(",", " , ").split()
+    for i, word in enumerate(words):
+        if word.lower() not in _COPULAS:
+            continue
+        left: list[str] = []
+        for w in reversed(words[:i]):
+            if w in _ROLE_STOPS or w.lower() in _CLAUSE_WORDS:
+                break
+            left.insert(0, w)
+        right: list[str] = []
+        for w in words[i + 1 :]:
+            if w in _ROLE_STOPS or w.lower() in _CLAUSE_WORDS:
+                break
+            if w[-1] in _ROLE_STOPS:
+                right.append(w[:-1])
+                break
+            right.append(w)
+        for name, role in ((left, right), (right, left)):
+            if _capitalised(name) and role and role[0].lower() in _DEFINITE:
+                yield " ".join(name), " ".join(role), word.lower()
+
+
+def identity_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | None:
+    """The identity check of the module docstring."""
+    relation = [w for w in fact.relation.split() if any(c.isalnum() for c in w)]
+    if fact.negated or len(relation) != 1 or relation[0].lower() not in _COPULAS:
+        return None
+    if _is_name(fact.object) and fact.subject_spans:
+        name, role_text, role_start = fact.object, fact.subject, fact.subject_spans[0].start
+    elif _is_name(fact.subject) and fact.object_spans:
+        name, role_text, role_start = fact.subject, fact.object, fact.object_spans[0].start
+    else:
+        return None
+    role = _role(role_text)
+    if role is None:
+        return None
+    definite = role_text.split()[0].lower() in _DEFINITE or _definite_before(answer, role_start)
+    if not definite:
+        return None
+    name_words = set(_words(name))
+    clauses = [clause for text, _, _ in _evidence_sentences(evidence) for clause in text.split(";")]
+    past = relation[0].lower() in _PAST_COPULAS
+    stated = [
+        (clause, other, _role(evidence_role))
+        for clause in clauses
+        for other, evidence_role, copula in _evidence_roles(clause)
+        if (copula in _PAST_COPULAS) == past  # "was" the director then, "is" now: no conflict
+    ]
+    same_role = [
+        (clause, other)
+        for clause, other, words in stated
+        if words is not None and words[0] == role[0] and set(words) <= set(role)
+    ]
+    for clause in clauses:
+        words = _words(clause)
+        if name_words & set(words) and role[0] in {_stem(w) for w in words}:
+            return None  # a clause holds the fact's name beside the role: it may be theirs too
+    for clause, _ in same_role:
+        return Conflict("identity", clause.strip())
+    return None
+
+
+def find_conflict(
+    fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
+) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, value role, uniqueness, dropped hedge), or None.
+    exception, negation, direction, value role, uniqueness, identity, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
-    in conflict with the evidence, the more direct finding)."""
+    in conflict with the evidence, the more direct finding); the identity check needs
+    ``answer``, the text the fact's spans point into."""
     if not evidence.strip():
         return None
     return (
@@ -603,5 +733,6 @@ def find_conflict(fact: Fact, evidence: str, *, value_role: bool = True) -> Conf
         or direction_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
         or uniqueness_conflict(fact, evidence)
+        or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or hedge_conflict(fact, evidence)
     )
