@@ -1,5 +1,5 @@
 """Structural conflicts (verify/conflicts.py): swapped roles, stated exceptions, negations,
-directions, values given in another role, dropped hedges, uniqueness, identity."""
+directions, values and names given in another role, dropped hedges, uniqueness, identity."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from enoki_hd.verify.conflicts import (
     find_conflict,
     hedge_conflict,
     identity_conflict,
+    name_role_conflict,
     negation_conflict,
     role_conflict,
     uniqueness_conflict,
@@ -527,3 +528,69 @@ def test_identity_check_is_silent_otherwise(
     answer: str, subject: str, relation: str, obj: str, evidence: str
 ) -> None:
     assert identity_conflict(spanned(answer, subject, relation, obj), evidence, answer) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# name role
+# ---------------------------------------------------------------------------------------------
+
+CONCERT = (
+    "The season's opening concert will be conducted by Jonas Berg. Amara Quist will lead the choir."
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "sentence"),
+    [
+        (
+            "The opening concert", "will be conducted by", "Amara Quist", CONCERT,
+            "The season's opening concert will be conducted by Jonas Berg.",
+        ),
+        (
+            "Galloway Biotech", "has named", "Martin Oyelaran",
+            "Galloway Biotech has named Priya Shah as its new chief scientific officer. Martin "
+            "Oyelaran, her predecessor, retires in May.",
+            "Galloway Biotech has named Priya Shah as its new chief scientific officer.",
+        ),
+    ],
+)  # fmt: skip
+def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
+    subject: str, relation: str, obj: str, evidence: str, sentence: str
+) -> None:
+    conflict = name_role_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.value, conflict.label) == (
+        "name_role",
+        sentence,
+        obj,
+        "contradicted",
+    )
+    assert conflict.decided_by == "name_role_conflict"
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the evidence's name
+        ("The opening concert", "will be conducted by", "Jonas Berg", CONCERT),
+        # the fact's name in the sentence that gives the relation (a list the slot cuts)
+        ("The film", "starred", "Tom Hanks", "The film starred Meg Ryan, Tom Hanks and Bill Pullman."),
+        # not a name
+        ("The opening concert", "will be conducted by", "a guest conductor", CONCERT),
+        ("The opening concert", "will be conducted by", "Jonas Berg 2", CONCERT),
+        # the slot holds no name
+        ("The opening concert", "will be conducted by", "Amara Quist", "The opening concert will be conducted by the orchestra's leader."),
+        # another subject gives the relation
+        ("The closing concert", "will be conducted by", "Amara Quist", CONCERT),
+        # another preposition: another slot
+        ("Health", "composed the soundtrack by", "Tame Impala", "Health composed the soundtrack for Rockstar Games."),
+        ("Health", "composed", "Tame Impala", "Health composed for Rockstar Games."),
+        # negated
+        ("The opening concert", "will not be conducted by", "Amara Quist", CONCERT),
+    ],
+)  # fmt: skip
+def test_name_role_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert name_role_conflict(fact(subject, relation, obj, negated=negated), evidence) is None

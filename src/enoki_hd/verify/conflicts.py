@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Eight checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Nine checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -33,6 +33,16 @@ firing only when it is sure; silence means "no conflict found", never "supported
   relation word with no clause word, negation or value between, and the value at most eight
   words after it before any clause word or punctuation (a coordinated value, "and 7% in the
   second", is given the same relation).
+- **name role**: the value-role check for a name — the fact gives its relation a name ("The
+  concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
+  of the same subject another name in the same slot ("The opening concert will be conducted
+  by Jonas Berg") and does not hold the fact's name anywhere, and no such sentence gives the
+  fact's name. Only for an object that is a name (capitalised words, at most four, no digit),
+  the subject and relation words the value-role check reads, and an evidence sentence that
+  holds every word of the fact's subject ("the closing concert" is not "the opening
+  concert"), its slot opening with the preposition the relation ends in, or with none for a
+  direct object ("composed the soundtrack for X" gives no "composed … by"); the name is
+  blamed.
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
@@ -56,7 +66,8 @@ Words are compared lower-cased with light suffix stripping ("acquired" = "acquir
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
-``"direction_conflict"`` / ``"value_role_conflict"`` / ``"uniqueness_conflict"`` /
+``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
+``"uniqueness_conflict"`` /
 ``"identity_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``).
 """
@@ -80,7 +91,15 @@ def _set(words: str) -> frozenset[str]:
 
 
 ConflictKind = Literal[
-    "role", "exception", "negation", "direction", "value_role", "hedge", "uniqueness", "identity"
+    "role",
+    "exception",
+    "negation",
+    "direction",
+    "value_role",
+    "name_role",
+    "hedge",
+    "uniqueness",
+    "identity",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -510,6 +529,64 @@ def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None if rival is None else Conflict("value_role", rival, value)
 
 
+def _capitalised(words: list[str]) -> bool:
+    return bool(words) and all(w[0].isupper() or w[0].isdigit() for w in words)
+
+
+def _leading_name(slot: str) -> list[str] | None:
+    """The capitalised words that open ``slot`` after its prepositions and determiners
+    ("by Jonas Berg next spring" → ["jonas", "berg"]), lower-cased; None when it opens with
+    anything else."""
+    words = slot.split()
+    while words and words[0].lower() in _PREPOSITIONS | _DETERMINERS:
+        words = words[1:]
+    name = []
+    for word in words:
+        core = word.strip(".,;:!?()\"'")
+        if not core or not core[0].isupper():
+            break
+        name.append(core.lower())
+    return name or None
+
+
+def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The name-role check of the module docstring."""
+    head, oblique, negated = _relation_head(fact.relation)
+    preposition = _words(fact.relation)[-1] if oblique else ""
+    subject = _subject_head(fact.subject)
+    words = [w for w in fact.object.split() if any(c.isalnum() for c in w)]
+    while words and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    if head is None or subject is None or negated or fact.negated or not words:
+        return None
+    if len(words) > 4 or not _capitalised(words) or any(c.isdigit() for c in fact.object):
+        return None
+    name = {w.lower().strip(".,;:!?()\"'") for w in words}
+    if name & set(_words(fact.subject)):
+        return None
+    subject_stems = {
+        _stem(w)
+        for w in _words(fact.subject)
+        if any(c.isalnum() for c in w) and w not in _DETERMINERS | _PREPOSITIONS
+    }
+    rival = None
+    for text, sentence_words, stems in _evidence_sentences(evidence):
+        if not subject_stems <= set(stems):
+            continue  # "the closing concert" is not the sentence's "opening concert"
+        slots = list(_values_given(text, sentence_words, stems, subject, head))
+        if not slots:
+            continue
+        if name & set(sentence_words):
+            return None  # the sentence that gives the relation holds the fact's name
+        for slot in slots:
+            first = slot.split()[0].lower() if slot.split() else ""
+            if (first in _PREPOSITIONS or preposition) and first != preposition:
+                continue  # "composed the soundtrack for X" gives no "composed … by"
+            if _leading_name(slot) is not None and rival is None:
+                rival = text
+    return None if rival is None else Conflict("name_role", rival, fact.object)
+
+
 def _head_after(
     words: list[str], stems: list[str], r: int, target: str, *, gap: int = _MAX_GAP + 2
 ) -> bool:
@@ -646,10 +723,6 @@ def _definite_before(answer: str, start: int) -> bool:
     return last in _DEFINITE or last.endswith(("'s", "’s"))
 
 
-def _capitalised(words: list[str]) -> bool:
-    return bool(words) and all(w[0].isupper() or w[0].isdigit() for w in words)
-
-
 def _evidence_roles(sentence: str) -> Iterator[tuple[str, str, str]]:
     """(name, role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an evidence
     sentence (the role with a definite article or possessive), read off its words in order
@@ -732,6 +805,7 @@ def find_conflict(
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
+        or name_role_conflict(fact, evidence)
         or uniqueness_conflict(fact, evidence)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or hedge_conflict(fact, evidence)
