@@ -52,10 +52,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
   word makes it one of several ("lists runoff as one of several sources").
 - **identity**: the fact names who or what holds a role the answer gives with a definite
   article or possessive ("The capital of France is Lyon", "Lyon is the capital of France"),
-  an evidence clause (up to a semicolon) gives the same role to someone else with "is"/"was" in the fact's tense ("Paris is the capital of
-  France"; "Its director is Anna Berg" for "the director of the museum"; "was" the director
-  then is no conflict with "is" now), and no evidence clause holds the fact's name beside the
-  role's noun ("Some say Lyon is the capital"). Only for a relation that is a bare form of "be", a name on one side (capitalised
+  an evidence clause (up to a semicolon) gives the same role to someone else with "is" /
+  "was" in the fact's tense ("Paris is the capital of France"; "Its director is Anna Berg"
+  for "the director of the museum"; "was" the director then is no conflict with "is" now),
+  and no evidence clause holds the fact's name beside the role's noun ("Some say Lyon is the
+  capital"). Only for a relation that is a bare form of "be", a name on one side (capitalised
   words) and on the other a lower-case noun phrase of at most six words; the evidence's role
   words (its head noun included) must all be the fact's, and the two names must share no word
   ("Shakespeare" is "William Shakespeare"). Needs the answer (``find_conflict(...,
@@ -67,8 +68,7 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
-``"uniqueness_conflict"`` /
-``"identity_conflict"``), or
+``"uniqueness_conflict"`` / ``"identity_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``).
 """
 
@@ -552,7 +552,8 @@ def _leading_name(slot: str) -> list[str] | None:
 def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The name-role check of the module docstring."""
     head, oblique, negated = _relation_head(fact.relation)
-    preposition = _words(fact.relation)[-1] if oblique else ""
+    relation_words = [w for w in _words(fact.relation) if any(c.isalnum() for c in w)]
+    preposition = relation_words[-1] if oblique else ""
     subject = _subject_head(fact.subject)
     words = [w for w in fact.object.split() if any(c.isalnum() for c in w)]
     while words and words[0].lower() in _DETERMINERS:
@@ -724,9 +725,9 @@ def _definite_before(answer: str, start: int) -> bool:
 
 
 def _evidence_roles(sentence: str) -> Iterator[tuple[str, str, str]]:
-    """(name, role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an evidence
-    sentence (the role with a definite article or possessive), read off its words in order
-    (no parse): each side runs from the copula to punctuation or a clause word."""
+    """(name, role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an
+    evidence sentence (the role with a definite article or possessive), read off its words in
+    order (no parse): each side runs from the copula to punctuation or a clause word."""
     words = sentence.replace(",", " , ").split()
     for i, word in enumerate(words):
         if word.lower() not in _COPULAS:
