@@ -39,10 +39,13 @@ def read(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
     row, words = labelled(text, parts)
     doc = nlp(text)
     out = asserted_row(row, doc, words, word_of_tokens(doc, words))
-    if out is None:
-        return None
+    return None if out is None else by_label(text, words, out)
+
+
+def by_label(text: str, words: list, row: np.ndarray) -> dict[int, str]:
+    """A row as subject, relation and object label → its words joined."""
     return {
-        label: " ".join(w.text(text) for k, w in enumerate(words) if out[k] == label)
+        label: " ".join(w.text(text) for k, w in enumerate(words) if row[k] == label)
         for label in (ARG1, REL, ARG2)
     }
 
@@ -172,12 +175,7 @@ def filled(nlp, text: str, parts: dict[str, int] | list[int]) -> dict[int, str] 
         row, words = labelled(text, parts)
     doc = nlp(text)
     out = relation_filled(row, doc, words, word_of_tokens(doc, words))
-    if out is row:
-        return None
-    return {
-        label: " ".join(w.text(text) for k, w in enumerate(words) if out[k] == label)
-        for label in (ARG1, REL, ARG2)
-    }
+    return None if out is row else by_label(text, words, out)
 
 
 @pytest.mark.parametrize(
