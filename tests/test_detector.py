@@ -183,15 +183,24 @@ def test_fact_level_spans_facts_and_sentences(verification: str) -> None:
     assert spans == [(40, 50, "Manchester", ["f0.3"]), (109, 113, "1995", ["f1.1"])]
     by_id = {v.fact.id: v for v in report.facts}
     assert by_id["f0.3"].hypothesis == "Suede formed in Manchester."
-    assert by_id["f0.3"].label == "unverifiable"
+    if verification == "hybrid":
+        # the evidence fills the slot of "formed in" with another name: a name-role conflict
+        assert (by_id["f0.3"].label, by_id["f0.3"].decided_by) == (
+            "contradicted",
+            "name_role_conflict",
+        )
+    else:
+        assert by_id["f0.3"].label == "unverifiable"
     assert by_id["f0.4"].label == "supported"  # (Suede, formed in, 1989)
     if verification == "hybrid":
         # the lexical grounding check sees a year of the same kind in the evidence: contradiction
         assert (
             by_id["f1.1"].label == "contradicted" and by_id["f1.1"].decided_by == "value_conflict"
         )
-        assert [s.label for s in report.spans] == ["unverifiable", "contradicted"]
-    assert report.sentences[0].label == "unverifiable"
+        assert [s.label for s in report.spans] == ["contradicted", "contradicted"]
+    assert report.sentences[0].label == (
+        "contradicted" if verification == "hybrid" else "unverifiable"
+    )
     assert report.sentences[0].facts == ["f0.0", "f0.1", "f0.2", "f0.3", "f0.4"]
     assert report.sentences[0].method == "max"
     # the fake entails a fact exactly when every content word of its hypothesis is in the
