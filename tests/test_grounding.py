@@ -366,13 +366,19 @@ def test_a_month_the_context_writes_short_or_in_digits_is_found() -> None:
 
 def test_a_day_without_its_year_is_found_when_the_text_states_the_year() -> None:
     """News pages give a date's year once: "on Election Day, November 2" under a 2004
-    header finds "November 2, 2004"; without 2004 anywhere it is absent, and another day is
-    still a mismatch."""
+    header finds "November 2, 2004" and "November 2004"; without 2004 anywhere they are
+    absent, and another day or month is still a mismatch."""
     page = "Published 2004-10-19. The album hits stores on Election Day, November 2."
     assert ground("hits stores on November 2, 2004", page).status == "grounded"
     alone = "The album hits stores on Election Day, November 2."
     assert ground("hits stores on November 2, 2004", alone).missing == ["November 2, 2004"]
     assert ground("hits stores on November 2, 2005", page).missing == ["November 2, 2005"]
+    # a month of that year: found in the day of that month written without its year
+    assert ground("hits stores in November 2004", page).status == "grounded"
+    assert ground("hits stores in December 2004", page).mismatches == [
+        ("December 2004", "2004-10-19")
+    ]
+    assert ground("hits stores in November 2004", alone).missing == ["November 2004"]
     assert ground("hits stores on November 3, 2004", page).mismatches == [
         ("November 3, 2004", "2004-10-19")
     ]

@@ -1272,7 +1272,8 @@ class GroundingIndex:
         quarters only); a fiscal year in the same fiscal year or a quarter of it. A swappable
         date ("3/5/1921") is found when either reading is. A day with its year ("November 2,
         2004") is also found in the same day written without a year ("November 2") when the
-        text states that year somewhere (news pages date themselves once, in a header)."""
+        text states that year somewhere (news pages date themselves once, in a header), and a
+        month with its year ("November 2004") in a day of that month so written."""
         for source in self._sources():
             if date.kind in ("decade", "century"):
                 assert date.year is not None
@@ -1295,12 +1296,11 @@ class GroundingIndex:
             date.swappable and (date.year, date.day, date.month) in self._date_keys
         ):
             return True
-        return (
-            date.kind == "day"
-            and not date.swappable
-            and date.year in self._years
-            and (date.month, date.day) in self._yearless_days
-        )
+        if date.swappable or date.year not in self._years:
+            return False
+        if date.kind == "day":
+            return (date.month, date.day) in self._yearless_days
+        return date.kind == "month" and any(m == date.month for m, _ in self._yearless_days)
 
     def rival_number(self, mention: NumberMention, unit: frozenset[str]) -> str | None:
         """Surface text of the context's nearest-valued number of the SAME kind, or None.
