@@ -691,7 +691,7 @@ def _is_name(text: str) -> bool:
     words = [w for w in text.split() if any(c.isalnum() for c in w)]
     if not words or len(words) > 5 or words[0].lower() in _DEFINITE | _DETERMINERS:
         return False
-    return any(c.isalpha() for c in text) and all(w[0].isupper() or w[0].isdigit() for w in words)
+    return any(c.isalpha() for c in text) and _capitalised(words)
 
 
 def _role(text: str) -> list[str] | None:
@@ -724,8 +724,8 @@ def _definite_before(answer: str, start: int) -> bool:
     return last in _DEFINITE or last.endswith(("'s", "’s"))
 
 
-def _evidence_roles(sentence: str) -> Iterator[tuple[str, str, str]]:
-    """(name, role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an
+def _evidence_roles(sentence: str) -> Iterator[tuple[str, str]]:
+    """(role, copula) for each "<Name> is <the role>" and "<the role> is <Name>" of an
     evidence sentence (the role with a definite article or possessive), read off its words in
     order (no parse): each side runs from the copula to punctuation or a clause word."""
     words = sentence.replace(",", " , ").split()
@@ -747,7 +747,7 @@ def _evidence_roles(sentence: str) -> Iterator[tuple[str, str, str]]:
             right.append(w)
         for name, role in ((left, right), (right, left)):
             if _capitalised(name) and role and role[0].lower() in _DEFINITE:
-                yield " ".join(name), " ".join(role), word.lower()
+                yield " ".join(role), word.lower()
 
 
 def identity_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | None:
@@ -769,24 +769,18 @@ def identity_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | None
         return None
     name_words = set(_words(name))
     clauses = [clause for text, _, _ in _evidence_sentences(evidence) for clause in text.split(";")]
-    past = relation[0].lower() in _PAST_COPULAS
-    stated = [
-        (clause, other, _role(evidence_role))
-        for clause in clauses
-        for other, evidence_role, copula in _evidence_roles(clause)
-        if (copula in _PAST_COPULAS) == past  # "was" the director then, "is" now: no conflict
-    ]
-    same_role = [
-        (clause, other)
-        for clause, other, words in stated
-        if words is not None and words[0] == role[0] and set(words) <= set(role)
-    ]
     for clause in clauses:
         words = _words(clause)
         if name_words & set(words) and role[0] in {_stem(w) for w in words}:
             return None  # a clause holds the fact's name beside the role: it may be theirs too
-    for clause, _ in same_role:
-        return Conflict("identity", clause.strip())
+    past = relation[0].lower() in _PAST_COPULAS
+    for clause in clauses:
+        for evidence_role, copula in _evidence_roles(clause):
+            if (copula in _PAST_COPULAS) != past:
+                continue  # "was" the director then, "is" now: no conflict
+            stated = _role(evidence_role)
+            if stated is not None and stated[0] == role[0] and set(stated) <= set(role):
+                return Conflict("identity", clause.strip())
     return None
 
 
