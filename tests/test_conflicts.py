@@ -211,6 +211,49 @@ def test_direction_check_is_silent_otherwise(evidence: str) -> None:
     assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
 
 
+BASS = (
+    "Bass violins were usually somewhat larger than the modern cello, but tuned to the same "
+    "nominal pitches or sometimes one step lower."
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Bass violins", "were", "smaller", BASS),
+        ("The north tower", "is", "the taller", "The north tower is shorter by four metres."),
+        ("The patients", "had", "a lower risk", "The patients had a higher risk of relapse."),
+    ],
+)
+def test_a_comparative_of_the_opposite_sense_is_a_direction_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = direction_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("direction", evidence)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Bass violins", "were", "larger", BASS),  # what the evidence says
+        ("Bass violins", "were", "more popular", "Bass violins were less popular."),  # "more"
+        ("Bass violins", "were played with", "smaller bows", BASS),  # a relation of its own
+        ("Modern cellos", "were", "smaller", BASS),  # another subject
+        (
+            "Bass violins",
+            "were",
+            "smaller",
+            "Bass violins were larger than violas but smaller than double basses.",
+        ),  # the fact's own sense is there
+        ("Bass violins", "were", "smaller", "Bass violins were not larger than cellos."),
+    ],
+)
+def test_comparative_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert direction_conflict(fact(subject, relation, obj), evidence) is None
+
+
 def test_direction_check_is_silent_when_the_sentence_also_has_the_facts_direction() -> None:
     # "grow" in the relative clause is of the fact's own direction, so "fell" proves nothing
     evidence = "Imports, which analysts had expected to grow, fell sharply."

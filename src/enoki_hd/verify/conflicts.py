@@ -22,7 +22,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **direction**: the fact's relation holds a word of one direction ("rose", "before", "won",
   "approved") and an evidence sentence, without negation and without any word of that
   direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
-  words after the fact's subject.
+  words after the fact's subject. A fact whose relation has no word of its own ("were",
+  "had") reads its object's leading comparative instead: "Bass violins were smaller" against
+  "Bass violins were usually somewhat larger than the modern cello" (pairs of whole words,
+  "larger" / "smaller", "higher" / "lower", "older" / "younger", …; not "more" / "less").
 - **value role**: the fact states a value for its relation ("online sales grew 8%"), an
   evidence sentence gives the same relation of the same subject another value of that kind
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
@@ -220,6 +223,41 @@ def _direction_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[
 
 _GROUPS, _OPPOSITES = _direction_tables()
 
+# Comparatives of opposite sense: a fact that gives its subject one ("Bass violins were
+# smaller") where an evidence sentence gives the same subject the other ("Bass violins were
+# usually somewhat larger") is contradicted. Whole words, not stems; not "more" / "less",
+# whose sense is the next word's ("more popular", "less expensive").
+_COMPARATIVE_PAIRS = (
+    ("larger bigger greater", "smaller lesser"),
+    ("higher", "lower"),
+    ("longer", "shorter"),
+    ("taller", "shorter"),
+    ("older", "younger newer"),
+    ("wider broader", "narrower"),
+    ("heavier", "lighter"),
+    ("faster quicker", "slower"),
+    ("stronger", "weaker"),
+    ("earlier", "later"),
+    ("warmer hotter", "colder cooler"),
+    ("richer", "poorer"),
+)
+
+
+def _comparative_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """``(group, opposites)`` per comparative, as :func:`_direction_tables` for whole words."""
+    groups: dict[str, frozenset[str]] = {}
+    opposites: dict[str, frozenset[str]] = {}
+    for one, other in _COMPARATIVE_PAIRS:
+        for words, opposite in ((one, other), (other, one)):
+            group, against = frozenset(words.split()), frozenset(opposite.split())
+            for word in group:
+                groups[word] = groups.get(word, frozenset()) | group
+                opposites[word] = opposites.get(word, frozenset()) | against
+    return groups, opposites
+
+
+_COMPARATIVE_GROUPS, _COMPARATIVE_OPPOSITES = _comparative_tables()
+
 
 def _words(text: str) -> list[str]:
     return [s.text(text).lower().replace("’", "'") for s in tokenize_words(text)]
@@ -387,22 +425,42 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+def _stated_comparative(fact: Fact) -> str | None:
+    """The comparative a fact with no relation word of its own gives its subject ("Bass
+    violins | were | smaller", "… | had | a lower pitch"): the object's first word after its
+    determiners, when it is one of :data:`_COMPARATIVES`; None otherwise."""
+    head, oblique, _ = _relation_head(fact.relation)
+    if head is not None or oblique:
+        return None
+    words = [w for w in _words(fact.object) if any(c.isalnum() for c in w)]
+    while words and words[0] in _DETERMINERS:
+        words = words[1:]
+    return words[0] if words and words[0] in _COMPARATIVE_OPPOSITES else None
+
+
 def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The direction check of the module docstring."""
     words = [w for w in _words(fact.relation) if any(c.isalpha() for c in w)]
-    heads = [_stem(w) for w in words if _stem(w) in _OPPOSITES]
     subject = _phrase(fact.subject, max_words=10)
-    if not heads or subject is None or fact.negated or any(w in _NEGATORS for w in words):
+    if subject is None or fact.negated or any(w in _NEGATORS for w in words):
         return None
-    head = heads[-1]
+    heads = [_stem(w) for w in words if _stem(w) in _OPPOSITES]
+    if heads:
+        own, opposite, stemmed = _GROUPS[heads[-1]], _OPPOSITES[heads[-1]], True
+    elif (comparative := _stated_comparative(fact)) is not None:
+        own = _COMPARATIVE_GROUPS[comparative]
+        opposite, stemmed = _COMPARATIVE_OPPOSITES[comparative], False
+    else:
+        return None
     for text, words_, stems in _evidence_sentences(evidence):
-        if _GROUPS[head] & set(stems) or any(w in _NEGATORS for w in words_):
+        read = stems if stemmed else words_
+        if own & set(read) or any(w in _NEGATORS for w in words_):
             continue
         for _, s_end in _occurrences(stems, subject):
             for k in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
                 if words_[k] in _CLAUSE_WORDS and stems[k] not in _OPPOSITES:
                     break
-                if stems[k] in _OPPOSITES[head]:
+                if read[k] in opposite:
                     return Conflict("direction", text)
     return None
 
