@@ -6,6 +6,7 @@ from enoki_hd import text
 from enoki_hd.eval import baselines
 from enoki_hd.eval.baselines import (
     LexicalAbsent,
+    LexicalPhrases,
     MarkAll,
     MarkNone,
     lexical_absence,
@@ -37,6 +38,22 @@ def test_stop_word_between_absent_words_separates() -> None:
     spans = lexical_absent_spans(answer, CONTEXT, sentence_backend="regex")
     assert spans == [Span(16, 20), Span(25, 30)]
     assert texts(answer, spans) == ["Lyon", "Paris"]
+
+
+def test_lexical_phrases_join_across_phrase_words_within_a_sentence() -> None:
+    answer = "Suede formed in Lyon and Paris. Oslo was rainy. Bergen too."
+    record = LexicalPhrases(sentence_backend="regex").predict(answer=answer, context=CONTEXT)
+    # "and" holds "Lyon and Paris" together; "was" does not; nor does a sentence boundary
+    assert [row["text"] for row in record["spans"]] == ["Lyon and Paris", "Oslo", "rainy", "Bergen"]
+    assert [(row["start"], row["end"]) for row in record["spans"]] == [
+        (16, 30),
+        (32, 36),
+        (41, 46),
+        (48, 54),
+    ]
+    plain = LexicalAbsent(sentence_backend="regex").predict(answer=answer, context=CONTEXT)
+    assert record["sentences"] == plain["sentences"]
+    assert [row["text"] for row in plain["spans"]] == ["Lyon", "Paris", "Oslo", "rainy", "Bergen"]
 
 
 def test_sentence_boundary_separates() -> None:

@@ -272,6 +272,25 @@ def test_an_entailment_does_not_vouch_for_a_name_the_context_never_states() -> N
     assert Detector.from_config({"absent_names": False}).judge.absent_names is False
 
 
+def test_spans_of_one_phrase_are_joined_across_its_small_words() -> None:
+    entails = NLIScores(0.9, 0.08, 0.02)
+    context = "The amber fern is a plant. It grows in Chile."
+    answer = "The amber fern grows in Peru and Bolivia."
+    report = Detector(ConstantVerifier(entails), extractor="rules").detect(
+        answer=answer, context=context
+    )
+    # two absent names of one fact's object: one span across "and"
+    assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [
+        (24, 40, "Peru and Bolivia", "unverifiable")
+    ]
+    off = Detector(ConstantVerifier(entails), extractor="rules", join_phrases=False)
+    assert [s.text for s in off.detect(answer=answer, context=context).spans] == [
+        "Peru",
+        "Bolivia",
+    ]
+    assert Detector.from_config(off.config()).join_phrases is False
+
+
 def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
     context = "Harwick Town Council voted to close the Linden Street footbridge for repairs."
     answer = "The Harwick Town Council voted to close the old Linden Street footbridge."
@@ -392,7 +411,8 @@ def test_value_conflict_in_other_words_is_contradicted_and_blames_only_the_value
     # contradicted all the same
     report = Detector(LexicalVerifier(), extractor="rules").detect(answer=answer, context=context)
     assert [s.label for s in report.sentences] == ["contradicted"]
-    assert [s.text for s in report.spans] == ["concert", "drew", "crowd", "18,250"]
+    # ("drew", "crowd" and the value are one phrase across "a" and "of")
+    assert [s.text for s in report.spans] == ["concert", "drew a crowd of 18,250"]
 
 
 SETTINGS = [
@@ -409,6 +429,7 @@ SETTINGS = [
     ("selector", "neighbours=0"),
     ("selector", "max_premise_tokens=64"),
     ("selector", "premises=sentence+window"),
+    ("join_phrases", False),
 ]
 
 
@@ -467,10 +488,7 @@ def test_citation_markers_are_never_checked_flagged_or_split_off() -> None:
         (0, 27, "Suede formed in London [1]."),
         (28, 62, "The band split in 1998 (Source 2)."),
     ]
-    assert [(s.text, s.label) for s in report.spans] == [
-        ("split", "contradicted"),
-        ("1998", "contradicted"),
-    ]
+    assert [(s.text, s.label) for s in report.spans] == [("split in 1998", "contradicted")]
     judged = " ".join(h for batch in verifier.calls for _, h in batch)
     assert "[" not in judged and "Source" not in judged
     for fact in (v.fact for v in report.facts):
@@ -480,7 +498,7 @@ def test_citation_markers_are_never_checked_flagged_or_split_off() -> None:
     assert kept.config()["mask_citations"] is False
     assert Detector.from_config(kept.config()).mask_citations is False
     report = kept.detect(answer=answer, context=CONTEXT)
-    assert [s.text for s in report.spans] == ["1", "split", "1998 (Source 2).[3"]
+    assert [s.text for s in report.spans] == ["1", "split in 1998 (Source 2).[3"]
 
 
 def test_attribution_frames_are_not_part_of_the_claim() -> None:
@@ -494,12 +512,13 @@ def test_attribution_frames_are_not_part_of_the_claim() -> None:
         "Suede formed in London.",
         "the band split in 1998.",
     ]
-    assert [s.text for s in report.spans] == ["split", "1998"]
+    assert [s.text for s in report.spans] == ["split in 1998"]
     judged = " ".join(h for batch in verifier.calls for _, h in batch).lower()
     assert "according" not in judged and "context" not in judged and "summary" not in judged
     kept = Detector(LexicalVerifier(), sentence_backend="regex", mask_frames=False)
     assert Detector.from_config(kept.config()).mask_frames is False
-    assert "According" in [s.text for s in kept.detect(answer=answer, context=CONTEXT).spans]
+    spans = [s.text for s in kept.detect(answer=answer, context=CONTEXT).spans]
+    assert spans[0] == "According to the context"
 
 
 def test_a_sentence_the_context_states_word_for_word_is_supported() -> None:

@@ -7,7 +7,7 @@ import pytest
 from enoki_hd.project import (
     blamed_spans,
     finish_spans,
-    join_punctuation_gaps,
+    join_phrase_gaps,
     mark_suppressed,
     project_spans,
     trim_span,
@@ -260,7 +260,7 @@ def _hspan(answer: str, start: int, end: int, score: float, facts: list[str], la
     return HallucinatedSpan(start, end, answer[start:end], score, facts, label)  # type: ignore[arg-type]
 
 
-def test_join_punctuation_gaps_joins_neighbours_of_one_sentence() -> None:
+def test_join_phrase_gaps_joins_neighbours_of_one_sentence() -> None:
     answer = "He was born in Riga, Latvia. Then Oslo, (2) Bergen and Paris."
     riga = answer.index("Riga")
     latvia = answer.index("Latvia")
@@ -275,32 +275,60 @@ def test_join_punctuation_gaps_joins_neighbours_of_one_sentence() -> None:
         _hspan(answer, oslo, oslo + 4, 0.7, ["f1.0"], "unverifiable"),  # "." and " Then": words
         _hspan(answer, two, two + 1, 0.5, [], "unverifiable"),
         _hspan(answer, bergen, bergen + 6, 0.8, ["f1.2"], "unverifiable"),
-        _hspan(answer, paris, paris + 5, 0.8, ["f1.3"], "unverifiable"),  # "and" separates
+        _hspan(answer, paris, paris + 5, 0.8, ["f1.3"], "unverifiable"),  # " and ": a phrase
     ]
-    joined = join_punctuation_gaps(answer, spans, sentences)
+    joined = join_phrase_gaps(answer, spans, sentences)
     assert [(s.text, s.score, s.facts, s.label) for s in joined] == [
         ("Riga, Latvia", 0.9, ["f0.0", "f0.1"], "contradicted"),
-        ("Oslo, (2) Bergen", 0.8, ["f1.0", "f1.2"], "unverifiable"),
-        ("Paris", 0.8, ["f1.3"], "unverifiable"),
+        ("Oslo, (2) Bergen and Paris", 0.8, ["f1.0", "f1.2", "f1.3"], "unverifiable"),
     ]
     for span in joined:
         assert answer[span.start : span.end] == span.text
 
 
-def test_join_punctuation_gaps_never_crosses_a_sentence() -> None:
+@pytest.mark.parametrize(
+    ("answer", "pieces", "expected"),
+    [
+        (
+            "It grows in the tropical regions of Asia, including India, Sri Lanka, and Southeast Asia.",
+            ["tropical regions", "Asia, including India, Sri Lanka", "Southeast Asia"],
+            ["tropical regions of Asia, including India, Sri Lanka, and Southeast Asia"],
+        ),
+        ("He played from 1979 to 1986.", ["1979", "1986"], ["1979 to 1986"]),
+        # a word that is not phrase glue (a verb, a noun) keeps the pieces apart
+        ("Oslo is Bergen.", ["Oslo", "Bergen"], ["Oslo", "Bergen"]),
+        ("Oslo and rainy Bergen.", ["Oslo", "Bergen"], ["Oslo", "Bergen"]),
+        # so do a line break and clause punctuation, glue words or not
+        ("Oslo and\nBergen.", ["Oslo", "Bergen"], ["Oslo", "Bergen"]),
+        ("Oslo; and Bergen.", ["Oslo", "Bergen"], ["Oslo", "Bergen"]),
+        ("Oslo (and Bergen).", ["Oslo", "Bergen"], ["Oslo", "Bergen"]),
+    ],
+)
+def test_join_phrase_gaps_joins_across_phrase_glue_only(
+    answer: str, pieces: list[str], expected: list[str]
+) -> None:
+    spans = []
+    for piece in pieces:
+        start = answer.index(piece)
+        spans.append(_hspan(answer, start, start + len(piece), 0.7, [], "unverifiable"))
+    joined = join_phrase_gaps(answer, spans, [Span(0, len(answer))])
+    assert [s.text for s in joined] == expected
+
+
+def test_join_phrase_gaps_never_crosses_a_sentence() -> None:
     answer = "It was Riga. Latvia too."
     spans = [
         _hspan(answer, 7, 11, 0.6, [], "unverifiable"),
         _hspan(answer, 13, 19, 0.6, [], "unverifiable"),
     ]
-    assert join_punctuation_gaps(answer, spans, [Span(0, 12), Span(13, 24)]) == spans
+    assert join_phrase_gaps(answer, spans, [Span(0, 12), Span(13, 24)]) == spans
     # without sentences nothing is joined
-    assert join_punctuation_gaps("Riga, Latvia", spans[:0], []) == []
+    assert join_phrase_gaps("Riga, Latvia", spans[:0], []) == []
     one = [
         _hspan("Riga, Latvia", 0, 4, 0.5, [], "unverifiable"),
         _hspan("Riga, Latvia", 6, 12, 0.5, [], "unverifiable"),
     ]
-    assert join_punctuation_gaps("Riga, Latvia", one, []) == one
+    assert join_phrase_gaps("Riga, Latvia", one, []) == one
 
 
 def test_finish_spans_widens_a_blamed_part_of_a_date_to_the_whole_date() -> None:
@@ -315,6 +343,7 @@ def test_finish_spans_widens_a_blamed_part_of_a_date_to_the_whole_date() -> None
         _hspan(answer, finland, finland + 7, 0.6, ["f1.1"], "unverifiable"),
     ]
     finished = finish_spans(answer, spans, [Span(0, len(answer))])
+    # the date and the place: two labels, so " in " between them does not join them
     assert [(s.text, s.score, s.facts, s.label) for s in finished] == [
         ("17 March 2015", 0.9, ["f0.0", "f0.2"], "contradicted"),
         ("Åland, Finland", 0.7, ["f1.0", "f1.1"], "unverifiable"),

@@ -36,7 +36,11 @@ Rules (Enoki's projection, with incremental chains):
   date chain blames "17 March 2015": a date is right or wrong as a whole), and two spans of
   one sentence that only punctuation and whitespace separate become one, by the same rule:
   "in Riga, Latvia" with both names blamed gives the one span "Riga, Latvia", as the
-  lexical-absent baseline merges its words.
+  lexical-absent baseline merges its words; so do two of one label that only words holding
+  a phrase together separate (:data:`~enoki_hd.text.PHRASE_GLUE`: "of", "and", "the", "to", …, with
+  no line break or sentence punctuation): "tropical regions", "Asia" and "Southeast Asia"
+  of "the tropical regions of Asia and Southeast Asia" give one span, as annotators mark a
+  wrong phrase whole.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from enoki_hd.text import merge_spans
+from enoki_hd.text import joins_phrase, merge_spans
 from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, SentenceVerdict, Span
 
 if TYPE_CHECKING:
@@ -253,12 +257,12 @@ def _merge_parts(answer: str, parts: list[_Part]) -> list[HallucinatedSpan]:
 
 
 def finish_spans(
-    answer: str, spans: list[HallucinatedSpan], sentences: list[Span]
+    answer: str, spans: list[HallucinatedSpan], sentences: list[Span], *, phrases: bool = True
 ) -> list[HallucinatedSpan]:
     """``spans`` (offsets into ``answer``) with each one that overlaps a date of the answer
     (:func:`~enoki_hd.verify.grounding.parse_dates`) widened to the whole date, spans that
     then overlap merged by the rule of :func:`project_spans`, and neighbours across
-    punctuation joined (:func:`join_punctuation_gaps`)."""
+    punctuation (and, with ``phrases``, phrase words) joined (:func:`join_phrase_gaps`)."""
     from enoki_hd.verify.grounding import parse_dates
 
     dates = [d.span for d in parse_dates(answer)] if spans else []
@@ -270,16 +274,18 @@ def finish_spans(
                 span = Span(min(span.start, date.start), max(span.end, date.end))
         parts.append((span, s.score, s.label, list(s.facts)))
     merged = _merge_parts(answer, parts) if dates else spans
-    return join_punctuation_gaps(answer, merged, sentences)
+    return join_phrase_gaps(answer, merged, sentences, phrases=phrases)
 
 
-def join_punctuation_gaps(
-    answer: str, spans: list[HallucinatedSpan], sentences: list[Span]
+def join_phrase_gaps(
+    answer: str, spans: list[HallucinatedSpan], sentences: list[Span], *, phrases: bool = True
 ) -> list[HallucinatedSpan]:
     """``spans`` (sorted, disjoint, offsets into ``answer``) with every two neighbours that lie
-    in the same one of ``sentences`` and are separated only by punctuation, symbols and
-    whitespace (no word character) joined into one span: max score, union of fact ids,
-    ``contradicted`` when either is. Spans outside every sentence are never joined."""
+    in the same one of ``sentences`` and read as one phrase (:func:`~enoki_hd.text.joins_phrase`:
+    only punctuation and whitespace between them, or — for two spans of one label — only
+    words like "of", "and", "the") joined into one span: max score, union of fact ids,
+    ``contradicted`` when either is. Spans outside every sentence are never joined; without
+    ``phrases``, only punctuation joins."""
 
     starts = [s.start for s in sentences]
 
@@ -291,7 +297,8 @@ def join_punctuation_gaps(
         sentence = sentence_of(last.start)
         return (
             last.end <= span.start
-            and not _WORD_CHAR_RE.search(answer[last.end : span.start])
+            and joins_phrase(gap := answer[last.end : span.start])
+            and (not _WORD_CHAR_RE.search(gap) or (phrases and last.label == span.label))
             and sentence is not None
             and sentence == sentence_of(span.start)
         )

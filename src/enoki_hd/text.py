@@ -171,6 +171,27 @@ def merge_spans(spans: Iterable[Span], text: str | None = None) -> list[Span]:
     return merged
 
 
+_GLUE_WORDS = "of and or the a an in on at to for from by with as its their his her"
+PHRASE_GLUE = frozenset(_GLUE_WORDS.split())
+"""Words that hold a phrase together: "tropical regions **of** Asia", "India, Sri Lanka,
+**and** Southeast Asia", "1979 **to** 1986". Two flagged pieces of one sentence with only
+these between them are one claim's words (:func:`joins_phrase`)."""
+
+_PHRASE_GAP_WORD_RE = re.compile(r"\w+")
+_PHRASE_BREAK_RE = re.compile(r"[\n.;:!?()\[\]]")
+
+
+def joins_phrase(gap: str) -> bool:
+    """Whether two flagged spans with ``gap`` between them read as one phrase: ``gap`` holds no
+    word character (punctuation and whitespace only: "Riga, Latvia"), or only
+    :data:`PHRASE_GLUE` words with spaces and commas, no line break and no sentence or
+    bracket punctuation ("regions of Asia", "Sri Lanka, and Southeast Asia")."""
+    words = _PHRASE_GAP_WORD_RE.findall(gap)
+    if not words:
+        return True
+    return not _PHRASE_BREAK_RE.search(gap) and all(w.lower() in PHRASE_GLUE for w in words)
+
+
 # ---------------------------------------------------------------------------------------------
 # Word tokenization
 # ---------------------------------------------------------------------------------------------

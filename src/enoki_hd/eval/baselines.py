@@ -3,7 +3,10 @@
 - ``mark_all``: the whole answer (stripped of surrounding whitespace) is one hallucinated span;
 - ``mark_none``: nothing is hallucinated;
 - ``lexical_absent``: the answer's content words that occur neither in the context nor in the
-  question, neighbours within a sentence merged (:func:`lexical_absent_spans`).
+  question, neighbours within a sentence merged (:func:`lexical_absent_spans`);
+- ``lexical_phrases``: the same words, neighbours within a sentence also joined across words
+  that hold a phrase together ("of", "and", "to", …; :func:`~enoki_hd.text.joins_phrase`), by
+  the rule the detector's span projection uses — the baseline that rule must beat.
 
 The decomposition-free ``sentence_nli`` baseline needs the verifier and is a sentence-level
 :class:`~enoki_hd.detector.Detector`; the runner builds it (``enoki_hd.eval.runner``).
@@ -22,6 +25,7 @@ from typing import Any, Literal
 
 from enoki_hd.text import (
     STOP_WORDS,
+    joins_phrase,
     normalize_term,
     segment_sentences,
     strip_span,
@@ -161,6 +165,23 @@ def lexical_absent_spans(
     """Spans of the answer's content words that occur neither in ``context`` nor ``question``,
     neighbours within a sentence merged (see :func:`lexical_absence`). Sorted, disjoint."""
     return lexical_absence(answer, context, question, sentence_backend=sentence_backend).spans
+
+
+def join_phrases(answer: str, spans: list[Span], sentences: list[Span]) -> list[Span]:
+    """``spans`` (sorted, disjoint) with neighbours of one sentence joined when the text between
+    them reads as part of one phrase (:func:`~enoki_hd.text.joins_phrase`)."""
+    starts = [s.start for s in sentences] or [0]
+    joined: list[Span] = []
+    for span in spans:
+        if (
+            joined
+            and _sentence_of(starts, joined[-1].start) == _sentence_of(starts, span.start)
+            and joins_phrase(answer[joined[-1].end : span.start])
+        ):
+            joined[-1] = Span(joined[-1].start, span.end)
+        else:
+            joined.append(span)
+    return joined
 
 
 def mark_all_spans(answer: str) -> list[Span]:
@@ -317,8 +338,29 @@ class LexicalAbsent(Baseline):
         return make_prediction(answer, level="word", spans=spans, sentences=sentences)
 
 
+class LexicalPhrases(LexicalAbsent):
+    """:class:`LexicalAbsent` with its spans joined across phrase words (:func:`join_phrases`):
+    the word-overlap reference for the detector's phrase-joined spans. Sentence scores and
+    labels are :class:`LexicalAbsent`'s."""
+
+    name = "lexical_phrases"
+
+    def predict(self, *, answer: str, context: str, question: str | None = None) -> dict[str, Any]:
+        prediction = super().predict(answer=answer, context=context, question=question)
+        spans = [Span(row["start"], row["end"]) for row in prediction["spans"]]
+        sentences = [Span(row["start"], row["end"]) for row in prediction["sentences"]]
+        joined = join_phrases(answer, spans, sentences)
+        return make_prediction(
+            answer,
+            level="word",
+            spans=[(s, 1.0) for s in joined],
+            sentences=prediction["sentences"],
+        )
+
+
 BASELINES: dict[str, type[Baseline]] = {
     MarkAll.name: MarkAll,
     MarkNone.name: MarkNone,
     LexicalAbsent.name: LexicalAbsent,
+    LexicalPhrases.name: LexicalPhrases,
 }

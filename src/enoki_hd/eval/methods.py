@@ -14,7 +14,14 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.project import blamed_spans
 from enoki_hd.types import Report, Span
 
-DEFAULT_METHODS = ("detector", "sentence_nli", "lexical_absent", "mark_all", "mark_none")
+DEFAULT_METHODS = (
+    "detector",
+    "sentence_nli",
+    "lexical_absent",
+    "lexical_phrases",
+    "mark_all",
+    "mark_none",
+)
 # Every name the config's ``methods`` accepts.
 METHOD_NAMES = ("detector", "sentence_nli", *BASELINES)
 

@@ -20,7 +20,7 @@ holds a finished run of other settings is refused, :func:`check_run_folder`, unl
 Methods: ``detector`` (the configured pipeline; its spans are ``report.spans`` when it
 produces spans below sentence level, else the flagged sentences), ``sentence_nli`` (the
 decomposition-free sentence-level detector on the same verifier) and the baselines of
-:mod:`enoki_hd.eval.baselines` (``lexical_absent``, ``mark_all``, ``mark_none``).
+:mod:`enoki_hd.eval.baselines` (``lexical_absent``, ``lexical_phrases``, ``mark_all``, ``mark_none``).
 
 Metric families, chosen by the gold labels the examples carry:
 
