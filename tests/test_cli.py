@@ -303,11 +303,13 @@ def test_inherit_entailment_reaches_the_detector_and_is_checked(files, capsys) -
     )
     answer.write_text("Harwick Town Council voted to close the Linden Street footbridge.")
     base = ["detect", "--context", str(context), "--answer", str(answer), "--stable"]
-    code, out, _ = run_cli([*base, "--inherit-entailment", "0.5"], capsys)
+    code, out, _ = run_cli(base, capsys)  # the default: inherit at 0.5
     report = json.loads(out)
     assert code == 0 and report["config"]["inherit_entailment"] == 0.5
     assert [f.get("inherited_from") for f in report["facts"]] == ["f0.1", None]
-    code, out, _ = run_cli(base, capsys)
+    code, out, _ = run_cli([*base, "--inherit-entailment", "0.9"], capsys)
+    assert code == 0 and json.loads(out)["config"]["inherit_entailment"] == 0.9
+    code, out, _ = run_cli([*base, "--inherit-entailment", "none"], capsys)
     plain = json.loads(out)
     assert code == 0 and plain["config"]["inherit_entailment"] is None
     assert all("inherited_from" not in f for f in plain["facts"])
@@ -317,6 +319,11 @@ def test_inherit_entailment_reaches_the_detector_and_is_checked(files, capsys) -
     ]
     code, _, err = run_cli([*base, "--inherit-entailment", "1.5"], capsys)
     assert code == 2 and "argument --inherit-entailment: must be in [0, 1], got 1.5" in err
+    code, _, err = run_cli([*base, "--inherit-entailment", "half"], capsys)
+    assert (
+        code == 2
+        and "argument --inherit-entailment: must be a number in [0, 1] or 'none', got 'half'" in err
+    )
     from enoki_hd.cli import _check_inherit
 
     assert _check_inherit(None) is None and _check_inherit(0.9) == 0.9

@@ -295,7 +295,7 @@ def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
     context = "Harwick Town Council voted to close the Linden Street footbridge for repairs."
     answer = "The Harwick Town Council voted to close the old Linden Street footbridge."
     verifier = LexicalVerifier()
-    chained = Detector(verifier, extractor="rules", inherit_entailment=0.5)
+    chained = Detector(verifier, extractor="rules")  # the default: inherit at 0.5
     report = chained.detect(answer=answer, context=context)
     facts = [(v.fact.id, v.fact.parent, v.label, v.inherited_from) for v in report.facts]
     assert facts == [
@@ -314,8 +314,8 @@ def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
     assert root.to_dict()["inherited_from"] == "f0.1"
     assert "inherited_from" not in report.facts[1].to_dict()
     assert FactVerdict.from_dict(root.to_dict()) == root
-    # off (the default): every fact judged, in one call, and the same spans here
-    off = Detector(LexicalVerifier(), extractor="rules")
+    # off: every fact judged, in one call, and the same spans here
+    off = Detector(LexicalVerifier(), extractor="rules", inherit_entailment=None)
     again = off.detect(answer=answer, context=context)
     assert len(off.verifier.calls) == 1 and len({h for _, h in off.verifier.calls[0]}) == 3
     assert [v.inherited_from for v in again.facts] == [None, None, None]
@@ -324,7 +324,7 @@ def test_a_chain_is_judged_refinements_first_and_ancestors_inherit() -> None:
     assert Detector.from_config({"inherit_entailment": None}).inherit_entailment is None
     assert chained.config()["inherit_entailment"] == 0.5
     assert Detector.from_config({"inherit_entailment": 0.5}).inherit_entailment == 0.5
-    assert Detector.from_config({}).inherit_entailment is None
+    assert Detector.from_config({}).inherit_entailment == 0.5
     with pytest.raises(ValueError, match=r"inherit_entailment must be in \[0, 1\] or None"):
         Detector(LexicalVerifier(), inherit_entailment=2.0)
 

@@ -302,6 +302,15 @@ def test_markdown_has_the_expected_header_tables_spans_and_answer() -> None:
     )
 
 
+def test_markdown_notes_a_fact_that_took_a_refinements_decision() -> None:
+    report = make_report()
+    report.facts[0].inherited_from = "f2"
+    lines = render_markdown(report).splitlines()
+    row = next(line for line in lines if line.startswith("| f1 |"))
+    assert row.endswith("| inherited from f2; decided_by: nli |")
+    assert "inherited from" in render(report, "html")
+
+
 def test_markdown_empty_answer_is_one_explanation_without_tables() -> None:
     assert render_markdown(empty_answer_report()) == (
         "**Faithfulness:** n/a · status: empty_answer\n\n"

@@ -168,13 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     detect.add_argument(
         "--inherit-entailment",
-        type=float,
-        default=None,
+        type=_inherit_value,
+        default=0.5,
         metavar="ENTAILMENT",
         help="judge coarse-to-fine chains refinements first: an ancestor takes the decision of a "
-        "refinement entailed at least this much instead of being judged (0.5: about 40%% "
-        "fewer NLI pairs on long answers, at a cost in sentence ranking; default: every fact "
-        "is judged)",
+        "refinement entailed at least this much instead of being judged (default 0.5: about "
+        "40%% fewer NLI pairs on long answers; 'none': every fact is judged)",
     )
     detect.add_argument(
         "--keep-citations",
@@ -382,11 +381,11 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--selection", choices=("rules", "none"), default="rules")
     parser.add_argument(
         "--inherit-entailment",
-        type=float,
-        default=None,
+        type=_inherit_value,
+        default=0.5,
         metavar="ENTAILMENT",
         help="ancestors of a chain take a refinement's decision when it is entailed at least "
-        "this much (fewer NLI pairs; default: every fact judged)",
+        "this much (default 0.5, fewer NLI pairs; 'none': every fact judged)",
     )
     parser.add_argument(
         "--keep-citations",
@@ -398,6 +397,18 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help='judge attribution frames ("According to the context, ") as claim text',
     )
+
+
+def _inherit_value(text: str) -> float | None:
+    """``--inherit-entailment``: a number, or ``none`` (every fact judged)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number in [0, 1] or 'none', got {text!r}"
+        ) from None
 
 
 def _check_inherit(value: float | None) -> float | None:

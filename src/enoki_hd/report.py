@@ -175,6 +175,8 @@ def _fact_note(verdict: FactVerdict) -> str:
         parts.append(f"suppressed{by}")
     if verdict.fact.source == CLAUSE_SOURCE:
         parts.append("a clause no fact covered, judged whole")
+    if verdict.inherited_from:  # not sent to the verifier: a refinement's decision
+        parts.append(f"inherited from {verdict.inherited_from}")
     parts.append(f"decided_by: {verdict.decided_by}")
     return "; ".join(parts)
 
