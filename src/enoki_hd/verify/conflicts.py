@@ -80,7 +80,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -207,21 +207,25 @@ _DIRECTIONS = (
 )
 
 
-def _direction_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    """``(group, opposites)``: per stem, the stems of its own direction and of the opposite."""
+def _opposite_tables(
+    pairs: tuple[tuple[str, str], ...], key: Callable[[str], str]
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """``(group, opposites)``: per word of ``pairs`` (read through ``key``), the words of its
+    own sense and of the opposite one."""
     groups: dict[str, frozenset[str]] = {}
     opposites: dict[str, frozenset[str]] = {}
-    for one, other in _DIRECTIONS:
+    for one, other in pairs:
         for words, opposite in ((one, other), (other, one)):
-            group = frozenset(_stem(w) for w in words.split())
-            against = frozenset(_stem(w) for w in opposite.split())
+            group = frozenset(key(w) for w in words.split())
+            against = frozenset(key(w) for w in opposite.split())
             for word in group:
                 groups[word] = groups.get(word, frozenset()) | group
                 opposites[word] = opposites.get(word, frozenset()) | against
     return groups, opposites
 
 
-_GROUPS, _OPPOSITES = _direction_tables()
+# per stem
+_GROUPS, _OPPOSITES = _opposite_tables(_DIRECTIONS, _stem)
 
 # Comparatives of opposite sense: a fact that gives its subject one ("Bass violins were
 # smaller") where an evidence sentence gives the same subject the other ("Bass violins were
@@ -243,20 +247,8 @@ _COMPARATIVE_PAIRS = (
 )
 
 
-def _comparative_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    """``(group, opposites)`` per comparative, as :func:`_direction_tables` for whole words."""
-    groups: dict[str, frozenset[str]] = {}
-    opposites: dict[str, frozenset[str]] = {}
-    for one, other in _COMPARATIVE_PAIRS:
-        for words, opposite in ((one, other), (other, one)):
-            group, against = frozenset(words.split()), frozenset(opposite.split())
-            for word in group:
-                groups[word] = groups.get(word, frozenset()) | group
-                opposites[word] = opposites.get(word, frozenset()) | against
-    return groups, opposites
-
-
-_COMPARATIVE_GROUPS, _COMPARATIVE_OPPOSITES = _comparative_tables()
+# per whole word
+_COMPARATIVE_GROUPS, _COMPARATIVE_OPPOSITES = _opposite_tables(_COMPARATIVE_PAIRS, str.lower)
 
 
 def _words(text: str) -> list[str]:
