@@ -540,6 +540,107 @@ def test_names_of_one_unit_are_the_same_unit() -> None:
     assert ground("77 km", "It is 77 miles long.").mismatches == [("77 km", "77 mile")]
 
 
+def test_sound_levels_frequencies_and_voltages_are_units() -> None:
+    """ "dB" is "decibels", "kHz" is a thousand "Hz": one unit never conflicts with its
+    other names, and another size of the same dimension is another value."""
+    result = ground("at 44 dB and 38 dB", "38 decibels compared with 44 decibels")
+    assert (result.status, result.missing) == ("grounded", [])
+    assert ground("2.4 GHz", "a 2,400 MHz band").status == "grounded"
+    assert ground("11 kV", "an 11,000 volt line").status == "grounded"
+    assert ground("5 kHz", "a 5 MHz signal").mismatches == [("5 khz", "5 mhz")]
+    assert ground("44 dB", "38 decibels").mismatches == [("44", "38 decibels")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a three-year slide", [(2, 7, 3.0)]),
+        ("the twenty-five-year-old driver", [(4, 15, 25.0)]),
+        ("Three-Year Plan", [(0, 5, 3.0)]),
+        # no count: one, ordinals but before a superlative, rough counts, a count inside
+        # other counts' words
+        ("a one-sided game, first-class mail, second-hand cars, the first-ever", []),
+        ("forty-odd people, twenty-something staff", []),
+        ("a nine-to-five job", []),
+    ],
+)
+def test_a_count_leading_a_hyphenated_compound(
+    text: str, expected: list[tuple[int, int, float]]
+) -> None:
+    """ "three-year" holds the count three, as "3-year" holds 3."""
+    found = [(m.span.start, m.span.end, m.value) for m in parse_numbers(text)]
+    assert found == expected
+    assert all(m.kind == "number" for m in parse_numbers(text))
+
+
+def test_an_ordinal_before_a_superlative_is_a_rank() -> None:
+    """ "second-largest" ranks second, as "second largest" does; the superlative is still a
+    word to find."""
+    found = parse_numbers("the second-largest city and its fifth-most-populous county")
+    assert [(m.text, m.value, m.kind) for m in found] == [
+        ("second", 2.0, "ordinal"),
+        ("fifth", 5.0, "ordinal"),
+    ]
+    assert ground("the second-largest city", "the second largest city").status == "grounded"
+    assert ground("the second largest city", "its second-largest city").status == "grounded"
+    third = ground("the third-largest city", "the second-largest city")
+    assert third.mismatches == [("third", "second")]
+    # the rank is blamed whole: "third-largest", not "third"
+    assert [span.text("the third-largest city") for span in third.missing_spans] == [
+        "third-largest"
+    ]
+    smallest = ground("the second-largest city", "the second smallest city")
+    assert (smallest.status, smallest.missing) == ("partial", ["largest"])
+
+
+def test_words_hyphened_to_a_count_are_words_to_find() -> None:
+    """The "hitter" of "3-hitter" is looked up; a unit's words ("old" of "10-year-old")
+    describe the measure and are not."""
+    assert ground("a three-hitter", "he pitched a 3-hitter").status == "grounded"
+    assert ground("a 3-hitter", "a three-run homer").missing == ["hitter"]
+    assert ground("a 10-year-old boy", "a boy, aged 10 years").status == "grounded"
+
+
+def test_a_compound_count_grounds_and_conflicts_as_digits_do() -> None:
+    evidence = "Following three years of declining attendance, it signed a 4-year lease."
+    slide = ground("a three-year slide in attendance", evidence)
+    assert (slide.status, slide.missing) == ("partial", ["slide"])
+    assert ground("a three-year decline", "three years of decline").status == "grounded"
+    assert ground("a 3-year decline", "a three-year decline").status == "grounded"
+    lease = ground("a five-year lease", evidence)
+    assert lease.status == "mismatch" and lease.mismatches == [("five", "4")]
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "mismatch"),
+    [
+        ("a 7-mile run", "a 7-kilometre run", ("7 mile", "7 kilometre")),
+        ("a 5-km run", "a 5 mile run", ("5 km", "5 mile")),
+        ("a 10-mg dose", "a 10 g dose", ("10 mg", "10 g")),
+        ("a three-year contract", "a three-month contract", ("three year", "three month")),
+    ],
+)
+def test_a_unit_hyphened_to_its_number_is_its_unit(
+    text: str, evidence: str, mismatch: tuple[str, str]
+) -> None:
+    """ "7-mile" is 7 miles: against "7-kilometre" it is another quantity, as "7 miles" is
+    against "7 kilometres" (the unit after the hyphen was lost, and the two were found
+    alike)."""
+    result = ground(text, evidence)
+    assert result.status == "mismatch" and result.mismatches == [mismatch]
+
+
+def test_a_hyphened_unit_found_in_other_words() -> None:
+    assert ground("a 3-year contract", "a 36-month contract").status == "grounded"
+    # the noun after the compound is what it measures: 40 hours, not 40 weeks
+    assert ground("a 40-hour week", "they work 40 hours a week").status == "grounded"
+    # a scale word hyphened to its number scales it, as "$5 million" is scaled
+    assert ground("a $5-million grant", "a $5m grant").status == "grounded"
+    assert ground("a $5-million grant", "a $6m grant").mismatches == [("$5-million", "$6m")]
+    assert ground("a 10-year-old boy", "the boy, aged 10 years").status == "grounded"
+    assert ground("a 50-page report", "a report of 50 pages").status == "grounded"
+
+
 def test_hyphenated_fractions_are_numbers() -> None:
     found = parse_numbers("nearly one-third of it, two-thirds of them, three-quarters, a third")
     assert [(m.text, round(m.value, 4), m.kind) for m in found] == [

@@ -43,6 +43,14 @@ def test_speeds_and_pressures_convert() -> None:
     assert dimension("mph") == "speed" and dimension("kPa") == "pressure"
 
 
+def test_frequencies_voltages_and_sound_levels() -> None:
+    assert to_base("mhz", 2400) == pytest.approx(to_base("ghz", 2.4))
+    assert to_base("kv", 11) == pytest.approx(to_base("volt", 11000))
+    assert dimension("MHz") == "frequency" and dimension("kV") == "voltage"
+    assert dimension("dB") == dimension("decibels") == "sound level"
+    assert sorted(unit_names("dB")) == ["decibel"]
+
+
 def test_every_name_belongs_to_one_unit() -> None:
     names = [
         normalize_term(name)

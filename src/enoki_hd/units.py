@@ -29,6 +29,9 @@ MEASURES: dict[str, str] = {
     "area": "acre | hectare",
     "speed": "kph kmh | mph | knot",
     "pressure": "pascal | kpa kilopascal | mpa megapascal | bar | psi",
+    "frequency": "hz hertz | khz kilohertz | mhz megahertz | ghz gigahertz",
+    "voltage": "volt | kv kilovolt",
+    "sound level": "db decibel",
 }
 
 # normalized name → (dimension, the unit's first name)
@@ -50,15 +53,7 @@ OTHER_UNIT_WORDS = frozenset(
         "degree",
         "percent",
         "mw",
-        "volt",
-        "hz",
-        "khz",
-        "mhz",
-        "ghz",
-        "hertz",
         "bit",
-        "db",
-        "decibel",
         "ha",
         "dollar",
         "euro",
@@ -73,11 +68,11 @@ OTHER_UNIT_WORDS = frozenset(
 
 
 # A unit's size in its dimension's base unit (metre, gram, litre, second, byte, joule, watt,
-# square metre, metre per second, pascal), keyed by the unit's first name in MEASURES; a unit
-# read more than one way (US and imperial gallons, decimal and binary kilobytes) has every
-# reading. Temperatures are not
-# proportional: see :func:`to_base`. "ton" is left out: short, long and metric tons differ by
-# up to 12%, so no conversion of it can be trusted.
+# square metre, metre per second, pascal, hertz, volt, decibel), keyed by the unit's first
+# name in MEASURES; a unit read more than one way (US and imperial gallons, decimal and binary
+# kilobytes) has every reading. Temperatures are not proportional: see :func:`to_base`. "ton"
+# is left out: short, long and metric tons differ by up to 12%, so no conversion of it can be
+# trusted. A decibel is a ratio on a log scale: one name, nothing to convert.
 FACTORS: dict[str, tuple[float, ...]] = {
     "mm": (1e-3,), "cm": (1e-2,), "metre": (1.0,), "km": (1e3,), "inch": (0.0254,),
     "foot": (0.3048,), "yard": (0.9144,), "mile": (1609.344,),
@@ -95,6 +90,9 @@ FACTORS: dict[str, tuple[float, ...]] = {
     "acre": (4046.8564224,), "hectare": (1e4,),
     "kph": (1 / 3.6,), "mph": (0.44704,), "knot": (1852 / 3600,),
     "pascal": (1.0,), "kpa": (1e3,), "mpa": (1e6,), "bar": (1e5,), "psi": (6894.757293168,),
+    "hz": (1.0,), "khz": (1e3,), "mhz": (1e6,), "ghz": (1e9,),
+    "volt": (1.0,), "kv": (1e3,),
+    "db": (1.0,),
 }  # fmt: skip
 
 # A rate's dimension, where it has a name of its own in MEASURES (a rate's value is in the

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from enoki_hd.places import place_names
 from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
 from enoki_hd.types import Span
-from enoki_hd.units import MEASURES, UNITS, unit_names
+from enoki_hd.units import MEASURES, UNITS, is_unit_word, unit_names
 from enoki_hd.verify.quantities import (
     HEDGE_TOLERANCE,
     Measure,
@@ -151,8 +151,8 @@ _ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _PLURAL_SUFFIX_RE = re.compile(r"['’]?s\b")
 _PERCENT_RE = re.compile(r"\s?%|\s+(?:percent|per\s+cent|pct)\b", re.IGNORECASE)
 _SCALE_ABBREVIATION_RE = re.compile(r"(?:k|m|mn|bn|tn|b)\b", re.IGNORECASE)
-_SCALE_WORD_RE = re.compile(
-    r"\s+(hundred|thousand|million|billion|trillion|dozen)\b", re.IGNORECASE
+_SCALE_WORD_RE = re.compile(  # "1.9 million", and hyphened: "a $5-million grant"
+    r"(?:\s+|[-‐‑])(hundred|thousand|million|billion|trillion|dozen)\b", re.IGNORECASE
 )
 _CURRENCY_WORD_RE = re.compile(
     r"\s+(?:dollars?|euros?|pounds(?:\s+sterling)?|yen|yuan|rupees?|francs?|USD|EUR|GBP)\b",
@@ -446,6 +446,43 @@ def _spoken_year(
     return (year, used) if YEAR_RANGE[0] <= year <= YEAR_RANGE[1] else None
 
 
+# Word parts after a count that make it a rough one ("forty-odd", "twenty-something").
+_ROUGH_COUNT_PARTS = frozenset({"odd", "ish", "something", "some"})
+
+
+def _superlative(word: str) -> bool:
+    """ "largest", "highest", "most", "best": the rank an ordinal before it counts."""
+    return word in ("most", "least", "best", "worst") or (len(word) > 4 and word.endswith("est"))
+
+
+def _compound_count(word: str) -> tuple[int, int, bool] | None:
+    """(value, characters, ordinal) of the count that starts a hyphenated compound of a count
+    and words ("three-year" → (3, 5, False), "twenty-five-year-old" → (25, 11, False),
+    "second-largest" → (2, 6, True)), as "5-day" has its "5"; None for any other word. Only
+    cardinals of two or more ("one-sided" counts nothing, nor do rough counts: "forty-odd")
+    and ordinals before a superlative ("first-class", "second-hand" count nothing)."""
+    parts = _HYPHENS_RE.split(word)
+    if len(parts) < 2:
+        return None
+    state = _WordNumberState()
+    k = 0
+    while k < len(parts) and (atom := _NUMBER_ATOMS.get(parts[k])) is not None:
+        if not state.push(atom):
+            return None
+        k += 1
+    rest = parts[k:]
+    if k == 0 or not rest:
+        return None
+    if any(not p.isalpha() or p in _NUMBER_ATOMS or p in _ROUGH_COUNT_PARTS for p in rest):
+        return None
+    if state.ordinal:
+        if not _superlative(rest[0]):
+            return None
+    elif state.value < 2:
+        return None
+    return state.value, len("-".join(parts[:k])), state.ordinal
+
+
 def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[NumberMention]:
     """Numbers written in words, skipping tokens inside ``taken`` (sorted, non-overlapping)."""
     words = [t.text(text).lower() for t in tokens]
@@ -454,6 +491,14 @@ def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[
     free = _uncovered(tokens, taken)
     i, n = 0, len(tokens)
     while i < n:
+        if free[i] and atoms[i] is None and (compound := _compound_count(words[i])):
+            count, length, ordinal = compound  # "three-year": the count; "year" its unit
+            span = Span(tokens[i].start, tokens[i].start + length)
+            yield NumberMention(
+                span, float(count), "ordinal" if ordinal else "number", span.text(text)
+            )
+            i += 1
+            continue
         if not free[i] or (atoms[i] is None and words[i] not in ("a", "an")):
             i += 1
             continue
@@ -985,12 +1030,17 @@ def _analyse(text: str) -> _Analysis:
     for mention, glued in numbers:
         # an upper-case "G" glued to a number is no gram ("5G")
         unit: set[str] = {glued} if glued and not mention.text.endswith("G") else set()
+        hyphened = set(_hyphened_words(text, tokens, starts, mention.span))
+        unit.update(hyphened)
         k = bisect.bisect_left(starts, mention.span.end)
         for token in tokens[k : k + 2]:
             word = token.text(text)
             if not free[k] or not _WORD_RE.match(word) or normalize_term(word) in STOP_WORDS:
                 break
-            unit.add(normalize_term(word))
+            if not (hyphened & UNITS.keys() and normalize_term(word) in UNITS):
+                # the noun after "40-hour" is what the measure qualifies: "a 40-hour week"
+                # is 40 hours, not 40 weeks
+                unit.add(normalize_term(word))
             k += 1
         hedged = mention.kind not in ("year", "time") and _hedged(text, mention.span.start)
         quantities.append(_Quantity(mention, frozenset(unit), hedged))
@@ -1001,6 +1051,38 @@ def _analyse(text: str) -> _Analysis:
         for measure in find_measures(text, [(q.mention, q.hedged) for q in quantities])
     ]
     return _Analysis(tokens, quantities, dates, free, measures)
+
+
+def _hyphened_words(text: str, tokens: list[Span], starts: list[int], span: Span) -> Iterator[str]:
+    """The content words hyphened to the number at ``span`` within its token ("mile" of
+    "7-mile", "year" and "old" of "three-year-old"): its unit, as "kilometres" is of "7
+    kilometres"."""
+    k = bisect.bisect_right(starts, span.start) - 1
+    if k < 0 or tokens[k].end <= span.end or not _HYPHENS_RE.match(text, span.end):
+        return
+    for part in _HYPHENS_RE.split(text[span.end + 1 : tokens[k].end]):
+        term = normalize_term(part)
+        if part and _WORD_RE.match(part) and term not in STOP_WORDS:
+            yield term
+
+
+def _compound_rests(text: str, analysis: _Analysis) -> Iterator[tuple[Span, str]]:
+    """(token, word) for each word hyphened after the number that starts a token ("largest"
+    of "second-largest", "hitter" of "3-hitter"), up to a unit of measure: the quantity
+    compares the unit ("7-mile" against "7 kilometres"), and the words after it say what the
+    measure is ("old" of "10-year-old", "long" of "5-km-long")."""
+    starts = {q.mention.span.start: q.mention.span for q in analysis.quantities}
+    for token, free in zip(analysis.tokens, analysis.free, strict=True):
+        span = starts.get(token.start)
+        if free or span is None or span.end >= token.end:
+            continue
+        if not _HYPHENS_RE.match(text, span.end):
+            continue
+        for part in _HYPHENS_RE.split(text[span.end + 1 : token.end]):
+            if is_unit_word(part):
+                break
+            if part and _WORD_RE.match(part) and normalize_term(part) not in STOP_WORDS:
+                yield token, part
 
 
 def _hedged(text: str, start: int) -> bool:
@@ -1150,6 +1232,8 @@ class GroundingIndex:
                 # the month of a date is still a word the context writes: "April" of "born on
                 # April 8" is found for a fact that stops at "born on April"
                 words.add(normalize_term(word))
+        # "largest" of "second-largest": a word the context writes, beside its count
+        words.update(normalize_term(part) for _, part in _compound_rests(context, analysis))
         for date in analysis.dates:
             if date.month is not None and date.kind in ("day", "month") and not date.swappable:
                 # "Nov 14, 2018" and "2018-11-14" write November: "in November" is found
@@ -1548,11 +1632,14 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         span = Span(measure.start, measure.end)
         unit = _Unit(key, measure.text, 2, measure=measure, hedged=measure.hedged, spans=(span,))
         found.append((measure.start, unit))
+    compounds = {token.start: token for token, _ in _compound_rests(text, analysis)}
     for q in analysis.quantities:
         m = q.mention
         if any(c.start <= m.span.start < c.end for c in composites):
             continue
         key = ("number", _VALUE_GROUPS[m.kind], m.value)
+        # a count that heads a compound is blamed with it: "second-largest", "three-hitter"
+        compound = compounds.get(m.span.start)
         unit = _Unit(
             key,
             m.text,
@@ -1560,9 +1647,13 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
             number=q,
             measure=measures.get(m.span.start),
             hedged=q.hedged,
-            spans=(m.span,),
+            spans=(m.span if compound is None else Span(m.span.start, compound.end),),
         )
         found.append((m.span.start, unit))
+    for token, part in _compound_rests(text, analysis):
+        # "largest" of "second-largest" is checked as a word, the count as a number
+        term = normalize_term(part)
+        found.append((token.start, _Unit(("word", term), term, 1, word=part, spans=(token,))))
     for token, free in zip(analysis.tokens, analysis.free, strict=True):
         word = token.text(text)
         if not free or not _WORD_RE.search(word):
