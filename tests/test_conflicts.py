@@ -189,6 +189,12 @@ def test_a_conflict_makes_the_fusion_contradicted_whatever_nli_says() -> None:
             "Blood cultures were taken before the first dose was given.",
         ),
         ("The board", "approved", "the merger", "The board rejected the merger in May."),
+        (  # "permit" here is a noun, no word of the fact's direction
+            "The board",
+            "granted the firm",
+            "an extension",
+            "The board refused the firm's request to extend its extraction permit.",
+        ),
         ("Sales", "dropped in", "March", "Sales climbed in March."),
     ],
 )

@@ -192,7 +192,9 @@ _SYMMETRIC = frozenset(
 
 # Words of opposite direction: a fact stating one where its evidence states the other about the
 # same subject, and nothing of the fact's own group, is contradicted. (Not "up", "down",
-# "above", "below": mostly particles and places, "set up", "shut down".)
+# "above", "below": mostly particles and places, "set up", "shut down"; not "permit", more
+# often the noun — "its extraction permit" — than the verb, and a noun of the fact's own group
+# in the evidence sentence silences the check.)
 _DIRECTIONS = (
     (
         "rise rose risen increase grow grew grown gain climb jump surge soar expand raise "
@@ -202,7 +204,7 @@ _DIRECTIONS = (
     ),
     ("before earlier prior preceded", "after later following followed"),
     ("win won beat defeat", "lose lost"),
-    ("accept approve allow permit", "reject refuse deny ban forbid prohibit"),
+    ("accept approve allow grant", "reject refuse deny ban forbid prohibit"),
     ("open opened", "close closed shut"),
 )
 
