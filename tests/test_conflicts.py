@@ -196,6 +196,9 @@ def test_a_conflict_makes_the_fusion_contradicted_whatever_nli_says() -> None:
             "The board refused the firm's request to extend its extraction permit.",
         ),
         ("Sales", "dropped in", "March", "Sales climbed in March."),
+        ("The Court of Appeal", "overturned", "the ruling", "The Court of Appeal upheld it."),
+        # a name may carry a number
+        ("The Aldren 7 phone", "is", "heavier", "The Aldren 7 phone is lighter than the 6."),
     ],
 )
 def test_a_word_of_the_opposite_direction_is_a_direction_conflict(
@@ -215,6 +218,15 @@ def test_a_word_of_the_opposite_direction_is_a_direction_conflict(
 )
 def test_direction_check_is_silent_otherwise(evidence: str) -> None:
     assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
+
+
+def test_a_count_is_no_subject_of_the_direction_check() -> None:
+    """ "3 of the 12 members" names no one: a number in a subject stays out of the check
+    unless it follows a name ("The Aldren 7")."""
+    assert (
+        direction_conflict(fact("3 of the 12 members", "rose", ""), "3 of the 12 members fell.")
+        is None
+    )
 
 
 BASS = (

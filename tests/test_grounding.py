@@ -630,6 +630,30 @@ def test_a_unit_hyphened_to_its_number_is_its_unit(
     assert result.status == "mismatch" and result.mismatches == [mismatch]
 
 
+@pytest.mark.parametrize(
+    ("text", "evidence", "mismatch"),
+    [
+        ("10 mg per day", "a dose of 10 mg per week", ("10 mg per day", "10 mg per week")),
+        ("4 hours a day", "at least 4 hours a week", ("4 hours a day", "4 hours a week")),
+        ("5 mg/L", "above 5 mg/dL", ("5 mg/L", "5 mg/dL")),
+    ],
+)
+def test_the_same_number_in_another_rate_is_a_mismatch(
+    text: str, evidence: str, mismatch: tuple[str, str]
+) -> None:
+    """A dose per day is not the dose per week: the number is there, the rate is not (the
+    number alone was found, and only the word "day" was missing)."""
+    result = ground(text, evidence)
+    assert result.status == "mismatch" and result.mismatches == [mismatch]
+
+
+def test_a_rate_found_in_other_units_or_asked() -> None:
+    assert ground("10 mg per day", "70 mg per week").status == "grounded"
+    assert ground("60 km per hour", "at 60 km/h").status == "grounded"
+    asked = ground("10 mg per day", "10 mg per week", question="Is it 10 mg per day?")
+    assert asked.mismatches == []
+
+
 def test_a_hyphened_unit_found_in_other_words() -> None:
     assert ground("a 3-year contract", "a 36-month contract").status == "grounded"
     # the noun after the compound is what it measures: 40 hours, not 40 weeks

@@ -16,6 +16,7 @@ from enoki_hd.verify.judge import (
     join_spans,
     to_answer_span,
     whole_dates,
+    whole_rates,
 )
 
 MISMATCH = GroundingResult("mismatch", 0.4, ["12"], [("12", "7")], 4, missing_names=["12"])
@@ -517,6 +518,41 @@ def test_whole_dates_widens_a_date_refinements_delta_to_the_facts_date() -> None
         delta=[Span(34, 39)],
     )  # fmt: skip
     assert whole_dates(DATED, plain, plain.delta) is plain.delta
+
+
+RATED = "Volunteers commit at least 4 hours per day."
+
+
+def test_whole_rates_widens_a_rate_refinements_delta_to_the_facts_rate() -> None:
+    """ "per day" refining "at least 4 hours" is grounded as "4 hours per day": against
+    "4 hours per week" a mismatch, not a missing word."""
+    at, hours, day = RATED.index("at least"), RATED.index("4 hours"), RATED.index("per day")
+    per_day, subject, relation = Span(day, day + 7), [Span(0, 10)], [Span(11, 17)]
+    fact = Fact(
+        "f0.1", 0, "Volunteers", "commit", "at least 4 hours per day", subject_spans=subject,
+        relation_spans=relation, object_spans=[Span(at, day + 7)], parent="f0.0",
+        delta=[per_day],
+    )  # fmt: skip
+    assert [s.text(RATED) for s in whole_rates(RATED, fact, fact.delta)] == ["4 hours per day"]
+    plain = Fact(
+        "f0.0", 0, "Volunteers", "commit", "at least 4 hours", subject_spans=subject,
+        relation_spans=relation, object_spans=[Span(at, hours + 7)], parent=None,
+        delta=[Span(hours, hours + 7)],
+    )  # fmt: skip
+    assert whole_rates(RATED, plain, plain.delta) is plain.delta
+    weekly = "Volunteers are asked to commit at least 4 hours per week."
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(weekly), weekly), 1
+    )
+    verdict = FactJudge("hybrid").judge(
+        RATED,
+        [fact],
+        ["Volunteers commit at least 4 hours per day."],
+        [decision],
+        grounding=GroundingIndex(weekly),
+    )[0]
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "value_conflict")
+    assert [RATED[s.start : s.end] for s in verdict.blamed or []] == ["day"]
 
 
 @pytest.mark.parametrize(

@@ -206,6 +206,7 @@ _DIRECTIONS = (
     ("win won beat defeat", "lose lost"),
     ("accept approve allow grant", "reject refuse deny ban forbid prohibit"),
     ("open opened", "close closed shut"),
+    ("uphold upheld", "overturn overturned quash quashed"),
 )
 
 
@@ -432,10 +433,15 @@ def _stated_comparative(fact: Fact) -> str | None:
     return words[0] if words and words[0] in _COMPARATIVE_OPPOSITES else None
 
 
+_MODEL_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d[\w.-]*\b")
+
+
 def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The direction check of the module docstring."""
     words = [w for w in _words(fact.relation) if any(c.isalpha() for c in w)]
-    subject = _phrase(fact.subject, max_words=10)
+    # a name may carry a number ("The Aldren 7 smartphone", "Boeing 747"); a count may not
+    model = bool(_MODEL_NUMBER_RE.search(fact.subject))
+    subject = _phrase(fact.subject, max_words=10, digits=model)
     if subject is None or fact.negated or any(w in _NEGATORS for w in words):
         return None
     heads = [_stem(w) for w in words if _stem(w) in _OPPOSITES]

@@ -1348,6 +1348,17 @@ class GroundingIndex:
             return None
         return min(others, key=lambda m: abs(m.values[0] - measure.values[0])).text
 
+    def rival_rate(self, measure: Measure) -> str | None:
+        """Surface text of this text's nearest-valued rate of ``measure``'s dimension when
+        ``measure`` is a rate ("10 mg per day": mass/time) and none of them has its value ("10
+        mg per week"), else None. The question is never consulted."""
+        if "/" not in measure.dimension:
+            return None
+        others = self._measures.get(measure.dimension, [])
+        if not others or any(same_value(measure, other) for other in others):
+            return None
+        return min(others, key=lambda m: abs(m.values[0] - measure.values[0])).text
+
     def has_date(self, date: DateMention) -> bool:
         """Whether a date agreeing on every field ``date`` states occurs (context or question).
         "March 2021" is found in "15 March 2021", not the reverse; a decade is found in the
@@ -1859,6 +1870,13 @@ def ground(
                 rival_currency = evidence.rival_currency(unit.number, hedged=unit.hedged)
                 if rival_currency is not None:
                     conflict = (unit.label, rival_currency[1])
+            if conflict is None and unit.measure is not None:
+                # the number is there, in another rate: "10 mg per day" / "10 mg per week"
+                rival_rate = evidence.rival_rate(unit.measure)
+                if rival_rate is not None and not (
+                    asked is not None and asked.has_measure(unit.measure)
+                ):
+                    conflict = (unit.measure.text, rival_rate)
             if conflict is None:
                 continue
             mismatches.append(conflict)
@@ -1919,6 +1937,12 @@ def _moments_of(text: str) -> tuple[tuple[Span, str, frozenset[tuple[Any, ...]]]
             times = frozenset(("time", reading) for reading in _readings(q.mention))
             found.append((q.mention.span, q.mention.text, times))
     return tuple(found)
+
+
+def rate_spans(text: str) -> list[Span]:
+    """Where ``text`` states a rate ("10 mg per day", "4 hours a week", "5 mg/L"): one span
+    per rate, its number and both units."""
+    return [Span(m.start, m.end) for m in _measures_of(text) if "/" in m.dimension]
 
 
 def restate_quantities(premise: str, hypothesis: str) -> str:

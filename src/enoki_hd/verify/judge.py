@@ -88,6 +88,7 @@ from enoki_hd.verify.grounding import (
     Written,
     ground,
     parse_dates,
+    rate_spans,
 )
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
@@ -272,13 +273,13 @@ class FactJudge:
     ) -> FactVerdict:
         result = None
         offsets: list[tuple[int, int]] = []
-        widened = False  # a refinement's delta widened to its whole date (whole_dates)
+        widened = False  # a refinement's delta widened to its whole date or rate (whole_dates)
         if self.uses_grounding:
             # A root fact is new as a whole: its subject and relation words can be the
             # hallucination too ("Noel Gallagher founded the band"); a refinement adds its delta.
             refinement = fact.parent is not None and bool(fact.delta)
             parts = (
-                whole_dates(answer, fact, fact.delta)
+                whole_rates(answer, fact, whole_dates(answer, fact, fact.delta))
                 if refinement
                 else fact.subject_spans + fact.relation_spans + fact.object_spans
             )
@@ -454,6 +455,23 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
         pieces = answer_pieces(date.span, offsets)
         if " ".join(p.text(answer) for p in pieces) != date.span.text(text):
             continue  # the date's words are not the answer's words as joined
+        if any(p.start < d.end and d.start < p.end for d in pieces for p in delta):
+            touched.extend(pieces)
+    if not touched:
+        return delta
+    return merge_spans([*delta, *touched])
+
+
+def whole_rates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
+    """A refinement's ``delta`` widened to each rate of the fact it falls in, as
+    :func:`whole_dates` widens it to a date: "per day" refining "at least 4 hours" is
+    grounded as "4 hours per day", so that "4 hours per week" in the context is a mismatch,
+    not a missing word. ``delta`` itself when it touches no rate."""
+    parts = sorted(fact.subject_spans + fact.relation_spans + fact.object_spans)
+    text, offsets = join_spans(answer, parts)
+    touched: list[Span] = []
+    for rate in rate_spans(text):
+        pieces = answer_pieces(rate, offsets)
         if any(p.start < d.end and d.start < p.end for d in pieces for p in delta):
             touched.extend(pieces)
     if not touched:
