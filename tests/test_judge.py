@@ -168,6 +168,18 @@ def test_fact_judge_blames_the_unfound_words_and_reports_the_value_conflict() ->
     assert [ANSWER[s.start : s.end] for s in verdict.blamed or []] == ["sold", "12"]
 
 
+def _judged_entailed(answer: str, fact: Fact, hypothesis: str, context: str) -> FactVerdict:
+    """``fact``'s hybrid verdict when the verifier entails it (0.8) from the whole
+    ``context``."""
+    decision = EvidenceDecision(
+        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(context), context), 1
+    )
+    judge = FactJudge("hybrid")
+    return judge.judge(answer, [fact], [hypothesis], [decision], grounding=GroundingIndex(context))[
+        0
+    ]
+
+
 def test_a_fact_that_starts_mid_sentence_with_an_absent_name_is_an_absent_name() -> None:
     answer = 'There was no commander named "Robertson" who led the British forces.'
     context = "The British forces were commanded by General William Howe."
@@ -182,16 +194,7 @@ def test_a_fact_that_starts_mid_sentence_with_an_absent_name_is_an_absent_name()
         relation_spans=[Span(answer.index("led"), answer.index("led") + 3)],
         object_spans=[Span(answer.index("the British"), len(answer) - 1)],
     )
-    decision = EvidenceDecision(
-        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(context), context), 1
-    )
-    verdict = FactJudge("hybrid").judge(
-        answer,
-        [fact],
-        ['"Robertson" led the British forces.'],
-        [decision],
-        grounding=GroundingIndex(context),
-    )[0]
+    verdict = _judged_entailed(answer, fact, '"Robertson" led the British forces.', context)
     # the subject's capital is read in the answer, where "Robertson" follows "named": a name
     # found nowhere in the context (judged in the fact's own words it started a sentence)
     assert (verdict.label, verdict.decided_by) == ("unverifiable", "absent_name")
@@ -541,16 +544,7 @@ def test_whole_rates_widens_a_rate_refinements_delta_to_the_facts_rate() -> None
     )  # fmt: skip
     assert whole_rates(RATED, plain, plain.delta) is plain.delta
     weekly = "Volunteers are asked to commit at least 4 hours per week."
-    decision = EvidenceDecision(
-        "supported", NLIScores(0.8, 0.15, 0.05), Evidence(0, len(weekly), weekly), 1
-    )
-    verdict = FactJudge("hybrid").judge(
-        RATED,
-        [fact],
-        ["Volunteers commit at least 4 hours per day."],
-        [decision],
-        grounding=GroundingIndex(weekly),
-    )[0]
+    verdict = _judged_entailed(RATED, fact, "Volunteers commit at least 4 hours per day.", weekly)
     assert (verdict.label, verdict.decided_by) == ("contradicted", "value_conflict")
     assert [RATED[s.start : s.end] for s in verdict.blamed or []] == ["day"]
 
