@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes import ConstantVerifier, FailingVerifier, LexicalVerifier, content_words
@@ -253,37 +254,36 @@ def test_flagged_sentence_blames_context_absent_words_no_fact_covers() -> None:
     assert all(s.end <= 24 for s in report.spans)  # the supported sentence blames nothing
 
 
+def _entailing(**options: Any) -> Detector:
+    """A rules detector whose verifier entails everything: only the grounding rules can flag
+    anything."""
+    return Detector(ConstantVerifier(NLIScores(0.9, 0.08, 0.02)), extractor="rules", **options)
+
+
 def test_an_entailment_does_not_vouch_for_a_name_the_context_never_states() -> None:
-    # a verifier that entails everything: only the grounding rules can flag anything
-    entails = NLIScores(0.9, 0.08, 0.02)
     context = "The amber fern is a plant in the family Polypodiaceae. It grows in Chile."
     answer = "The amber fern is a plant in the family Pteridaceae. It grows in Chile."
-    report = Detector(ConstantVerifier(entails), extractor="rules").detect(
-        answer=answer, context=context
-    )
+    report = _entailing().detect(answer=answer, context=context)
     assert [(s.text, s.label) for s in report.spans] == [("Pteridaceae", "unverifiable")]
     flagged = [v for v in report.facts if v.label != "supported"]
     assert flagged and {v.decided_by for v in flagged} == {"absent_name"}
     assert [s.label for s in report.sentences] == ["unverifiable", "supported"]
     # with the rule off the mean of NLI and grounding lets it pass
-    off = Detector(ConstantVerifier(entails), extractor="rules", absent_names=False)
+    off = _entailing(absent_names=False)
     assert off.detect(answer=answer, context=context).spans == []
     assert off.config()["absent_names"] is False
     assert Detector.from_config({"absent_names": False}).judge.absent_names is False
 
 
 def test_spans_of_one_phrase_are_joined_across_its_small_words() -> None:
-    entails = NLIScores(0.9, 0.08, 0.02)
     context = "The amber fern is a plant. It grows in Chile."
     answer = "The amber fern grows in Peru and Bolivia."
-    report = Detector(ConstantVerifier(entails), extractor="rules").detect(
-        answer=answer, context=context
-    )
+    report = _entailing().detect(answer=answer, context=context)
     # two absent names of one fact's object: one span across "and"
     assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [
         (24, 40, "Peru and Bolivia", "unverifiable")
     ]
-    off = Detector(ConstantVerifier(entails), extractor="rules", join_phrases=False)
+    off = _entailing(join_phrases=False)
     assert [s.text for s in off.detect(answer=answer, context=context).spans] == [
         "Peru",
         "Bolivia",

@@ -1053,14 +1053,20 @@ def _analyse(text: str) -> _Analysis:
     return _Analysis(tokens, quantities, dates, free, measures)
 
 
+def _hyphened_parts(text: str, token: Span, span: Span) -> list[str]:
+    """The parts hyphened after the number at ``span`` inside ``token`` ("mile" of "7-mile",
+    "year" and "old" of "three-year-old"); [] when the token ends with the number."""
+    if token.end <= span.end or not _HYPHENS_RE.match(text, span.end):
+        return []
+    return _HYPHENS_RE.split(text[span.end + 1 : token.end])
+
+
 def _hyphened_words(text: str, tokens: list[Span], starts: list[int], span: Span) -> Iterator[str]:
     """The content words hyphened to the number at ``span`` within its token ("mile" of
     "7-mile", "year" and "old" of "three-year-old"): its unit, as "kilometres" is of "7
     kilometres"."""
     k = bisect.bisect_right(starts, span.start) - 1
-    if k < 0 or tokens[k].end <= span.end or not _HYPHENS_RE.match(text, span.end):
-        return
-    for part in _HYPHENS_RE.split(text[span.end + 1 : tokens[k].end]):
+    for part in _hyphened_parts(text, tokens[k], span) if k >= 0 else []:
         term = normalize_term(part)
         if part and _WORD_RE.match(part) and term not in STOP_WORDS:
             yield term
@@ -1074,11 +1080,9 @@ def _compound_rests(text: str, analysis: _Analysis) -> Iterator[tuple[Span, str]
     starts = {q.mention.span.start: q.mention.span for q in analysis.quantities}
     for token, free in zip(analysis.tokens, analysis.free, strict=True):
         span = starts.get(token.start)
-        if free or span is None or span.end >= token.end:
+        if free or span is None:
             continue
-        if not _HYPHENS_RE.match(text, span.end):
-            continue
-        for part in _HYPHENS_RE.split(text[span.end + 1 : token.end]):
+        for part in _hyphened_parts(text, token, span):
             if is_unit_word(part):
                 break
             if part and _WORD_RE.match(part) and normalize_term(part) not in STOP_WORDS:

@@ -64,7 +64,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -448,18 +448,7 @@ def whole_dates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
     2018" (the day left out); its pieces are then added, so the month is grounded as that
     month, not as a word the context never writes ("Nov 10, 2018").
     """
-    parts = sorted(fact.subject_spans + fact.relation_spans + fact.object_spans)
-    text, offsets = join_spans(answer, parts)
-    touched: list[Span] = []
-    for date in parse_dates(text):
-        pieces = answer_pieces(date.span, offsets)
-        if " ".join(p.text(answer) for p in pieces) != date.span.text(text):
-            continue  # the date's words are not the answer's words as joined
-        if any(p.start < d.end and d.start < p.end for d in pieces for p in delta):
-            touched.extend(pieces)
-    if not touched:
-        return delta
-    return merge_spans([*delta, *touched])
+    return _widened(answer, fact, delta, lambda text: [d.span for d in parse_dates(text)])
 
 
 def whole_rates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
@@ -467,11 +456,27 @@ def whole_rates(answer: str, fact: Fact, delta: list[Span]) -> list[Span]:
     :func:`whole_dates` widens it to a date: "per day" refining "at least 4 hours" is
     grounded as "4 hours per day", so that "4 hours per week" in the context is a mismatch,
     not a missing word. ``delta`` itself when it touches no rate."""
+    return _widened(answer, fact, delta, rate_spans, as_written=False)
+
+
+def _widened(
+    answer: str,
+    fact: Fact,
+    delta: list[Span],
+    values: Callable[[str], list[Span]],
+    *,
+    as_written: bool = True,
+) -> list[Span]:
+    """``delta`` widened to each value (``values`` of the fact's joined parts) it touches,
+    the value's pieces in the answer added; ``delta`` itself (the list object) when it
+    touches none. ``as_written``: only values whose words are the answer's words as joined."""
     parts = sorted(fact.subject_spans + fact.relation_spans + fact.object_spans)
     text, offsets = join_spans(answer, parts)
     touched: list[Span] = []
-    for rate in rate_spans(text):
-        pieces = answer_pieces(rate, offsets)
+    for value in values(text):
+        pieces = answer_pieces(value, offsets)
+        if as_written and " ".join(p.text(answer) for p in pieces) != value.text(text):
+            continue  # the value's words are not the answer's words as joined
         if any(p.start < d.end and d.start < p.end for d in pieces for p in delta):
             touched.extend(pieces)
     if not touched:
