@@ -150,10 +150,53 @@ def test_parse_dates(text: str, expected: list[DateMention]) -> None:
         ("１９９４", "1994"),
         ("Heidel\u00adberg", "heidelberg"),
         ("Heidel\u200bberg", "heidelberg"),
+        # British spellings in their American form, so either grounds the other
+        ("Colours", "color"),
+        ("favourite", "favorite"),
+        ("centres", "center"),
+        ("centred", "centered"),
+        ("organisation", "organization"),
+        ("analysed", "analyzed"),
+        ("travelled", "traveled"),
+        ("counsellor", "counselor"),
+        ("catalogue", "catalog"),
+        ("defence", "defense"),
+        ("paediatric", "pediatric"),
+        ("oestrogen", "estrogen"),
+        ("diarrhoea", "diarrhea"),
+        ("grey", "gray"),
+        ("programme", "program"),
+        # words no rule may touch
+        ("four", "four"),
+        ("hours", "hour"),
+        ("flour", "flour"),
+        ("acre", "acre"),
+        ("genre", "genre"),
+        ("massacre", "massacre"),
+        ("called", "called"),
+        ("shoe", "shoe"),
+        ("sacred", "sacred"),
     ],
 )
 def test_normalize_term(word: str, term: str) -> None:
     assert normalize_term(word) == term
+    assert normalize_term(term) == term  # a normalised word is its own normal form
+
+
+@pytest.mark.parametrize(
+    ("said", "context"),
+    [
+        ("the color of the city center", "the colour of the city centre"),
+        ("the organisation analysed the catalogue", "the organization analyzed the catalog"),
+        ("a pediatric clinic", "a paediatric clinic"),
+        # a word hyphenated or written solid
+        ("they co-operate by e-mail", "they cooperate by email"),
+        ("a non-profit", "a nonprofit"),
+    ],
+)
+def test_one_spelling_grounds_the_other(said: str, context: str) -> None:
+    assert ground(said, context).status == "grounded"
+    assert ground(context, said).status == "grounded"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,7 +500,7 @@ def test_the_same_value_in_another_unit_is_a_mismatch() -> None:
     evidence = "The bypass will be 7 kilometres long and cut journeys by 15 minutes."
     result = ground("7 miles long", evidence)
     assert result.status == "mismatch"
-    assert result.mismatches == [("7 mile", "7 kilometre")]
+    assert result.mismatches == [("7 mile", "7 kilometer")]
     assert result.missing == ["7", "mile"]
     dose = ground("20 milligrams of vitamin D", "The intake is 20 micrograms of vitamin D.")
     assert dose.mismatches == [("20 milligram", "20 microgram")]
@@ -615,7 +658,7 @@ def test_a_compound_count_grounds_and_conflicts_as_digits_do() -> None:
     ("text", "evidence", "mismatch"),
     [
         # a unit hyphened to its number is its unit (it was lost, and both found alike)
-        ("a 7-mile run", "a 7-kilometre run", ("7 mile", "7 kilometre")),
+        ("a 7-mile run", "a 7-kilometre run", ("7 mile", "7 kilometer")),
         ("a 5-km run", "a 5 mile run", ("5 km", "5 mile")),
         ("a 10-mg dose", "a 10 g dose", ("10 mg", "10 g")),
         ("a three-year contract", "a three-month contract", ("three year", "three month")),

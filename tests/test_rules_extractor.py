@@ -395,6 +395,21 @@ def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
     ]
 
 
+def test_an_a_that_counts_its_head_is_kept(extractor: RulesExtractor) -> None:
+    """ "quarter of commuters" states no fraction (the verifier cannot match it with "25% of
+    commuters"): an "a" before a fraction, "dozen" or a scale word is the number; other
+    articles are still left out."""
+    answer = "A quarter of commuters ride a bike."
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("A quarter of commuters", "ride", "bike", None, ["bike"]),
+    ]
+    club = "The club has a hundred members."
+    assert _chains(club, extractor.extract(club)) == [
+        ("club", "has", "members", None, ["members"]),
+        ("club", "has", "a hundred members", "f0.0", ["hundred"]),
+    ]
+
+
 def test_a_measure_stays_with_its_adjective(extractor: RulesExtractor) -> None:
     """ "10 miles long" does not entail "long": the measure is in the root."""
     answer = "The trail is roughly 10 miles long."

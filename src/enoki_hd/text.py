@@ -971,12 +971,63 @@ def normalize_term(word: str) -> str:
     if _GROUPED_NUMBER_RE.fullmatch(word):
         return word.replace(",", "")
     if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
-        return word
+        return american_spelling(word)
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
+        return american_spelling(word[:-3] + "y")
     if word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    return word[:-1]
+        return american_spelling(word[:-2])
+    return american_spelling(word[:-1])
+
+
+# British spellings and their American forms, by the word's ending (applied once, first match)
+_SPELLING_ENDINGS = (
+    # colour, labourer, favourite, honourable (not four, hour, tour, your, flour, scour)
+    (re.compile(r"(?<=[a-z]{3})our(?=(?:ed|ing|ite|able|ful|less|er|ist|ism)?$)"), "or"),
+    # centre, theatre, litre, fibre, meagre; centred (not acre, genre, massacre)
+    (re.compile(r"(?<=[a-z]{2}[tbg])re$"), "er"),
+    (re.compile(r"(?<=[a-z]{2}[tbg])red$"), "ered"),
+    # organise, organisation, realised, analyse, paralysing
+    (re.compile(r"(?<=[a-z]{2})is(e|ed|ing|er|ation|ational)$"), r"iz\1"),
+    (re.compile(r"(?<=[a-z]{3})ys(e|ed|ing)$"), r"yz\1"),
+    # travelled, cancelling, modeller, counsellor, signalled (not called, yelled: too short)
+    (re.compile(r"(?<=[a-z]{2}[ea])ll(ed|ing|er|or)$"), r"l\1"),
+    # catalogue, dialogue, analogue
+    (re.compile(r"logue(d?)$"), r"log\1"),
+    # defence, offence, licence, pretence
+    (re.compile(r"^(def|off|lic|pret)ence$"), r"\1ense"),
+    # haemorrhage, paediatric, anaemia, leukaemia, oestrogen, oesophagus, foetus, manoeuvre
+    (re.compile(r"^(h|p|an|leuk|orthop|encyclop|arch)ae"), r"\1e"),
+    (re.compile(r"^(|f|man|am|diarrh)oe(?=[a-z])"), r"\1e"),
+)
+_SPELLING_WORDS = {
+    "grey": "gray", "aluminium": "aluminum", "tyre": "tire", "programme": "program",
+    "cheque": "check", "plough": "plow", "sceptic": "skeptic", "sceptical": "skeptical",
+    "mould": "mold", "draught": "draft", "jewellery": "jewelry", "storey": "story",
+    "cosy": "cozy", "pyjama": "pajama", "judgement": "judgment", "ageing": "aging",
+    "artefact": "artifact", "moustache": "mustache", "sulphur": "sulfur", "fulfil": "fulfill",
+    "enrol": "enroll", "skilful": "skillful", "instil": "instill", "kerb": "curb",
+    "doughnut": "donut", "practise": "practice", "practised": "practiced",
+    "manoeuvre": "maneuver", "manoeuvred": "maneuvered",
+}  # fmt: skip
+
+
+def american_spelling(word: str) -> str:
+    """``word`` (lower-case) in its American spelling when it is a British one ("colour" →
+    "color", "centre" → "center", "organisation" → "organization", "travelled" →
+    "traveled", "paediatric" → "pediatric", "grey" → "gray"), else ``word``: so that a
+    context in one spelling grounds an answer in the other. A rule that also changes a word
+    with no British form ("advise" → "advize") changes it on both sides of a comparison, so
+    nothing is lost; only words of four letters or more are touched."""
+    if len(word) < 4 or not word.isalpha():
+        return word
+    known = _SPELLING_WORDS.get(word)
+    if known is not None:
+        return known
+    for pattern, replacement in _SPELLING_ENDINGS:
+        folded, count = pattern.subn(replacement, word, count=1)
+        if count:
+            return folded
+    return word
 
 
 # ---------------------------------------------------------------------------------------------

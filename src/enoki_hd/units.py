@@ -9,24 +9,26 @@ from __future__ import annotations
 
 from enoki_hd.text import normalize_term
 
-# Units of measure by dimension: groups of names for one unit ("km kilometre kilometer"), the
-# first name of a group standing for it; plurals need no entry (normalize_term strips them).
+# Units of measure by dimension: groups of names for one unit ("km kilometre"), the
+# first name of a group standing for it; plurals and American spellings need no entry
+# (normalize_term strips the one and folds British spellings into the other: "kilometre" and
+# "kilometer" are one name).
 # Letters that also abbreviate other things ("m" for metres, millions or minutes) are not here
 # (see OTHER_UNIT_WORDS); a lower-case "g" after a number is grams ("10 g" against "10 mg" is a
 # thousandfold dose error), an upper-case "G" is not read as a unit ("5G").
 MEASURES: dict[str, str] = {
-    "length": "mm millimetre millimeter | cm centimetre centimeter | metre meter | "
-    "km kilometre kilometer | inch | foot feet ft | yard yd | mile mi",
+    "length": "mm millimetre | cm centimetre | metre | km kilometre | inch | foot feet ft | "
+    "yard yd | mile mi",
     "mass": "mg milligram | microgram mcg µg | gram gramme g | kg kilogram kilo | tonne | ton | "
     "lb lbs pound | ounce oz",
-    "volume": "ml millilitre milliliter | dl decilitre deciliter | litre liter | gallon | pint",
+    "volume": "ml millilitre | dl decilitre | litre | gallon | pint",
     "time": "millisecond ms | second sec | minute min | hour hr hrs | day | week | month | "
     "year yr yrs | decade | century",
     "temperature": "celsius centigrade | fahrenheit | kelvin",
     "data": "byte | kb kilobyte | megabyte | gb gigabyte | tb terabyte",
     "energy": "joule | calorie | kcal kilocalorie | kwh | mwh | gwh",
     "power": "watt | kw kilowatt | megawatt | gw gigawatt",
-    "area": "acre | hectare",
+    "area": "acre | hectare | mm2 | cm2 | m2 | km2 | in2 | ft2 | yd2 | mi2",
     "speed": "kph kmh | mph | knot",
     "pressure": "pascal | kpa kilopascal | mpa megapascal | bar | psi",
     "frequency": "hz hertz | khz kilohertz | mhz megahertz | ghz gigahertz",
@@ -87,12 +89,22 @@ FACTORS: dict[str, tuple[float, ...]] = {
     "joule": (1.0,), "calorie": (4.184,), "kcal": (4184.0,), "kwh": (3.6e6,), "mwh": (3.6e9,),
     "gwh": (3.6e12,),
     "watt": (1.0,), "kw": (1e3,), "megawatt": (1e6,), "gw": (1e9,),
-    "acre": (4046.8564224,), "hectare": (1e4,),
+    "acre": (4046.8564224,), "hectare": (1e4,), "mm2": (1e-6,), "cm2": (1e-4,), "m2": (1.0,),
+    "km2": (1e6,), "in2": (0.0254**2,), "ft2": (0.3048**2,), "yd2": (0.9144**2,),
+    "mi2": (1609.344**2,),
     "kph": (1 / 3.6,), "mph": (0.44704,), "knot": (1852 / 3600,),
     "pascal": (1.0,), "kpa": (1e3,), "mpa": (1e6,), "bar": (1e5,), "psi": (6894.757293168,),
     "hz": (1.0,), "khz": (1e3,), "mhz": (1e6,), "ghz": (1e9,),
     "volt": (1.0,), "kv": (1e3,),
     "db": (1.0,),
+}  # fmt: skip
+
+# A length unit squared is an area: "square kilometres", "sq mi", "km²" (compared in NFKC
+# form, "km2"), "m²"; keyed by the length unit's first name in MEASURES ("metre" for the "m"
+# that is no unit alone, see OTHER_UNIT_WORDS).
+SQUARED = {
+    "mm": "mm2", "cm": "cm2", "metre": "m2", "km": "km2", "inch": "in2", "foot": "ft2",
+    "yard": "yd2", "mile": "mi2",
 }  # fmt: skip
 
 # A rate's dimension, where it has a name of its own in MEASURES (a rate's value is in the

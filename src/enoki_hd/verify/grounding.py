@@ -149,7 +149,8 @@ _CURRENCY_PREFIX_RE = re.compile(
 )
 _ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b", re.IGNORECASE)
 _PLURAL_SUFFIX_RE = re.compile(r"['’]?s\b")
-_PERCENT_RE = re.compile(r"\s?%|\s+(?:percent|per\s+cent|pct)\b", re.IGNORECASE)
+# "40%", "40 per cent", and hyphened before a noun: "a 40-per-cent rise", "a 40-percent cut"
+_PERCENT_RE = re.compile(r"\s?%|(?:\s+|[-‐‑])(?:percent|per[-‐‑\s]cent|pct)\b", re.IGNORECASE)
 _SCALE_ABBREVIATION_RE = re.compile(r"(?:k|m|mn|bn|tn|b)\b", re.IGNORECASE)
 _SCALE_WORD_RE = re.compile(  # "1.9 million", and hyphened: "a $5-million grant"
     r"(?:\s+|[-‐‑])(hundred|thousand|million|billion|trillion|dozen)\b", re.IGNORECASE
@@ -159,7 +160,7 @@ _CURRENCY_WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _GLUED_LETTERS_RE = re.compile(r"[^\W\d_]+")
-_PERCENT_WORD_RE = re.compile(r"\s+(?:percent|per\s+cent)\b", re.IGNORECASE)
+_PERCENT_WORD_RE = re.compile(r"(?:\s+|[-‐‑])(?:percent|per[-‐‑\s]cent)\b", re.IGNORECASE)
 # A minus sign glued to the number ("-5 °C", "−3.2%") or the word "minus", neither after a
 # word, a digit ("3-1", "10 minus 5") nor a range's dash.
 _MINUS_RE = re.compile(r"(?:(?<![\w.,\-−–])(?<!\d\s)[-−]|(?<!\d\s)\bminus\s+)$", re.IGNORECASE)
@@ -636,9 +637,22 @@ def _clock_cue(text: str, m: re.Match[str]) -> bool:
     )
 
 
+# Times of day in words, lower-case after a preposition ("at noon", "until midnight"; not
+# "Midnight Express", "a midnight feast")
+_CLOCK_WORD_RE = re.compile(
+    r"\b(?:at|by|until|till|from|before|after|around|past|to) (?P<word>noon|midday|midnight)\b"
+)
+_CLOCK_WORDS = {"noon": 720.0, "midday": 720.0, "midnight": 0.0}
+
+
 def _clock_times(text: str) -> list[NumberMention]:
     """Times of day (kind ``time``, minutes after midnight), in order, not overlapping."""
-    found = []
+    found = [
+        NumberMention(
+            Span(m.start("word"), m.end()), _CLOCK_WORDS[m.group("word")], "time", m.group("word")
+        )
+        for m in _CLOCK_WORD_RE.finditer(text)
+    ]
     for pattern in _CLOCK_RES:
         for m in pattern.finditer(text):
             if pattern is _CLOCK_RES[0] and not _clock_cue(text, m):
@@ -933,6 +947,12 @@ def _word_parts(word: str) -> list[str]:
     """Normalized content parts of a hyphenated word ("state-of-the-art" → state, art)."""
     parts = (normalize_term(p) for p in _HYPHENS_RE.split(word) if p)
     return [p for p in parts if p not in STOP_WORDS]
+
+
+def _joined(word: str) -> str:
+    """A hyphenated word written solid, normalized ("e-mail" → "email", "Non-profits" →
+    "nonprofit")."""
+    return normalize_term(_HYPHENS_RE.sub("", word))
 
 
 def _is_function_word(word: str, term: str) -> bool:
@@ -1232,6 +1252,7 @@ class GroundingIndex:
                 words.add(normalize_term(word))
                 if _HYPHENS_RE.search(word):
                     words.update(_word_parts(word))
+                    words.add(_joined(word))  # "e-mail" is written "email" too
             elif word.isalpha() and _inside(token, date_spans):
                 # the month of a date is still a word the context writes: "April" of "born on
                 # April 8" is found for a fact that stops at "born on April"
@@ -1290,12 +1311,17 @@ class GroundingIndex:
             yield self.question
 
     def has_word(self, word: str) -> bool:
-        """Whether the raw ``word`` (normalized here) or, when hyphenated, each of its content
-        parts occurs in the context or the question."""
+        """Whether the raw ``word`` (normalized here) occurs in the context or the question —
+        or, when hyphenated, the word written solid ("co-operate" as "cooperate") or each of
+        its content parts; a word the context hyphenates is found written solid too."""
         key = normalize_term(word)
-        parts = _word_parts(word) if _HYPHENS_RE.search(word) else []
+        hyphened = _HYPHENS_RE.search(word) is not None
+        parts = _word_parts(word) if hyphened else []
+        joined = _joined(word) if hyphened else key  # "co-operate" is written "cooperate" too
         for source in self._sources():
-            if key in source.words or (parts and all(p in source.words for p in parts)):
+            if key in source.words or joined in source.words:
+                return True
+            if parts and all(p in source.words for p in parts):
                 return True
         return False
 
@@ -1642,6 +1668,13 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         for m in analysis.measures
         if m.composite and any(m.start <= q.mention.span.start < m.end for q in analysis.quantities)
     ]
+    # a fraction written in words alone ("a quarter of", "half of"): its word is found as
+    # that word or as the value stated another way ("25%", "50%")
+    fractions = [
+        m
+        for m in analysis.measures
+        if m.composite and m.dimension == "ratio" and not any(m is c for c in composites)
+    ]
     for measure in composites:
         key = ("measure", measure.dimension, measure.values)
         span = Span(measure.start, measure.end)
@@ -1688,7 +1721,10 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
             # "Acraspis cerasi", "Quercus robur"
             weight = 2
         roman = romans.get(token.start)
-        unit = _Unit(("word", term), term, weight, word=word, spans=(token,), roman=roman)
+        fraction = next((m for m in fractions if m.start <= token.start < m.end), None)
+        unit = _Unit(
+            ("word", term), term, weight, word=word, measure=fraction, spans=(token,), roman=roman
+        )
         found.append((token.start, unit))
     found.sort(key=lambda pair: pair[0])
     units: dict[tuple[Any, ...], _Unit] = {}
@@ -1750,14 +1786,27 @@ def _romans_after_names(text: str) -> dict[int, int]:
     return found
 
 
+# An era written two ways, in capitals: "44 BC" is "44 BCE", "AD 79" is "79 CE"
+_ERAS = {"BC": "bce", "BCE": "bc", "AD": "ce", "CE": "ad", "B.C.": "bce", "A.D.": "ce"}
+
+
+def _era_names(word: str) -> list[str]:
+    """The era's other name when ``word`` writes one in capitals ("BC" → ["bce"]), else []."""
+    other = _ERAS.get(word)
+    return [] if other is None else [other]
+
+
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
+        if unit.measure is not None and index.has_measure(unit.measure):
+            return True  # "quarter" of "a quarter of" as "25%"
         if unit.roman is not None:
             # "World War II" for "the Second World War"
             ordinal = NumberMention(unit.spans[0], float(unit.roman), "ordinal", unit.word)
             if index.has_number(ordinal):
                 return True
-        others = unit_names(unit.word) + place_names(unit.word)  # "km", "CA" for "California"
+        # "km" for "kilometres", "CA" for "California", "BCE" for "BC"
+        others = unit_names(unit.word) + place_names(unit.word) + _era_names(unit.word)
         return index.has_word(unit.word) or any(map(index.has_word, others))
     if unit.number is not None:
         if unit.measure is not None and index.has_measure(unit.measure):
@@ -1971,7 +2020,10 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
             continue
         for target in wanted:
             if same_value(target, measure) and _fold(target.text) != _fold(measure.text):
-                found.append((measure.start, measure.end, target.text))
+                said = target.text
+                if target.start == 0 and not starts_sentence(premise, measure.start):
+                    said = said[:1].lower() + said[1:]  # "A quarter" that opens the hypothesis
+                found.append((measure.start, measure.end, said))
                 break
     for span, said, readings in _moments_of(premise):
         for _, target_text, target_readings in moments:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from enoki_hd.text import normalize_term
-from enoki_hd.units import FACTORS, RATES, SLASH_ABBREVIATIONS, UNITS, to_base
+from enoki_hd.units import FACTORS, RATES, SLASH_ABBREVIATIONS, SQUARED, UNITS, to_base
 
 if TYPE_CHECKING:  # grounding imports this module
     from enoki_hd.verify.grounding import NumberMention
@@ -110,6 +110,10 @@ _PER_RE = re.compile(
     re.IGNORECASE,
 )
 _SLASH_AFTER_RE = re.compile(r"[ \t]*/")
+# "square kilometres", "sq mi", "sq. ft": the length unit after it is squared
+_SQUARE_WORDS = frozenset({"square", "sq"})
+# "km²", "km2", "m²": a length unit squared by the digit glued to it
+_SQUARED_RE = re.compile(r"[²2](?![\w²³])")
 # "1 hour 45 minutes", "5 feet and 10 inches": one value in two units, largest first
 _COMPOUND_GAP_RE = re.compile(r"[ \t]+(?:and[ \t]+)?")
 _COMPOUND_DIMENSIONS = frozenset({"length", "mass", "volume", "time"})
@@ -188,16 +192,30 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
         unit = UNITS.get(normalize_term(glued.group(1))) if glued.group(1) != "G" else None
         return (unit[1], mention.span.end) if unit else None
     position = mention.span.end
+    square = False
     for _ in range(2):
         m = _WORD_AFTER_RE.match(text, position)
         if m is None:
             return None
         word = m.group(1)
         if word.startswith("°"):
-            return _DEGREE_SIGNS[word[-1].lower()], m.end()
+            return None if square else (_DEGREE_SIGNS[word[-1].lower()], m.end())
+        if not square and word.lower().rstrip(".") in _SQUARE_WORDS:
+            square, position = True, m.end()
+            continue
         unit = UNITS.get(normalize_term(word.rstrip("."))) if word != "G" else None  # "5G"
+        if unit is None and word.lower() == "m" and _SQUARED_RE.match(text, m.end()):
+            unit = ("length", "metre")  # "m²": a metre squared, though "m" alone is no unit
         if unit is not None:
-            return unit[1], m.end() - (1 if word.endswith(".") else 0)
+            end = m.end() - (1 if word.endswith(".") else 0)
+            squared = _SQUARED_RE.match(text, m.end()) if not word.endswith(".") else None
+            if square or squared is not None:
+                if unit[0] != "length" or unit[1] not in SQUARED:
+                    return None
+                return SQUARED[unit[1]], end if squared is None else squared.end()
+            return unit[1], end
+        if square:
+            return None
         if word.lower() in SLASH_ABBREVIATIONS and _SLASH_AFTER_RE.match(text, m.end()):
             return SLASH_ABBREVIATIONS[word.lower()], m.end()  # "5 m/s", "50 L/min"
         if normalize_term(word) != "degree":  # only "degrees" may stand before the unit

@@ -31,11 +31,24 @@ def is_content(token: Token) -> bool:
     return not token.is_space and any(c.isalnum() for c in token.text)
 
 
+# Heads whose "a" is a number: "a quarter of", "a third", "a dozen", "a hundred"
+_COUNTED_BY_A = frozenset(
+    {
+        "half", "quarter", "third", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+        "dozen", "score", "hundred", "thousand", "million", "billion", "trillion",
+    }
+)  # fmt: skip
+
+
 def is_dropped_article(token: Token) -> bool:
     """``a`` / ``an`` / ``the`` as a determiner, left out of fact text.
 
-    Articles glued to a hyphen (``state-of-the-art``) stay: they are part of a word.
+    Articles glued to a hyphen (``state-of-the-art``) stay: they are part of a word; so does
+    an ``a`` that counts its head (``a quarter of commuters``, ``a dozen``, ``a million``):
+    without it the fact no longer states the number.
     """
+    if token.lower_ in ("a", "an") and token.head.lower_ in _COUNTED_BY_A:
+        return False
     return token.dep_ == "det" and token.lower_ in ARTICLES and bool(token.whitespace_)
 
 
