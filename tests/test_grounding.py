@@ -192,11 +192,47 @@ def test_normalize_term(word: str, term: str) -> None:
         # a word hyphenated or written solid
         ("they co-operate by e-mail", "they cooperate by email"),
         ("a non-profit", "a nonprofit"),
+        # a word abbreviated in a name or title
+        ("Dr. Amara Quist of St. Louis", "Doctor Amara Quist of Saint Louis"),
+        ("Mount Everest", "Mt. Everest"),
+        ("Acme Corp. on Main Street", "Acme Corporation on Main St."),
     ],
 )
 def test_one_spelling_grounds_the_other(said: str, context: str) -> None:
     assert ground(said, context).status == "grounded"
     assert ground(context, said).status == "grounded"
+
+
+@pytest.mark.parametrize(
+    ("said", "context"),
+    [
+        ("the U.S. economy", "the US economy"),
+        ("the US economy", "the U.S. economy"),
+        ("the U.S. economy", "The economy of the United States grew."),
+        ("the economy of the United States", "the U.S. economy"),
+        ("United States troops", "US troops"),  # a name may start the answer's sentence
+        ("The FDA approved it", "The Food and Drug Administration approved it"),
+        ("The Food and Drug Administration approved it", "The FDA approved it"),
+        ("NASA launched it", "the National Aeronautics and Space Administration launched it"),
+        ("the NYC council", "the New York City Council"),
+        ("in Washington, D.C.", "in Washington, DC"),
+    ],
+)
+def test_an_acronym_grounds_its_name_and_the_name_its_acronym(said: str, context: str) -> None:
+    assert (ground(said, context).status, ground(said, context).missing) == ("grounded", [])
+
+
+def test_an_acronym_no_name_spells_is_missing() -> None:
+    assert ground("the US", "the UK").missing == ["us"]  # "US" in capitals is no pronoun
+    assert ground("the U.S.", "the U.K.").missing == ["us"]  # "U.S." is one word, not u and s
+    assert ground("the United Kingdom", "the US").missing == ["united", "kingdom"]
+    # two-letter initials come only from a name of two words, never from part of a longer one
+    assert ground("the NC office", "the New Castle County office").missing == ["nc"]
+    # and only well-known ones ("US", "UK", "EU", "UN"): two initials fit too many names
+    assert ground("the EF line", "the Empressa Ferrocarril line").missing == ["ef"]
+    assert ground("the Empressa Ferrocarril", "the EF line").missing == ["empressa", "ferrocarril"]
+    # a capital that starts a sentence is no part of the context's names
+    assert ground("the TB unit", "Today Birmingham opened a unit.").missing == ["tb"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -137,6 +137,12 @@ def test_table_without_a_header_and_single_column() -> None:
         ("As an AI language model, I cannot browse the web.", "meta"),
         ("Note that the sources differ on the exact date.", "meta"),
         ("Let me know if you need more details.", "meta"),
+        ("If you have more details about what you need, please let me know!", "meta"),
+        # "Note that " is masked as a frame before selection: what is left is still meta
+        ("the sources differ on the exact date.", "meta"),
+        ("The provided passages may be incomplete.", "meta"),
+        ("The reports differ on the number injured.", None),  # what the reports say: a claim
+        ("The data vary by region.", None),
         ("I cannot provide medical advice.", "meta"),
         ("I don't have access to real-time prices.", "meta"),
         ("Here is a summary of the findings.", "meta"),

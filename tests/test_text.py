@@ -761,6 +761,17 @@ def test_mask_citations_keeps_every_offset() -> None:
         # inside a sentence, set off by commas: the commas go with it
         ("Suede, according to the passage, formed in 1989.", [", according to the passage,"]),
         ("Label the axes, as noted in Passage 3.", [", as noted in Passage 3"]),
+        # a note opener says that a claim follows, not what is the case
+        (
+            "However, it's important to note that casinos are nearby.",
+            ["However, it's important to note that "],
+        ),
+        (
+            "Prices rose. It is also worth noting that wages fell.",
+            ["It is also worth noting that "],
+        ),
+        ("Note that the museum is closed on Mondays.", ["Note that "]),
+        ("The notes that he wrote were lost. He took note that day.", []),
     ],
 )
 def test_frame_spans(text: str, frames: list[str]) -> None:

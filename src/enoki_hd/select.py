@@ -154,12 +154,17 @@ _META_RES = tuple(
         r"^(?:i )?hope (?:this|that|it) (?:helps|answers|clarifies)",
         r"\bas an ai\b|\bas an? (?:large )?language model\b|\bi(?:'m| am) an ai\b",
         r"^(?:please )?(?:let me know|feel free to)\b",
+        r"\b(?:please )?let (?:me|us) know[\s!.]*$",  # "If you have more details, let me know!"
         r"^if you have (?:any )?(?:other |more |further |additional )?questions\b",
         r"^(?:i(?:'m| am) )?(?:happy|glad) to help\b|^(?:good|great) question\b",
         r"^(?:please )?(?:note|keep in mind|be aware)(?: that)?\b.*\b(?:sources?|context|"
         r"documents?|information|reports?|passages?|data)\b.*\b(?:differ|vary|varies|conflict|"
         r"disagree|may (?:not )?be (?:incomplete|outdated|inaccurate|complete|exhaustive|"
         r"comprehensive|up[- ]to[- ]date))",
+        # the same with its note opener masked as a frame: "the sources differ on the date"
+        r"^(?:the |these |those |some |different |available |provided )*(?:sources|documents|"
+        r"passages)\b.*\b(?:differ|vary|conflict|disagree|may (?:not )?be "
+        r"(?:incomplete|outdated|inaccurate|complete|exhaustive|comprehensive|up[- ]to[- ]date))",
         # what the assistant can do; "I couldn't find any reservation in the county" and "the
         # context does not mention a price" are claims about the content, checked as such
         r"^i (?:do not|don't|cannot|can't|could not|couldn't) (?:have access|access|browse|"

@@ -1159,7 +1159,12 @@ _FRAME_RE = re.compile(
     r"\s+that\s+"  # "The passage states that "
     r"|(?:in\s+summary|in\s+conclusion|overall|to\s+summari[sz]e|in\s+short|to\s+sum\s+up)"
     r"\s*,\s*"  # "In summary, "
-    r"|(?:sure|certainly|of\s+course|absolutely)\s*[!.,]\s*",  # "Sure! "
+    r"|(?:sure|certainly|of\s+course|absolutely)\s*[!.,]\s*"  # "Sure! "
+    # "It's important to note that ", "However, it is worth noting that ", "Note that "
+    r"|(?:(?:however|additionally|also|moreover|furthermore|but)\s*,?\s*)?"
+    r"(?:it(?:'s|’s|\s+is)\s+(?:also\s+)?(?:important|worth|crucial|interesting|essential)"
+    r"\s+(?:to\s+(?:note|mention|remember|point\s+out)|noting|mentioning)"
+    r"|it\s+should\s+(?:also\s+)?be\s+(?:noted|mentioned)|(?:please\s+)?note)\s+that\s+",
     re.IGNORECASE,
 )
 # the same attributions set off by commas inside a sentence: ", as noted in Passage 3." and
@@ -1180,7 +1185,9 @@ def frame_spans(text: str) -> list[Span]:
     line or list item): a frame naming the sources ("According to the provided context, ",
     "Based on the given passages, ", "As stated in Passage 1, "), a source as the speaker
     ("The passage states that "), a summary opener ("In summary, ", "Overall, ") and an
-    interjection ("Sure! ", "Certainly, "). Inside a sentence, an attribution set off by
+    interjection ("Sure! ", "Certainly, ") and a note opener ("It's important to note that ",
+    "However, it is worth noting that ", "Note that "). Inside a sentence, an attribution set
+    off by
     commas (", according to the passage," and ", as noted in Passage 3" before the period),
     with its commas. They say where a claim comes from or that one follows, not what is the
     case. Not marked: statements about what the sources do not say ("The passage does not

@@ -955,9 +955,80 @@ def _joined(word: str) -> str:
     return normalize_term(_HYPHENS_RE.sub("", word))
 
 
+# An initialism written with dots: "U.S.", "D.C.", "U.S" (not "e.g.", "a.m.": lower case)
+_DOTTED_RE = re.compile(r"(?<![\w.])(?:[A-Z]\.){2,}(?![\w])|(?<![\w.])(?:[A-Z]\.)+[A-Z](?![\w.])")
+# A word written as an acronym: two to six letters, the first and at least one more capital
+# ("US", "NASA", "DoD"); "I" and "A" are no acronyms
+_ACRONYM_RE = re.compile(r"[A-Z](?=[A-Za-z]{1,5}$)[a-z]*[A-Z][A-Za-z]*")
+# lower-case words a name may hold and its acronym skip: "Bank of America", "Food and Drug"
+_NAME_JOINERS = frozenset({"of", "and", "the", "for", "&", "de", "du", "la"})
+_MAX_NAME_WORDS = 8
+# Two letters are the initials of too many names ("EF" of "Empressa Ferrocarril" and of
+# "Estrada de Ferro"): only these well-known ones are matched with their names
+_TWO_LETTER_ACRONYMS = frozenset({"us", "uk", "eu", "un"})
+
+
+def _dotted(text: str) -> list[tuple[Span, str]]:
+    """The dotted initialisms of ``text`` with their letters: ("U.S.", "US")."""
+    return [
+        (Span(m.start(), m.end()), m.group().replace(".", "")) for m in _DOTTED_RE.finditer(text)
+    ]
+
+
+def is_acronym(word: str) -> bool:
+    """Whether ``word`` is written as an acronym ("US", "NASA", "DoD"; not "I", "Paris")."""
+    return _ACRONYM_RE.fullmatch(word) is not None
+
+
+def _name_initials(
+    text: str, tokens: list[Span], *, sentence_starts: bool = False
+) -> Iterator[tuple[Span, str]]:
+    """Runs of capitalised words in ``text`` with their initials, lower-case: a run holds two
+    or more capitalised words not starting a sentence, lower-case joiners such as "of" and
+    "and" between them (skipped in the initials): ("United States", "us"), ("National
+    Aeronautics and Space Administration", "nasa"). Of a longer run, each part that starts and
+    ends with a capital gives its initials too when they are three letters or more ("New
+    York City Council" gives "nycc", "nyc", "ycc", ...); two letters only a whole run of two
+    words, and only :data:`_TWO_LETTER_ACRONYMS` ("United States": "us"), as the two
+    initials of any two names are common. ``sentence_starts``: a
+    capitalised word that starts a sentence may be part of a run too (for a short text
+    matched against the acronyms another writes, not searched for any acronym)."""
+    words = [t.text(text) for t in tokens]
+
+    def capital(i: int) -> bool:
+        word = words[i]
+        if not (word[:1].isupper() and word.isalpha()) or word.lower() in STOP_WORDS:
+            return False  # "The" of "The United States" is no part of the name
+        return sentence_starts or not starts_sentence(text, tokens[i].start)
+
+    k = 0
+    while k < len(words):
+        if not capital(k):
+            k += 1
+            continue
+        run = [k]
+        j = k + 1
+        while j < len(words) and len(run) < _MAX_NAME_WORDS:
+            if capital(j):
+                run.append(j)
+            elif not (words[j].lower() in _NAME_JOINERS and j + 1 < len(words) and capital(j + 1)):
+                break
+            j += 1
+        for a in range(len(run)):
+            for b in range(a + 1, len(run)):
+                initials = "".join(words[i][0] for i in run[a : b + 1]).lower()
+                if b - a == 1 and (len(run) > 2 or initials not in _TWO_LETTER_ACRONYMS):
+                    continue  # two letters: a whole run of two, and a well-known name only
+                yield Span(tokens[run[a]].start, tokens[run[b]].end), initials
+        k = max(j, k + 1)
+
+
 def _is_function_word(word: str, term: str) -> bool:
     """Stop words, hyphenated words made of stop words ("one-off") and stray lowercase
-    letters (the "s" of a detached "’s") carry nothing to ground."""
+    letters (the "s" of a detached "’s") carry nothing to ground; a word in capitals is an
+    acronym, no stop word ("US", "WHO", "IT")."""
+    if len(word) >= 2 and word.isalpha() and word.isupper():
+        return False
     if term in STOP_WORDS or (len(term) <= 1 and not word.isupper() and not word.isdigit()):
         return True
     return bool(_HYPHENS_RE.search(word)) and not _word_parts(word)
@@ -1259,6 +1330,18 @@ class GroundingIndex:
                 words.add(normalize_term(word))
         # "largest" of "second-largest": a word the context writes, beside its count
         words.update(normalize_term(part) for _, part in _compound_rests(context, analysis))
+        dotted = _dotted(context)
+        words.update(normalize_term(letters) for _, letters in dotted)  # "U.S." is "US"
+        # acronyms the context writes ("US", "U.S.") and those its names spell ("United
+        # States"): an answer may write either for the other
+        acronyms = {letters.lower() for _, letters in dotted}
+        acronyms.update(
+            t.text(context).lower() for t in analysis.tokens if is_acronym(t.text(context))
+        )
+        self.acronyms: frozenset[str] = frozenset(acronyms)
+        self.initials: frozenset[str] = frozenset(
+            initials for _, initials in _name_initials(context, analysis.tokens)
+        )
         for date in analysis.dates:
             if date.month is not None and date.kind in ("day", "month") and not date.swappable:
                 # "Nov 14, 2018" and "2018-11-14" write November: "in November" is found
@@ -1324,6 +1407,18 @@ class GroundingIndex:
             if parts and all(p in source.words for p in parts):
                 return True
         return False
+
+    def spells(self, acronym: str) -> bool:
+        """Whether a name of the context or the question has ``acronym``'s letters as its
+        initials ("US" for "the United States", "NASA" for "National Aeronautics and Space
+        Administration")."""
+        key = acronym.replace(".", "").lower()
+        return any(key in source.initials for source in self._sources())
+
+    def abbreviates(self, initials: str) -> bool:
+        """Whether the context or the question writes the acronym ``initials`` (lower-case)
+        stands for ("us" when it writes "US" or "U.S.")."""
+        return any(initials in source.acronyms for source in self._sources())
 
     def has_number(
         self, mention: NumberMention, *, hedged: bool = False, signed: bool = False
@@ -1702,9 +1797,16 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         # "largest" of "second-largest" is checked as a word, the count as a number
         term = normalize_term(part)
         found.append((token.start, _Unit(("word", term), term, 1, word=part, spans=(token,))))
+    dotted = _dotted(text)
+    for span, letters in dotted:
+        # "U.S." is one word, "US", weighed as a name; its letters are no words of their own
+        term = normalize_term(letters)
+        found.append((span.start, _Unit(("word", term), term, 2, word=letters, spans=(span,))))
     for token, free in zip(analysis.tokens, analysis.free, strict=True):
         word = token.text(text)
         if not free or not _WORD_RE.search(word):
+            continue
+        if any(span.start <= token.start < span.end for span, _ in dotted):
             continue
         term = normalize_term(word)
         if _is_function_word(word, term):
@@ -1788,12 +1890,34 @@ def _romans_after_names(text: str) -> dict[int, int]:
 
 # An era written two ways, in capitals: "44 BC" is "44 BCE", "AD 79" is "79 CE"
 _ERAS = {"BC": "bce", "BCE": "bc", "AD": "ce", "CE": "ad", "B.C.": "bce", "A.D.": "ce"}
+# Words abbreviated in names and titles, with the words they stand for: "Dr." is "Doctor",
+# "St." is "Saint" or "Street", "Mt." is "Mount", "Corp." is "Corporation"
+_ABBREVIATED = """dr doctor | prof professor | st saint | st street | mt mount | ft fort |
+gen general | gov governor | sen senator | rep representative | pres president |
+corp corporation | inc incorporated | ltd limited | univ university | jr junior | sr senior |
+ave avenue | rd road | blvd boulevard | dept department | intl international |
+natl national | govt government | assn association | approx approximately | vs versus"""
 
 
-def _era_names(word: str) -> list[str]:
-    """The era's other name when ``word`` writes one in capitals ("BC" → ["bce"]), else []."""
+def _aliases(pairs: str) -> dict[str, tuple[str, ...]]:
+    """Each word of ``pairs`` ("short long | ...") → the words it pairs with, both ways."""
+    aliases: dict[str, tuple[str, ...]] = {}
+    for pair in pairs.split("|"):
+        short, long = pair.split()
+        aliases[short] = (*aliases.get(short, ()), long)
+        aliases[long] = (*aliases.get(long, ()), short)
+    return aliases
+
+
+_ALIASES = _aliases(_ABBREVIATED)
+
+
+def _other_names(word: str) -> list[str]:
+    """The other names of ``word``: an era's in capitals ("BC" → ["bce"]), an abbreviation's
+    full words ("Dr" → ["doctor"], "St" → ["saint", "street"]) and the reverse ("Mount" →
+    ["mt"]); [] for any other word."""
     other = _ERAS.get(word)
-    return [] if other is None else [other]
+    return [other] if other is not None else list(_ALIASES.get(normalize_term(word), ()))
 
 
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
@@ -1805,9 +1929,11 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
             ordinal = NumberMention(unit.spans[0], float(unit.roman), "ordinal", unit.word)
             if index.has_number(ordinal):
                 return True
-        # "km" for "kilometres", "CA" for "California", "BCE" for "BC"
-        others = unit_names(unit.word) + place_names(unit.word) + _era_names(unit.word)
-        return index.has_word(unit.word) or any(map(index.has_word, others))
+        # "km" for "kilometres", "CA" for "California", "BCE" for "BC", "Dr" for "Doctor"
+        others = unit_names(unit.word) + place_names(unit.word) + _other_names(unit.word)
+        if index.has_word(unit.word) or any(map(index.has_word, others)):
+            return True
+        return is_acronym(unit.word) and index.spells(unit.word)  # "US": "United States"
     if unit.number is not None:
         if unit.measure is not None and index.has_measure(unit.measure):
             return True
@@ -1896,11 +2022,18 @@ def ground(
     mismatches: list[tuple[str, str]] = []
     missing_weight = 0
     measured: list[tuple[int, int]] = []  # values found with their units, perhaps converted
+    # names the context writes as their acronym: "the United States" found as "US"
+    sources = [index for index in (evidence, asked, scope) if index is not None]
+    abbreviated = [
+        (span.start, span.end)
+        for span, initials in _name_initials(text, tokenize_words(text), sentence_starts=True)
+        if any(index.abbreviates(initials) for index in sources)
+    ]
     for unit in units:
         if unit.word is not None and any(
             start <= span.start and span.end <= end
             for span in unit.spans
-            for start, end in measured
+            for start, end in measured + abbreviated
         ):
             continue  # "miles" of "10 miles", found as "16 kilometres"
         if _is_found(unit, evidence) or (asked is not None and _is_found(unit, asked)):
