@@ -990,9 +990,9 @@ def _name_initials(
     ends with a capital gives its initials too when they are three letters or more ("New
     York City Council" gives "nycc", "nyc", "ycc", ...); two letters only a whole run of two
     words, and only :data:`_TWO_LETTER_ACRONYMS` ("United States": "us"), as the two
-    initials of any two names are common. ``sentence_starts``: a
-    capitalised word that starts a sentence may be part of a run too (for a short text
-    matched against the acronyms another writes, not searched for any acronym)."""
+    initials of any two names are common. ``sentence_starts``: a capitalised word that starts
+    a sentence may be part of a run too (for a short text matched against the acronyms
+    another writes, not searched for any acronym)."""
     words = [t.text(text) for t in tokens]
 
     def capital(i: int) -> bool:
@@ -1298,7 +1298,11 @@ class GroundingIndex:
 
     Attributes:
         words: normalized (:func:`normalize_term`) words of the context, hyphenated words
-            also split into parts; numbers and dates are not in it.
+            also split into parts and written solid, dotted initialisms written solid ("U.S."
+            as "us"); numbers and dates are not in it.
+        acronyms: the acronyms the context writes, lower-case ("us" for "US" or "U.S.").
+        initials: the initials of the context's names, lower-case (:func:`_name_initials`:
+            "nasa" for "National Aeronautics and Space Administration").
         numbers: the context's :class:`NumberMention` s outside dates, in order.
         dates: the context's :class:`DateMention` s, in order.
         question: an index of the question, consulted for finding units only — never as
