@@ -70,6 +70,12 @@ def test_one_value_said_two_ways_is_found(said: str, evidence: str) -> None:
         ("a quarter of commuters", "25% of commuters"),
         ("half of the staff", "50% of the staff"),
         ("three quarters of the land", "75% of the land"),
+        ("the first half of 2020", "in the first half of 2020"),  # found by its words
+        # a fraction of one unit
+        ("repayable over a quarter of a century", "repayable over 25 years"),
+        ("half an hour", "30 minutes"),
+        ("three quarters of an hour", "45 minutes"),
+        ("a quarter of a mile", "400 metres"),  # said loosely, as a round value is
         # an area: a length unit squared, in words, abbreviated or with its exponent
         ("1,000 km²", "1,000 square kilometres"),
         ("1,000 square kilometres", "1,000 km2"),
@@ -96,7 +102,21 @@ def test_a_value_written_another_way_is_grounded(said: str, evidence: str) -> No
     ("said", "evidence", "missing", "mismatches"),
     [
         ("half of the staff", "40% of the staff", ["half"], []),
-        ("a quarter of commuters", "14% of commuters", ["quarter"], []),
+        ("a quarter of commuters", "14% of commuters", ["a quarter"], []),
+        ("half an hour", "20 minutes", ["half an hour"], [("half an hour", "20 minutes")]),
+        (
+            "a third of a mile",
+            "800 metres",
+            ["a third of a mile"],
+            [("a third of a mile", "800 metres")],
+        ),
+        # a value written with words is one unit: its words are not blamed again
+        (
+            "1 hour 45 minutes",
+            "100 minutes",
+            ["1 hour 45 minutes"],
+            [("1 hour 45 minutes", "100 minutes")],
+        ),
         ("10 square miles", "10 square kilometres", ["10", "mile"], [("10 mile", "10 kilometer")]),
         ("a 40-per-cent rise", "a 30% rise", ["40-per-cent"], [("40-per-cent", "30%")]),
         ("in 44 BC", "in 44 AD", ["bc"], []),

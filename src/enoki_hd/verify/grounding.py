@@ -1700,6 +1700,7 @@ class _Unit:
     hedged: bool = False
     spans: tuple[Span, ...] = ()
     roman: int | None = None
+    worded: bool = False  # a value written in words alone ("a quarter of", "half an hour")
 
 
 @functools.cache
@@ -1767,13 +1768,23 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         for m in analysis.measures
         if m.composite and any(m.start <= q.mention.span.start < m.end for q in analysis.quantities)
     ]
-    # a fraction written in words alone ("a quarter of", "half of"): its word is found as
-    # that word or as the value stated another way ("25%", "50%")
-    fractions = [
-        m
-        for m in analysis.measures
-        if m.composite and m.dimension == "ratio" and not any(m is c for c in composites)
-    ]
+    # a fraction written in words alone ("a quarter of", "half an hour"): its words are found
+    # as words or as the value stated another way ("25%", "30 minutes")
+    # a value written in words alone ("a quarter of", "half an hour") is one unit too, found
+    # as its words or as the value stated another way ("25%", "30 minutes")
+    worded: list[Measure] = []
+    for measure in sorted(analysis.measures, key=lambda x: (x.start, x.start - x.end)):
+        if (
+            measure.composite
+            and not any(measure is c for c in composites)
+            and not any(w.start <= measure.start < w.end for w in worded)  # the longest only
+        ):
+            worded.append(measure)
+    for measure in worded:
+        key = ("measure", measure.dimension, measure.values)
+        span = Span(measure.start, measure.end)
+        unit = _Unit(key, measure.text, 1, measure=measure, spans=(span,), worded=True)
+        found.append((measure.start, unit))
     for measure in composites:
         key = ("measure", measure.dimension, measure.values)
         span = Span(measure.start, measure.end)
@@ -1826,11 +1837,10 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
             # a word no dictionary knows right after a name is part of it: the epithet of
             # "Acraspis cerasi", "Quercus robur"
             weight = 2
+        if any(m.start <= token.start < m.end for m in (*worded, *composites)):
+            continue  # a word of a value written with words is part of that unit
         roman = romans.get(token.start)
-        fraction = next((m for m in fractions if m.start <= token.start < m.end), None)
-        unit = _Unit(
-            ("word", term), term, weight, word=word, measure=fraction, spans=(token,), roman=roman
-        )
+        unit = _Unit(("word", term), term, weight, word=word, spans=(token,), roman=roman)
         found.append((token.start, unit))
     found.sort(key=lambda pair: pair[0])
     units: dict[tuple[Any, ...], _Unit] = {}
@@ -1845,6 +1855,13 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         heavier = unit if unit.weight > previous.weight else previous
         units[unit.key] = dataclasses.replace(heavier, spans=spans)
     return list(units.values())
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry something to ground ("a quarter of a mile" →
+    ["quarter", "mile"])."""
+    words = (t.text(text) for t in tokenize_words(text))
+    return [w for w in words if _WORD_RE.search(w) and not _is_function_word(w, normalize_term(w))]
 
 
 def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
@@ -1926,8 +1943,6 @@ def _other_names(word: str) -> list[str]:
 
 def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
     if unit.word is not None:
-        if unit.measure is not None and index.has_measure(unit.measure):
-            return True  # "quarter" of "a quarter of" as "25%"
         if unit.roman is not None:
             # "World War II" for "the Second World War"
             ordinal = NumberMention(unit.spans[0], float(unit.roman), "ordinal", unit.word)
@@ -1951,7 +1966,10 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
             unit.number.mention, hedged=unit.hedged, signed=signed
         ) and not index.in_other_dimensions_only(unit.number, hedged=unit.hedged)
     if unit.measure is not None:
-        return index.has_measure(unit.measure)
+        if index.has_measure(unit.measure):
+            return True
+        # a value in words is found by its words too: "the first half of 2020"
+        return unit.worded and all(index.has_word(w) for w in _content_words(unit.label))
     assert unit.date is not None
     return index.has_date(unit.date)
 

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # grounding imports this module
 ROUNDING_CAP = 0.1
 """Largest relative difference rounding may explain: "7 miles" is "11 km" (rounded to a whole
 mile), never more than 10% away."""
+PART_OF_UNIT_TOLERANCE = 0.05
+"""Relative rounding a fraction of one unit is read with ("a quarter of a mile", 402 m, is
+"400 metres"; "half an hour" is not "25 minutes")."""
 HEDGE_TOLERANCE = 0.02
 """Relative difference under which a hedged number ("about 1.9 million") is the same value; the
 grounding check compares numbers with it too."""
@@ -153,6 +156,13 @@ _OUT_OF_RE = re.compile(
     re.IGNORECASE,
 )
 _HYPHEN_FRACTION_RE = re.compile(rf"({_WORDS})[-‐‑]({'|'.join(_PARTS)})", re.IGNORECASE)
+# a fraction of one unit: "a quarter of a century", "three quarters of an hour", "half an
+# hour", "half a mile"
+_PART_OF_UNIT_RE = re.compile(
+    rf"\b(?:(?:({_WORDS})[ \t]+)?({'|'.join(_PARTS)})[ \t]+of|(half))[ \t]+an?[ \t]+"
+    r"([^\W\d_]+)\b",
+    re.IGNORECASE,
+)
 
 
 def _count(word: str) -> int:
@@ -320,6 +330,27 @@ def currency_of(text: str) -> str | None:
     return None if found == "?" else found
 
 
+def _parts_of_units(text: str) -> Iterator[Measure]:
+    """Fractions of one unit of measure, as measures of its dimension ("a quarter of a
+    century" → 25 years, "half an hour" → 30 minutes); composite, their words no values."""
+    for m in _PART_OF_UNIT_RE.finditer(text):
+        unit = UNITS.get(normalize_term(m.group(4)))
+        if unit is None or not (base := to_base(unit[1], 1.0)):
+            continue
+        if m.group(3) is not None:
+            share = 0.5
+        else:
+            if m.group(1) is None and m.group(2).lower() not in ("half", "quarter"):
+                continue  # "third of a mile" without its count reads as an ordinal
+            share = (_count(m.group(1)) if m.group(1) else 1) / _PARTS[m.group(2).lower()]
+        values = tuple(share * size for size in base)
+        # said loosely, as a round value is: "a quarter of a mile" is 400 metres
+        step = PART_OF_UNIT_TOLERANCE * min(values)
+        yield Measure(
+            m.start(), m.end(), m.group(), _dimension(unit[1]), values, step, composite=True
+        )
+
+
 def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
     for m in _PART_RE.finditer(text):
         count = _count(m.group(1)) if m.group(1) else 1
@@ -338,7 +369,8 @@ def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> 
     """The measures ``text`` states, in order: each number mention (with whether it is
     hedged) read with the unit after it, plus fractions written in words ("a quarter of",
     "three out of four"), and values written in two units ("1 hour 45 minutes", besides its
-    parts). Rates are measures of their own dimension ("120 km/h" and "75 miles per hour" are
+    parts), and fractions of one unit ("a quarter of a century", "half an hour"). Rates are
+    measures of their own dimension ("120 km/h" and "75 miles per hour" are
     speeds; "126 mg/dL" is a "mass/volume"). Years, ordinals and times of day are not
     measures. Offsets into ``text``."""
     found: list[Measure] = []
@@ -375,7 +407,13 @@ def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> 
                 Measure(start, end, text[start:end], "count", (mention.value,), 0.0, hedged)
             )
     found.extend(_compounds(text, with_units))
-    taken = [(m.start, m.end) for m in found if m.dimension == "ratio"]
+    parts = [
+        m
+        for m in _parts_of_units(text)
+        if not any(m.start <= f.start < m.end and f.dimension != "count" for f in found)
+    ]
+    found.extend(parts)
+    taken = [(m.start, m.end) for m in found if m.dimension == "ratio" or m in parts]
     for start, end, value in _ratios(text):
         if not any(s < end and start < e for s, e in taken):
             found.append(
