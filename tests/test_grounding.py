@@ -176,6 +176,7 @@ def test_parse_dates(text: str, expected: list[DateMention]) -> None:
         ("called", "called"),
         ("shoe", "shoe"),
         ("sacred", "sacred"),
+        ("otherwise", "otherwise"),  # a stop word stays one
     ],
 )
 def test_normalize_term(word: str, term: str) -> None:

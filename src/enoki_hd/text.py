@@ -1017,8 +1017,9 @@ def american_spelling(word: str) -> str:
     "traveled", "paediatric" → "pediatric", "grey" → "gray"), else ``word``: so that a
     context in one spelling grounds an answer in the other. A rule that also changes a word
     with no British form ("advise" → "advize") changes it on both sides of a comparison, so
-    nothing is lost; only words of four letters or more are touched."""
-    if len(word) < 4 or not word.isalpha():
+    nothing is lost; only words of four letters or more are touched, and no stop word
+    ("otherwise" stays one)."""
+    if len(word) < 4 or not word.isalpha() or word in STOP_WORDS:
         return word
     known = _SPELLING_WORDS.get(word)
     if known is not None:
