@@ -535,3 +535,15 @@ def test_retrieval_reads_pdf_ligatures_as_plain_words() -> None:
     scores = index.bm25_scores("official figures published")
     assert int(np.argmax(scores)) == 1 and scores[1] > 0
     assert scores[0] == scores[2] == 0
+
+
+def test_retrieval_reads_british_and_american_spellings_alike() -> None:
+    """BM25 folds spellings as grounding does: an American query finds the British sentence."""
+    context = (
+        "The museum opened in 1901. The organisation moved to the city centre in 1994. "
+        "The garden has a pond."
+    )
+    index = EvidenceIndex(context, sentence_backend="regex")
+    scores = index.bm25_scores("organization center")
+    assert int(np.argmax(scores)) == 1 and scores[1] > 0
+    assert scores[0] == scores[2] == 0

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from enoki_hd.text import fold_compat, segment_sentences
+from enoki_hd.text import american_spelling, fold_compat, segment_sentences
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
 from enoki_hd.verify.grounding import restate_quantities, shares_a_value
 from enoki_hd.verify.nli import Verifier, VerifierError
@@ -54,6 +54,19 @@ if TYPE_CHECKING:
     import bm25s
 
 logger = logging.getLogger(__name__)
+
+
+def _spelled_alike(words: list[str]) -> list[str]:
+    """BM25's tokens with British spellings in their American form
+    (:func:`~enoki_hd.text.american_spelling`, a final "s" kept: "colours" → "colors"), so that
+    retrieval, like grounding, finds "centre" for "center"."""
+    folded = []
+    for word in words:
+        if word.endswith("s") and (stem := american_spelling(word[:-1])) != word[:-1]:
+            folded.append(stem + "s")
+        else:
+            folded.append(american_spelling(word))
+    return folded
 
 
 @functools.cache
@@ -272,13 +285,19 @@ class EvidenceIndex:
                 [fold_compat(text) for text in self.sentence_texts()],
                 lower=True,
                 stopwords="en",
+                stemmer=_spelled_alike,
                 return_ids=False,
                 show_progress=False,
             )
             self._bm25 = bm25s.BM25()
             self._bm25.index(corpus, show_progress=False)
         tokens = bm25s.tokenize(
-            [fold_compat(query)], lower=True, stopwords="en", return_ids=False, show_progress=False
+            [fold_compat(query)],
+            lower=True,
+            stopwords="en",
+            stemmer=_spelled_alike,
+            return_ids=False,
+            show_progress=False,
         )[0]
         ids = self._bm25.get_tokens_ids(tokens)
         if not ids:
