@@ -524,26 +524,21 @@ def test_the_verifier_reads_the_premise_restated_and_the_evidence_stays_the_cont
     assert as_written.label == "unverifiable"
 
 
-def test_retrieval_reads_pdf_ligatures_as_plain_words() -> None:
-    """BM25 compares words in compatibility form: a plain query finds the sentence a PDF
-    extraction wrote with ligatures and a soft hyphen."""
-    context = (
-        "The museum opened in 1901. The o\ufb03cial \ufb01gures were pub\u00adlished in 1994. "
-        "The garden has a pond."
-    )
+@pytest.mark.parametrize(
+    ("middle", "query"),
+    [
+        # compatibility form: a plain query finds what a PDF extraction wrote with ligatures
+        # and a soft hyphen
+        ("The o\ufb03cial \ufb01gures were pub\u00adlished in 1994.", "official figures published"),
+        # spellings folded as grounding folds them: an American query finds British text
+        ("The organisation moved to the city centre in 1994.", "organization center"),
+    ],
+)
+def test_retrieval_reads_words_as_grounding_does(middle: str, query: str) -> None:
+    """BM25 compares words as the grounding check does: the query finds the middle sentence
+    and nothing else."""
+    context = f"The museum opened in 1901. {middle} The garden has a pond."
     index = EvidenceIndex(context, sentence_backend="regex")
-    scores = index.bm25_scores("official figures published")
-    assert int(np.argmax(scores)) == 1 and scores[1] > 0
-    assert scores[0] == scores[2] == 0
-
-
-def test_retrieval_reads_british_and_american_spellings_alike() -> None:
-    """BM25 folds spellings as grounding does: an American query finds the British sentence."""
-    context = (
-        "The museum opened in 1901. The organisation moved to the city centre in 1994. "
-        "The garden has a pond."
-    )
-    index = EvidenceIndex(context, sentence_backend="regex")
-    scores = index.bm25_scores("organization center")
+    scores = index.bm25_scores(query)
     assert int(np.argmax(scores)) == 1 and scores[1] > 0
     assert scores[0] == scores[2] == 0
