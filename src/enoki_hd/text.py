@@ -1188,9 +1188,8 @@ def frame_spans(text: str) -> list[Span]:
     ("The passage states that "), a summary opener ("In summary, ", "Overall, ") and an
     interjection ("Sure! ", "Certainly, ") and a note opener ("It's important to note that ",
     "However, it is worth noting that ", "Note that "). Inside a sentence, an attribution set
-    off by
-    commas (", according to the passage," and ", as noted in Passage 3" before the period),
-    with its commas. They say where a claim comes from or that one follows, not what is the
+    off by commas (", according to the passage," and ", as noted in Passage 3" before the
+    period), with its commas. They say where a claim comes from or that one follows, not what is the
     case. Not marked: statements about what the sources do not say ("The passage does not
     mention ..."), which are claims about their content.
     """
