@@ -388,6 +388,12 @@ def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
     worth = "The deal was worth $40 million."
     assert [f.object for f in extractor.extract(worth)] == ["worth", "worth $40 million"]
     assert [f.object for f in extractor.extract("It cost £40m.")] == ["£40m."]
+    # an area: "386 miles" is a length, which the context's "1,000 km²" never grounds
+    area = "The depot covers 386 square miles. The park covers 12 sq km of forest."
+    assert [f.object for f in extractor.extract(area) if f.parent is None] == [
+        "386 square miles",
+        "12 sq km",
+    ]
     heat = "The temperature reached 40.5 °C in July."
     assert _chains(heat, extractor.extract(heat)) == [
         ("temperature", "reached", "40.5 °C", None, ["40.5 °C"]),

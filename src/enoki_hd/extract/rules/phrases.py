@@ -44,6 +44,8 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 # (``English and American bands``).
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
+# before a unit of length, an area's unit: "square miles" is no kind of "miles"
+_SQUARE_WORDS = frozenset({"square", "sq"})
 _DEGREE_SIGNS = frozenset({"°", "º"})
 
 
@@ -131,7 +133,8 @@ def core_tokens(head: Token) -> set[int]:
     the core of the noun its relative clause modifies: ``committee ... members``), determiners that change
     the meaning (``no``, ``all``), the rest of its written word (``spin-off``), a name joined
     by ``&`` (``Brook & Lyle``), the number of a unit (``1.85 kg``, ``25 degrees Celsius``),
-    a measure modifying the head (``10 miles long``, ``three years old``), the currency sign of
+    a measure modifying the head (``10 miles long``, ``three years old``), the "square" of an
+    area (``386 square miles``, ``12 sq km``), the currency sign of
     an amount (``$40 million``, ``£40m``) and the rest of a number range or cap (``6 to 12``,
     ``up to three``)."""
     core = {head.i} | _glued_word(head)
@@ -158,6 +161,8 @@ def core_tokens(head: Token) -> set[int]:
             core |= content_subtree(child)
         elif unit and child.lower_ == "per" and child.i == head.i - 1:  # "3.6 per cent"
             core.add(child.i)
+        elif unit and child.lower_.rstrip(".") in _SQUARE_WORDS and child.i < head.i:
+            core |= content_subtree(child)  # "386 square miles", "12 sq km": an area
         elif head.like_num and child.dep_ in ("compound", "nummod") and child.like_num:
             core |= content_subtree(child)  # "2.1" of "$2.1 billion": "billion" alone is no value
         elif is_currency_sign(child) and (head.like_num or head.tag_ == "CD" or unit):
