@@ -102,6 +102,9 @@ FACTORS: dict[str, tuple[float, ...]] = {
 # A length unit squared is an area: "square kilometres", "sq mi", "km²" (compared in NFKC
 # form, "km2"), "m²"; keyed by the length unit's first name in MEASURES ("metre" for the "m"
 # that is no unit alone, see OTHER_UNIT_WORDS).
+SQUARE_WORDS = frozenset({"square", "sq"})
+"""Words that square the length unit after them: "square miles", "sq km"."""
+
 SQUARED = {
     "mm": "mm2", "cm": "cm2", "metre": "m2", "km": "km2", "inch": "in2", "foot": "ft2",
     "yard": "yd2", "mile": "mi2",

@@ -2046,11 +2046,15 @@ def ground(
     measured: list[tuple[int, int]] = []  # values found with their units, perhaps converted
     # names the context writes as their acronym: "the United States" found as "US"
     sources = [index for index in (evidence, asked, scope) if index is not None]
-    abbreviated = [
-        (span.start, span.end)
-        for span, initials in _name_initials(text, tokenize_words(text), sentence_starts=True)
-        if any(index.abbreviates(initials) for index in sources)
-    ]
+    abbreviated = (
+        [
+            (span.start, span.end)
+            for span, initials in _name_initials(text, tokenize_words(text), sentence_starts=True)
+            if any(index.abbreviates(initials) for index in sources)
+        ]
+        if any(source.acronyms for index in sources for source in index._sources())
+        else []
+    )
     for unit in units:
         if unit.word is not None and any(
             start <= span.start and span.end <= end

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from enoki_hd.text import normalize_term
-from enoki_hd.units import FACTORS, RATES, SLASH_ABBREVIATIONS, SQUARED, UNITS, to_base
+from enoki_hd.units import (
+    FACTORS,
+    RATES,
+    SLASH_ABBREVIATIONS,
+    SQUARE_WORDS,
+    SQUARED,
+    UNITS,
+    to_base,
+)
 
 if TYPE_CHECKING:  # grounding imports this module
     from enoki_hd.verify.grounding import NumberMention
@@ -113,8 +121,6 @@ _PER_RE = re.compile(
     re.IGNORECASE,
 )
 _SLASH_AFTER_RE = re.compile(r"[ \t]*/")
-# "square kilometres", "sq mi", "sq. ft": the length unit after it is squared
-_SQUARE_WORDS = frozenset({"square", "sq"})
 # "km²", "km2", "m²": a length unit squared by the digit glued to it
 _SQUARED_RE = re.compile(r"[²2](?![\w²³])")
 # "1 hour 45 minutes", "5 feet and 10 inches": one value in two units, largest first
@@ -210,7 +216,7 @@ def _unit_after(text: str, mention: NumberMention) -> tuple[str, int] | None:
         word = m.group(1)
         if word.startswith("°"):
             return None if square else (_DEGREE_SIGNS[word[-1].lower()], m.end())
-        if not square and word.lower().rstrip(".") in _SQUARE_WORDS:
+        if not square and word.lower().rstrip(".") in SQUARE_WORDS:
             square, position = True, m.end()
             continue
         unit = UNITS.get(normalize_term(word.rstrip("."))) if word != "G" else None  # "5G"

@@ -33,7 +33,7 @@ from enoki_hd.extract.rules.syntax import (
     is_name_conjunct,
     resolve_argument,
 )
-from enoki_hd.units import dimension, is_unit_word
+from enoki_hd.units import SQUARE_WORDS, dimension, is_unit_word
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -44,8 +44,6 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 # (``English and American bands``).
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
-# before a unit of length, an area's unit: "square miles" is no kind of "miles"
-_SQUARE_WORDS = frozenset({"square", "sq"})
 _DEGREE_SIGNS = frozenset({"°", "º"})
 
 
@@ -161,7 +159,7 @@ def core_tokens(head: Token) -> set[int]:
             core |= content_subtree(child)
         elif unit and child.lower_ == "per" and child.i == head.i - 1:  # "3.6 per cent"
             core.add(child.i)
-        elif unit and child.lower_.rstrip(".") in _SQUARE_WORDS and child.i < head.i:
+        elif unit and child.lower_.rstrip(".") in SQUARE_WORDS and child.i < head.i:
             core |= content_subtree(child)  # "386 square miles", "12 sq km": an area
         elif head.like_num and child.dep_ in ("compound", "nummod") and child.like_num:
             core |= content_subtree(child)  # "2.1" of "$2.1 billion": "billion" alone is no value
