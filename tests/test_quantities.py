@@ -76,6 +76,16 @@ def test_one_value_said_two_ways_is_found(said: str, evidence: str) -> None:
         ("half an hour", "30 minutes"),
         ("three quarters of an hour", "45 minutes"),
         ("a quarter of a mile", "400 metres"),  # said loosely, as a round value is
+        # one unit in words: "and a half" of any unit, a long unit of time said alone
+        ("took an hour and a half", "took 90 minutes"),
+        ("took 90 minutes", "took an hour and a half"),
+        ("a year and a half later", "18 months later"),
+        ("lasted a fortnight", "lasted two weeks"),
+        ("lasted 14 days", "lasted a fortnight"),
+        ("a decade of growth", "ten years of growth"),
+        ("a decade of growth", "11 years of growth"),  # "a decade" is a round number
+        ("ten years of growth", "a decade of growth"),
+        ("a century old", "100 years old"),
         # an area: a length unit squared, in words, abbreviated or with its exponent
         ("1,000 km²", "1,000 square kilometres"),
         ("1,000 square kilometres", "1,000 km2"),
@@ -122,6 +132,22 @@ def test_a_value_written_another_way_is_grounded(said: str, evidence: str) -> No
         ("in 44 BC", "in 44 AD", ["bc"], []),
         ("opens at noon", "opens at 1 p.m.", ["noon"], [("noon", "1 p.m.")]),
         ("a midnight feast", "a feast", ["midnight"], []),  # no time of day without "at", "by" …
+        (
+            "lasted a fortnight",
+            "lasted three weeks",
+            ["a fortnight"],
+            [("a fortnight", "three weeks")],
+        ),
+        ("a decade of growth", "8 years of growth", ["a decade"], [("a decade", "8 years")]),
+        (
+            "took an hour and a half",
+            "took 2 hours",
+            ["an hour and a half"],
+            [("an hour and a half", "2 hours")],
+        ),
+        # a frequency is no length of time; "a year" alone is no measure ("$50,000 a year")
+        ("meets once a decade", "meets every 8 years", ["decade"], []),
+        ("paid $50,000 a year", "paid $50,000 in 3 months", ["year"], []),
     ],
 )
 def test_another_value_written_another_way_is_not_found(

@@ -23,7 +23,7 @@ MEASURES: dict[str, str] = {
     "lb lbs pound | ounce oz",
     "volume": "ml millilitre | dl decilitre | litre | gallon | pint",
     "time": "millisecond ms | second sec | minute min | hour hr hrs | day | week | month | "
-    "year yr yrs | decade | century",
+    "year yr yrs | decade | century | millennium | fortnight",
     "temperature": "celsius centigrade | fahrenheit | kelvin",
     "data": "byte | kb kilobyte | megabyte | gb gigabyte | tb terabyte",
     "energy": "joule | calorie | kcal kilocalorie | kwh | mwh | gwh",
@@ -83,7 +83,8 @@ FACTORS: dict[str, tuple[float, ...]] = {
     "ml": (1e-3,), "dl": (0.1,), "litre": (1.0,), "gallon": (3.785411784, 4.54609), "pint": (0.473176473, 0.56826125),
     "millisecond": (1e-3,), "second": (1.0,), "minute": (60.0,), "hour": (3600.0,),
     "day": (86400.0,), "week": (604800.0,), "month": (2629800.0,), "year": (31557600.0,),
-    "decade": (315576000.0,), "century": (3155760000.0,),
+    "decade": (315576000.0,), "century": (3155760000.0,), "millennium": (31557600000.0,),
+    "fortnight": (1209600.0,),
     "byte": (1.0,), "kb": (1e3, 1024.0), "megabyte": (1e6, 1024.0**2), "gb": (1e9, 1024.0**3),
     "tb": (1e12, 1024.0**4),
     "joule": (1.0,), "calorie": (4.184,), "kcal": (4184.0,), "kwh": (3.6e6,), "mwh": (3.6e9,),

@@ -171,6 +171,16 @@ _PART_OF_UNIT_RE = re.compile(
 )
 
 
+# "an hour and a half", "a decade": one unit written in words (see _one_units)
+_ONE_UNIT_RE = re.compile(
+    r"\b(a|an|one)[ \t]+([^\W\d_]+)([ \t]+and[ \t]+a[ \t]+half)?\b", re.IGNORECASE
+)
+# long units of time said without a number: "a decade", "a fortnight" (not "a year": "$50,000
+# a year" is a rate)
+_SAID_ALONE = frozenset({"decade", "century", "millennium", "fortnight"})
+_FREQUENCY_RE = re.compile(r"\b(?:once|twice|thrice|times|per)[ \t]+$", re.IGNORECASE)
+
+
 def _count(word: str) -> int:
     word = " ".join(word.lower().split())
     if word.isdigit():
@@ -357,6 +367,33 @@ def _parts_of_units(text: str) -> Iterator[Measure]:
         )
 
 
+def _one_units(text: str) -> Iterator[Measure]:
+    """One unit of measure written in words, as a measure of its dimension: "a unit and a
+    half" of any unit ("an hour and a half" → 90 minutes, "a mile and a half"), and one of
+    the long units of time that are said without a number ("a decade" → 10 years, "a
+    century", "a millennium", "a fortnight" → 14 days) — not in a frequency ("once a
+    decade", "twice a century"; "every decade" has no article); composite, read as loosely
+    as a round value (10%: "a decade" is also nine or eleven years) or, with "and a half",
+    as a fraction of one unit (5%)."""
+    for m in _ONE_UNIT_RE.finditer(text):
+        unit = UNITS.get(normalize_term(m.group(2)))
+        if unit is None or not (base := to_base(unit[1], 1.0)):
+            continue
+        share = 1.5 if m.group(3) else 1.0
+        if share == 1.0 and (
+            unit[1] not in _SAID_ALONE or _FREQUENCY_RE.search(text, 0, m.start())
+        ):
+            continue
+        values = tuple(share * size for size in base)
+        # "a decade" is said of nine years or eleven as a round number is; "and a half" of
+        # a unit as closely as a fraction of one
+        tolerance = ROUNDING_CAP if share == 1.0 else PART_OF_UNIT_TOLERANCE
+        yield Measure(
+            m.start(), m.end(), m.group(), _dimension(unit[1]), values,
+            tolerance * min(values), composite=True,
+        )  # fmt: skip
+
+
 def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
     for m in _PART_RE.finditer(text):
         count = _count(m.group(1)) if m.group(1) else 1
@@ -419,6 +456,9 @@ def find_measures(text: str, mentions: Iterable[tuple[NumberMention, bool]]) -> 
         if not any(m.start <= f.start < m.end and f.dimension != "count" for f in found)
     ]
     found.extend(parts)
+    found.extend(
+        m for m in _one_units(text) if not any(f.start < m.end and m.start < f.end for f in found)
+    )
     taken = [(m.start, m.end) for m in found if m.dimension == "ratio" or m in parts]
     for start, end, value in _ratios(text):
         if not any(s < end and start < e for s, e in taken):
