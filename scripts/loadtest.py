@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -105,11 +107,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         latencies: list[float] = []
         quarter = max(1, args.requests // 4)
         began = time.perf_counter()
-        with ThreadPoolExecutor(args.clients) as pool:
+        with (
+            ThreadPoolExecutor(args.clients) as pool,
+            tqdm(total=args.requests, desc="requests", unit="req", disable=None) as bar,
+        ):
             bodies = (examples[i % len(examples)] for i in range(args.requests))
             for i, (status, seconds) in enumerate(pool.map(lambda b: _post(port, b), bodies), 1):
                 statuses[str(status)] = statuses.get(str(status), 0) + 1
                 latencies.append(seconds)
+                bar.update()
+                if status != 200:
+                    bar.set_postfix(errors=len(latencies) - statuses.get("200", 0))
                 if i % quarter == 0:
                     rss[f"after_{i}"] = _rss_mb(server.pid)
         elapsed = time.perf_counter() - began
