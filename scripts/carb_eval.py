@@ -26,7 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
+from enoki_hd.eval.files import atomic_write
 from enoki_hd.extract import get_extractor
 from enoki_hd.extract.carb import CarbMatch, carb_score, carb_tuples
 from enoki_hd.types import Fact, Span
@@ -56,7 +59,7 @@ def run(
             raise ValueError("--raw-rows reads the encoder's rows; the rules extractor has none")
         extractor = get_extractor("rules", **({"model": model} if model else {}))
         extractor.extract(carb.sentences[0])  # load the pipeline before timing
-        for sentence in carb.sentences:
+        for sentence in tqdm(carb.sentences, desc="CaRB dev", unit="sentence", disable=None):
             start = time.perf_counter()
             facts[sentence] = extractor.extract(sentence, sentences=[Span(0, len(sentence))])
             latencies.append(time.perf_counter() - start)
@@ -87,8 +90,7 @@ def run(
         predicted = {s: carb_tuples(f, collapse_chains=collapse) for s, f in facts.items()}
         scores = carb_score(predicted, carb.gold, match=match)
         metrics[setting] = {key: scores[key] for key in _REPORTED}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    atomic_write(out_dir / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     return metrics, {"facts": facts, "latencies": latencies}
 
 
