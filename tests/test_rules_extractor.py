@@ -951,3 +951,33 @@ def test_a_subject_the_parser_hangs_on_the_auxiliary_is_the_verbs(
     extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert triples(extractor.extract(answer)) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "absent"),
+    [
+        # a time said without a preposition is a claim of its own: its words are checked
+        ("She moved to Paris two years later.", ("She", "moved", "two years later"), None),
+        ("The museum reopened last year.", ("museum", "reopened", "last year"), None),
+        ("They met every Sunday.", ("They", "met", "every Sunday"), None),
+        ("Sales grew 8% last year.", ("Sales", "grew 8%", "last year"), None),
+        # what measures a preposition of time stays with it
+        (
+            "He died three days after the election.",
+            ("He", "died three days after", "election"),
+            None,
+        ),
+        # a bare "later" measures nothing: no fact of its own
+        ("He later moved to Rome.", ("He", "moved to", "Rome"), "later"),
+    ],
+)
+def test_a_time_without_a_preposition_is_a_fact(
+    extractor: RulesExtractor, answer: str, expected: tuple[str, str, str], absent: str | None
+) -> None:
+    facts = extractor.extract(answer)
+    assert expected in triples(facts)
+    if absent is not None:
+        assert not [t for t in triples(facts) if absent in " ".join(t)]
+    (fact,) = [f for f in facts if (f.subject, f.relation, f.object) == expected]
+    # the object is anchored to the answer's own characters
+    assert [answer[s.start : s.end] for s in fact.object_spans] == [expected[2]]

@@ -40,6 +40,7 @@ FAMILY_CONFIDENCE: dict[str, float] = {
     "coordination": 0.75,
     "including": 0.7,
     "purpose": 0.7,
+    "temporal": 0.7,
     "clausal": 0.6,
 }
 

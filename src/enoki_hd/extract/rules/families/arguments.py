@@ -7,15 +7,16 @@ per preposition — or, given the preposition that is the predicate (``has been 
 protection since 1987``), one chain for it whose last fact the others refine; with neither, an
 intransitive fact with an empty object; the end of a ``from … to`` range refines the start's
 chain. Clausal complements add their own fact (:mod:`.clausal`); a temporal or causal clause
-(:func:`.clausal.adverbials`) and a purpose infinitive (:mod:`.purpose`) add theirs,
-refining the one object chain when there is exactly one.
+(:func:`.clausal.adverbials`), a time said without a preposition (:mod:`.temporal`: "two
+years later", "last year") and a purpose infinitive (:mod:`.purpose`) add theirs, refining
+the one object chain when there is exactly one.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from enoki_hd.extract.rules.families import clausal, purpose
+from enoki_hd.extract.rules.families import clausal, purpose, temporal
 from enoki_hd.extract.rules.families.coordination import alternatives
 from enoki_hd.extract.rules.families.prepositional import (
     emit_prep_chains,
@@ -96,8 +97,9 @@ def emit_predicate(
     complements = clausal.complements(clause)
     purposes = purpose.purposes(clause)
     adverbials = clausal.adverbials(clause)
+    times = temporal.adverbials(clause)
     bare_there = clause.subject.dep_ == "expl"  # "there seems": nothing is claimed yet
-    bare = not objects and not preps and not complements and not purposes and not adverbials
+    bare = not (objects or preps or complements or purposes or adverbials or times)
     for subject_head, subject_family in alternatives(clause.subject):
         subject = widest(subject_head, max_tokens=limit)
         if not subject:
@@ -169,6 +171,8 @@ def emit_predicate(
             purpose.emit(
                 builder, clause, subject, before, verb, parent=anchor, family=subject_family
             )
+        for tokens in times:
+            temporal.emit(builder, subject, before, tokens, parent=anchor, family=subject_family)
         for mark, verb in adverbials:
             clausal.emit_adverbial(
                 builder, subject, before, mark, verb, parent=anchor, family=subject_family

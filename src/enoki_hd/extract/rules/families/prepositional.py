@@ -24,6 +24,7 @@ from enoki_hd.extract.rules.syntax import (
     conjuncts,
     follows_alternative,
     in_order_purpose,
+    is_content,
     resolve_argument,
 )
 
@@ -138,7 +139,7 @@ def range_start(prep: Token) -> Token | None:
 
 def prep_words(prep: Token) -> frozenset[int]:
     """The preposition's words in a relation: ``because of``, not ``because``; ``back to``,
-    not ``to``."""
+    not ``to``; ``three days after``, not ``after`` (what measures it is part of the claim)."""
     words = {prep.i}
     second = second_word(prep)
     if second is not None:
@@ -146,6 +147,9 @@ def prep_words(prep: Token) -> frozenset[int]:
     adverb = _adverb_of(prep)
     if adverb is not None:
         words.add(adverb.i)
+    for measure in prep.children:
+        if measure.dep_ == "npadvmod" and measure.i < prep.i:
+            words.update(t.i for t in measure.subtree if is_content(t))
     return frozenset(words)
 
 
