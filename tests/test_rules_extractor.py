@@ -967,8 +967,13 @@ def test_a_subject_the_parser_hangs_on_the_auxiliary_is_the_verbs(
             ("He", "died three days after", "election"),
             None,
         ),
-        # a bare "later" measures nothing: no fact of its own
+        # a bare "later" measures nothing: no fact of its own; "full-time" is a manner
         ("He later moved to Rome.", ("He", "moved to", "Rome"), "later"),
+        (
+            "They toured in 2006, with William DuVall taking over as lead vocalist full-time.",
+            ("William DuVall", "taking over as", "lead vocalist"),
+            "time",
+        ),
     ],
 )
 def test_a_time_without_a_preposition_is_a_fact(

@@ -55,6 +55,7 @@ _TIME_NOUNS = frozenset(
         "september", "october", "november", "december",
     }
 )  # fmt: skip
+_HYPHENS = frozenset({"-", "‐", "‑"})
 # adverbs of time measured from another time: "a week later", "three days ago"
 _RELATIVE_ADVERBS = frozenset(
     {"later", "earlier", "ago", "before", "after", "afterwards", "afterward", "beforehand"}
@@ -62,6 +63,9 @@ _RELATIVE_ADVERBS = frozenset(
 
 
 def _is_time_noun(token: Token) -> bool:
+    """A noun of time, not the end of a hyphenated word ("full-time", "part-time": a manner)."""
+    if token.i > 0 and token.doc[token.i - 1].text in _HYPHENS:
+        return False
     return token.lemma_.lower() in _TIME_NOUNS or token.lower_ in _TIME_NOUNS
 
 
