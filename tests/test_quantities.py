@@ -86,6 +86,9 @@ def test_one_value_said_two_ways_is_found(said: str, evidence: str) -> None:
         ("a decade of growth", "11 years of growth"),  # "a decade" is a round number
         ("ten years of growth", "a decade of growth"),
         ("a century old", "100 years old"),
+        # any unit of time that measures a relative time
+        ("recalled a week later", "recalled seven days later"),
+        ("left a year later", "left 12 months later"),
         # an area: a length unit squared, in words, abbreviated or with its exponent
         ("1,000 km²", "1,000 square kilometres"),
         ("1,000 square kilometres", "1,000 km2"),
@@ -139,6 +142,7 @@ def test_a_value_written_another_way_is_grounded(said: str, evidence: str) -> No
             [("a fortnight", "three weeks")],
         ),
         ("a decade of growth", "8 years of growth", ["a decade"], [("a decade", "8 years")]),
+        ("recalled a week later", "recalled ten days later", ["a week"], [("a week", "ten days")]),
         (
             "took an hour and a half",
             "took 2 hours",

@@ -179,6 +179,10 @@ _ONE_UNIT_RE = re.compile(
 # a year" is a rate)
 _SAID_ALONE = frozenset({"decade", "century", "millennium", "fortnight"})
 _FREQUENCY_RE = re.compile(r"\b(?:once|twice|thrice|times|per)[ \t]+$", re.IGNORECASE)
+# any unit of time measures a relative time: "a year later", "a week ago", "an hour before"
+_RELATIVE_AFTER_RE = re.compile(
+    r"[ \t]+(?:later|earlier|ago|afterwards?|before|after|beforehand)\b", re.IGNORECASE
+)
 
 
 def _count(word: str) -> int:
@@ -371,7 +375,8 @@ def _one_units(text: str) -> Iterator[Measure]:
     """One unit of measure written in words, as a measure of its dimension: "a unit and a
     half" of any unit ("an hour and a half" → 90 minutes, "a mile and a half"), and one of
     the long units of time that are said without a number ("a decade" → 10 years, "a
-    century", "a millennium", "a fortnight" → 14 days) — not in a frequency ("once a
+    century", "a millennium", "a fortnight" → 14 days), and any unit of time that measures
+    a relative time ("a year later" → 12 months, "a week ago") — not in a frequency ("once a
     decade", "twice a century"; "every decade" has no article); composite, read as loosely
     as a round value (10%: "a decade" is also nine or eleven years) or, with "and a half",
     as a fraction of one unit (5%)."""
@@ -380,9 +385,10 @@ def _one_units(text: str) -> Iterator[Measure]:
         if unit is None or not (base := to_base(unit[1], 1.0)):
             continue
         share = 1.5 if m.group(3) else 1.0
-        if share == 1.0 and (
-            unit[1] not in _SAID_ALONE or _FREQUENCY_RE.search(text, 0, m.start())
-        ):
+        alone = unit[1] in _SAID_ALONE or (
+            _dimension(unit[1]) == "time" and _RELATIVE_AFTER_RE.match(text, m.end())
+        )
+        if share == 1.0 and (not alone or _FREQUENCY_RE.search(text, 0, m.start())):
             continue
         values = tuple(share * size for size in base)
         # "a decade" is said of nine years or eleven as a round number is; "and a half" of
