@@ -14,6 +14,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import polarity
+from enoki_hd.extract.rules.syntax import HYPHENS
 from enoki_hd.types import Fact, Span
 
 if TYPE_CHECKING:
@@ -166,9 +167,6 @@ class FactBuilder:
         return last
 
 
-_HYPHENS = frozenset({"-", "‐", "‑"})
-
-
 def _neighbours(doc: Doc, index: int) -> tuple[int | None, int | None]:
     """Indices of the nearest non-whitespace tokens before and after ``index``."""
     before = index - 1
@@ -191,7 +189,7 @@ def hyphen_words(doc: Doc, tokens: frozenset[int]) -> frozenset[int]:
             while 0 <= j + 2 * step < len(doc):
                 hyphen, part = doc[j + step], doc[j + 2 * step]
                 glued = not doc[min(j, part.i)].whitespace_ and not hyphen.whitespace_
-                if not (glued and hyphen.text in _HYPHENS and part.is_alpha):
+                if not (glued and hyphen.text in HYPHENS and part.is_alpha):
                     break
                 out.update((hyphen.i, part.i))
                 j = part.i

@@ -26,6 +26,10 @@ OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "acomp"})
 _MAX_CLIMB = 32
 
 
+HYPHENS = frozenset({"-", "‐", "‑"})
+"""Hyphens the tokenizer splits a hyphenated word at ("spin-off", "full-time")."""
+
+
 def is_content(token: Token) -> bool:
     """A token that can carry meaning: not whitespace and holding a letter or digit."""
     return not token.is_space and any(c.isalnum() for c in token.text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.families import Example
-from enoki_hd.extract.rules.syntax import is_content
+from enoki_hd.extract.rules.syntax import HYPHENS, is_content
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -55,7 +55,6 @@ _TIME_NOUNS = frozenset(
         "september", "october", "november", "december",
     }
 )  # fmt: skip
-_HYPHENS = frozenset({"-", "‐", "‑"})
 # adverbs of time measured from another time: "a week later", "three days ago"
 _RELATIVE_ADVERBS = frozenset(
     {"later", "earlier", "ago", "before", "after", "afterwards", "afterward", "beforehand"}
@@ -64,7 +63,7 @@ _RELATIVE_ADVERBS = frozenset(
 
 def _is_time_noun(token: Token) -> bool:
     """A noun of time, not the end of a hyphenated word ("full-time", "part-time": a manner)."""
-    if token.i > 0 and token.doc[token.i - 1].text in _HYPHENS:
+    if token.i > 0 and token.doc[token.i - 1].text in HYPHENS:
         return False
     return token.lemma_.lower() in _TIME_NOUNS or token.lower_ in _TIME_NOUNS
 
