@@ -350,6 +350,18 @@ def currency_of(text: str) -> str | None:
     return None if found == "?" else found
 
 
+def _share_of_unit(
+    m: re.Match[str], unit: str, base: tuple[float, ...], share: float, tolerance: float
+) -> Measure:
+    """The measure ``m``'s words state: ``share`` of one ``unit`` (its sizes in base units,
+    ``base``), read within ``tolerance`` of its value; composite, its words no values."""
+    values = tuple(share * size for size in base)
+    return Measure(
+        m.start(), m.end(), m.group(), _dimension(unit), values, tolerance * min(values),
+        composite=True,
+    )  # fmt: skip
+
+
 def _parts_of_units(text: str) -> Iterator[Measure]:
     """Fractions of one unit of measure, as measures of its dimension ("a quarter of a
     century" → 25 years, "half an hour" → 30 minutes); composite, their words no values."""
@@ -363,12 +375,8 @@ def _parts_of_units(text: str) -> Iterator[Measure]:
             if m.group(1) is None and m.group(2).lower() not in ("half", "quarter"):
                 continue  # "third of a mile" without its count reads as an ordinal
             share = (_count(m.group(1)) if m.group(1) else 1) / _PARTS[m.group(2).lower()]
-        values = tuple(share * size for size in base)
         # said loosely, as a round value is: "a quarter of a mile" is 400 metres
-        step = PART_OF_UNIT_TOLERANCE * min(values)
-        yield Measure(
-            m.start(), m.end(), m.group(), _dimension(unit[1]), values, step, composite=True
-        )
+        yield _share_of_unit(m, unit[1], base, share, PART_OF_UNIT_TOLERANCE)
 
 
 def _one_units(text: str) -> Iterator[Measure]:
@@ -390,14 +398,10 @@ def _one_units(text: str) -> Iterator[Measure]:
         )
         if share == 1.0 and (not alone or _FREQUENCY_RE.search(text, 0, m.start())):
             continue
-        values = tuple(share * size for size in base)
         # "a decade" is said of nine years or eleven as a round number is; "and a half" of
         # a unit as closely as a fraction of one
         tolerance = ROUNDING_CAP if share == 1.0 else PART_OF_UNIT_TOLERANCE
-        yield Measure(
-            m.start(), m.end(), m.group(), _dimension(unit[1]), values,
-            tolerance * min(values), composite=True,
-        )  # fmt: skip
+        yield _share_of_unit(m, unit[1], base, share, tolerance)
 
 
 def _ratios(text: str) -> Iterator[tuple[int, int, float]]:
