@@ -237,6 +237,28 @@ def test_token_counts_are_cached_per_context() -> None:
     assert verifier.counted[51:] == ["second hypothesis"]
 
 
+def test_retrieval_counts_only_the_sentences_around_its_hits() -> None:
+    # 300 sentences: retrieval of the needle (sentence 150, one neighbour each side) counts
+    # the tokens of sentences 149-151 and the hypothesis, not of the whole context; a window
+    # pass afterwards counts the rest once, never those three again.
+    context = long_context()
+    index = EvidenceIndex(context, sentence_backend="regex")
+    verifier = WordVerifier()
+    retrieve = EvidenceSelector(strategy="retrieve", top_k=1, neighbours=1)
+    (window,) = retrieve.windows(index, "Eiffel Tower stands in Paris", verifier=verifier)
+    s = index.sentences
+    assert (window.start, window.end) == (s[149].start, s[151].end)
+    assert verifier.counted == [
+        "Eiffel Tower stands in Paris",
+        " " + s[149].text(context),
+        " " + s[150].text(context),
+        " " + s[151].text(context),
+    ]
+    counts = index.token_counts(verifier)
+    assert len(verifier.counted) == 4 + 297
+    assert list(counts[149:152]) == [9, 6, 9] and (counts > 0).all()
+
+
 def test_long_sentence_is_split_into_pieces_that_cover_it() -> None:
     long_sentence = "Long " + " ".join(f"w{i}" for i in range(94)) + "."
     context = f"Short one. {long_sentence} Short two."

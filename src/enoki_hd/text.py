@@ -1011,6 +1011,7 @@ _SPELLING_WORDS = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def american_spelling(word: str) -> str:
     """``word`` (lower-case) in its American spelling when it is a British one ("colour" →
     "color", "centre" → "center", "organisation" → "organization", "travelled" →

@@ -221,20 +221,32 @@ class EvidenceIndex:
     def sentence_texts(self) -> list[str]:
         return [s.text(self.context) for s in self.sentences]
 
-    def token_counts(self, verifier: Verifier) -> np.ndarray:
-        """Tokens per sentence ``(sentences,)``, counted once per verifier.
+    def token_counts(
+        self, verifier: Verifier, first: int = 0, last: int | None = None
+    ) -> np.ndarray:
+        """Tokens per sentence ``(sentences,)``, each counted once per verifier, and only when
+        asked for: the counts of sentences ``first..last`` (inclusive; default all) are
+        filled in, the others may still be -1. Retrieval on a long context counts the few
+        sentences around its hits, not the whole context.
 
         Each count covers the sentence together with the gap before it (from the previous
         sentence's end), so the sum over consecutive sentences bounds the tokens of the window
         text ``context[first.start:last.end]`` from above.
         """
+        last = len(self.sentences) - 1 if last is None else last
         entry = self._token_counts.get(id(verifier))
         if entry is None or entry[0] is not verifier:
-            starts = [0] + [s.end for s in self.sentences[:-1]]
-            pieces = [self.context[a : s.end] for a, s in zip(starts, self.sentences, strict=True)]
-            entry = (verifier, np.asarray(_count_many(verifier, pieces), dtype=np.int64))
+            entry = (verifier, np.full(len(self.sentences), -1, dtype=np.int64))
             self._token_counts[id(verifier)] = entry
-        return entry[1]
+        counts = entry[1]
+        missing = [int(i) + first for i in np.flatnonzero(counts[first : last + 1] < 0)]
+        if missing:
+            pieces = [
+                self.context[self.sentences[i - 1].end if i else 0 : self.sentences[i].end]
+                for i in missing
+            ]
+            counts[missing] = _count_many(verifier, pieces)
+        return counts
 
     def chunks(
         self, verifier: Verifier, first: int, last: int, budget: int
@@ -245,7 +257,7 @@ class EvidenceIndex:
         chunk can still add a new one; a sentence over the budget on its own is cut into
         word-boundary pieces (never dropped). Linear in the number of sentences.
         """
-        counts = self.token_counts(verifier)
+        counts = self.token_counts(verifier, first, last)
         chunks: list[tuple[int, int]] = []
         i = first
         while i <= last:
