@@ -227,6 +227,24 @@ def test_retrieved_windows_merge_and_fall_back() -> None:
     ) == ["A b. C d. E f."]
 
 
+def test_a_long_context_is_searched_in_the_singular_before_its_first_sentences() -> None:
+    # "factors" is written nowhere in 300 sentences, "factor" once (sentence 150): the
+    # hypothesis is judged around that sentence, not against the first 64 sentences.
+    context = long_context(needle_at=None).replace(
+        "Filler sentence number 150 talks about topic150 at length.", "Each factor was weighed."
+    )
+    index = EvidenceIndex(context, sentence_backend="regex")
+    s = index.sentences
+    assert index.bm25_scores("Several factors").max() == 0
+    selector = EvidenceSelector(top_k=3, neighbours=1, max_premise_tokens=100)
+    windows = selector.windows(index, "Several factors", verifier=WordVerifier())
+    assert [(w.start, w.end) for w in windows] == [(s[149].start, s[151].end)]
+    # a context within the cap is still judged whole, in the singular or not
+    short = EvidenceIndex(" ".join(t.text(context) for t in s[120:180]), sentence_backend="regex")
+    windows = selector.windows(short, "Several factors", verifier=WordVerifier())
+    assert windows[0].start == 0 and windows[-1].end == len(short.context)
+
+
 def test_token_counts_are_cached_per_context() -> None:
     index = EvidenceIndex(long_context(n=50, needle_at=None), sentence_backend="regex")
     verifier = WordVerifier()

