@@ -419,9 +419,17 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
                 detector = Detector(
                     verifier, extractor=extractor, selector=EvidenceSelector(strategy=strategy)
                 )
-                results[f"{set_name}/{extractor_name}/{strategy}"] = _bench_cell(
-                    cfg, detector, verifier, examples, char_prf
+                name = f"{set_name}/{extractor_name}/{strategy}"
+                cell = _bench_cell(cfg, detector, verifier, examples, char_prf, name)
+                logger.info(
+                    "matrix %s: median %.3f s, p95 %.3f s, %.1f NLI pairs, char-F1 %.3f",
+                    name,
+                    cell["median_seconds"],
+                    cell["p95_seconds"],
+                    cell["nli_pairs_per_example"],
+                    cell["char_f1"],
                 )
+                results[name] = cell
     for set_name in sets:
         for extractor_name in extractors:
             cell = {
@@ -434,8 +442,28 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     return results
 
 
-def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
+def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[str, Any]:
+    from tqdm.auto import tqdm
+
     from enoki_hd.eval.metrics import char_iou
+
+    warm_all = cfg.matrix.get("warmup", "all") != "first"
+    repeats = int(cfg.matrix.repeats)
+    logger.info(
+        "matrix %s: %d examples, %d timed passes after a warm-up on %s",
+        name,
+        len(examples),
+        repeats,
+        "every example" if warm_all else "the first",
+    )
+    # a bar on a terminal (a cell of window on 50,000 characters runs for minutes)
+    bar = tqdm(
+        total=len(examples) * repeats + (len(examples) if warm_all else 1),
+        desc=name,
+        unit="detect",
+        disable=None,
+        leave=False,
+    )
 
     def one_pass() -> tuple[list[float], list[Any]]:
         seconds, reports = [], []
@@ -443,21 +471,24 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf) -> dict[str, Any]:
             started = time.perf_counter()
             reports.append(detector.detect(answer=e.answer, context=e.context, question=e.question))
             seconds.append(time.perf_counter() - started)
+            bar.update()
         return seconds, reports
 
     # warm-up (spaCy, the ONNX sessions' memory arenas): a whole pass, or the first example
     # only (matrix.warmup=first, for slow cells such as window on long contexts)
-    if cfg.matrix.get("warmup", "all") == "first":
+    if not warm_all:
         e = examples[0]
         detector.detect(answer=e.answer, context=e.context, question=e.question)
+        bar.update()
     else:
         one_pass()
     pairs_before = verifier.stats["pairs"]
-    passes = [one_pass() for _ in range(int(cfg.matrix.repeats))]
+    passes = [one_pass() for _ in range(repeats)]
+    bar.close()
     pairs = (verifier.stats["pairs"] - pairs_before) / (len(passes) * len(examples))
     per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
     batch_times = []
-    for _ in range(int(cfg.matrix.repeats) if cfg.matrix.get("batch32", True) else 0):
+    for _ in range(repeats if cfg.matrix.get("batch32", True) else 0):
         started = time.perf_counter()
         for start in range(0, len(examples), 32):
             detector.detect_batch(

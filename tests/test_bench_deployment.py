@@ -4,6 +4,7 @@ limits; the numbers themselves are not asserted."""
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -83,8 +84,11 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
 
 
 @needs_verifier
-def test_bench_matrix_on_long_contexts_only(tmp_path: Path, shared_dir: Path) -> None:
+def test_bench_matrix_on_long_contexts_only(
+    tmp_path: Path, shared_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     out = tmp_path / "results.json"
+    caplog.set_level(logging.INFO, logger="bench")
     _run_bench(
         tmp_path,
         shared_dir,
@@ -112,3 +116,13 @@ def test_bench_matrix_on_long_contexts_only(tmp_path: Path, shared_dir: Path) ->
     for key in cells:
         assert matrix[key]["examples"] == 2
         assert matrix[key]["examples_per_second_batch32"] is None
+    # each cell says what it runs before it starts and what it measured when done (a cell of
+    # window on 50,000 characters runs for minutes)
+    said = [r.getMessage() for r in caplog.records if r.name == "bench"]
+    for key in cells:
+        assert f"matrix {key}: 2 examples, 1 timed passes after a warm-up on the first" in said
+        cell = matrix[key]
+        assert (
+            f"matrix {key}: median {cell['median_seconds']:.3f} s, p95 {cell['p95_seconds']:.3f} s, "
+            f"{cell['nli_pairs_per_example']:.1f} NLI pairs, char-F1 {cell['char_f1']:.3f}"
+        ) in said
