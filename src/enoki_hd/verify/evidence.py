@@ -202,8 +202,7 @@ class EvidenceIndex:
         for k, (first, last) in enumerate(self.blocks):
             self._block_of[first : last + 1] = k
         self.embed = embed
-        self._bm25: bm25s.BM25 | None = None
-        self._bm25_singular: bm25s.BM25 | None = None
+        self._bm25: dict[bool, bm25s.BM25] = {}  # singular → its BM25 index, built on first use
         self._dense: np.ndarray | None = None
         # id(verifier) → (verifier, tokens per sentence); the verifier is kept so its id stays
         # unique while the entry lives.
@@ -307,32 +306,24 @@ class EvidenceIndex:
         import bm25s
 
         stemmer = _singular_terms if singular else _spelled_alike
-        engine = self._bm25_singular if singular else self._bm25
-        if engine is None:
-            _quiet_bm25s()
+
+        def tokenize(texts: list[str]) -> list[list[str]]:
             # compared in compatibility form: "ﬁgures" in a PDF-extracted context is "figures"
-            corpus = bm25s.tokenize(
-                [fold_compat(text) for text in self.sentence_texts()],
+            return bm25s.tokenize(
+                [fold_compat(text) for text in texts],
                 lower=True,
                 stopwords="en",
                 stemmer=stemmer,
                 return_ids=False,
                 show_progress=False,
             )
-            engine = bm25s.BM25()
-            engine.index(corpus, show_progress=False)
-            if singular:
-                self._bm25_singular = engine
-            else:
-                self._bm25 = engine
-        tokens = bm25s.tokenize(
-            [fold_compat(query)],
-            lower=True,
-            stopwords="en",
-            stemmer=stemmer,
-            return_ids=False,
-            show_progress=False,
-        )[0]
+
+        engine = self._bm25.get(singular)
+        if engine is None:
+            _quiet_bm25s()
+            engine = self._bm25[singular] = bm25s.BM25()
+            engine.index(tokenize(self.sentence_texts()), show_progress=False)
+        tokens = tokenize([query])[0]
         ids = engine.get_tokens_ids(tokens)
         if not ids:
             return np.zeros(len(self.sentences), dtype=np.float32)
