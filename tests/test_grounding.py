@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import pytest
 
@@ -526,6 +527,38 @@ def test_one_megabyte_context_index() -> None:
     assert {"suede", "band", "album", "delegate"} <= index.words
     assert ground("Suede released 7 albums in 1992", index).status == "grounded"
     assert ground("Suede released 12 albums", index).mismatches == [("12", "7")]
+
+
+def test_an_index_scans_for_measures_names_and_numerals_only_when_a_fact_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Units, the initials of names and roman numerals of the context are scanned for on
+    first use: a long context is most often asked for none of them, and each scan is
+    milliseconds."""
+    import enoki_hd.verify.grounding as grounding
+
+    context = (
+        "The National Aeronautics and Space Administration, under Louis XIV, ran 7 kilometres."
+    )
+    scans: list[str] = []
+    for name in ("find_measures", "_name_initials", "_romans_after_names"):
+        real = getattr(grounding, name)
+
+        def counted(text: str, *args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
+            if text == context:  # the hypothesis is analysed by the same functions
+                scans.append(_name)
+            return _real(text, *args, **kw)
+
+        monkeypatch.setattr(grounding, name, counted)
+    index = GroundingIndex(context)
+    assert ground("The agency ran a race.", index).missing == ["agency", "race"]
+    assert scans == []
+    assert ground("The administration ran 7 km.", index).status == "grounded"
+    assert scans == ["find_measures"]
+    assert ground("NASA ran.", index).status == "grounded"
+    assert ground("Louis the Fourteenth ran.", index).status == "grounded"
+    assert ground("NASA ran 7 km under Louis the 14th.", index).status == "grounded"
+    assert scans == ["find_measures", "_name_initials", "_romans_after_names"]
 
 
 # ---------------------------------------------------------------------------------------------
