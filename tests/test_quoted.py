@@ -3,9 +3,11 @@ and the exact context span each is found at."""
 
 from __future__ import annotations
 
+import random
+
 from enoki_hd.text import segment_sentences
 from enoki_hd.types import Span
-from enoki_hd.verify.quoted import quoted_sentences
+from enoki_hd.verify.quoted import _fold, _fold_by_character, quoted_sentences
 
 CONTEXT = (
     "The footbridge opened in 1893. Critics claim that the bridge is unsafe. "
@@ -88,3 +90,28 @@ def test_a_sentence_is_never_found_across_a_blank_line_or_two_passages() -> None
     assert found("The pass is open all winter.", "Note:\n\nThe pass is open all winter.") == {
         0: "The pass is open all winter."
     }
+
+
+def test_the_folded_text_is_the_same_by_whole_string_operations_as_by_the_character_loop() -> None:
+    """A long context is folded by whole-string operations; the character loop is the
+    definition (and gives the offsets of a match): both give the same text on every mix of
+    white space, line breaks, ligatures, case folds that grow, marks and invisible characters."""
+    assert _fold(" Straße\u00a0ﬁnal\u2028\u2028Next  “line”\n\tend. ") == (
+        'strasse final\u2029next "line"\nend.'
+    )
+    rng = random.Random(0)
+    alphabet = [*"aB Z.!\n\r\t", "\u2028", "\u2029", "\xa0", "\u3000", "\x85", "\x1c", "\x1f",
+                "\u00ad", "\u200b", "ß", "ﬁ", "İ", "ꭰ", "Ꭰ", "\u0301", "é", "¨", "⑴", "’", "“",
+                "—", "Ａ", "½", "\u212a", "\x00"]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert _fold(text) == _fold_by_character(text)[0], repr(text)
+
+
+def test_a_match_is_reported_at_its_offsets_in_the_unfolded_context() -> None:
+    context = "Intro.\n\n  The ﬁrst  STRASSE opened in 1990.  Later text."
+    answer = "The first straße opened in 1990."
+    assert {
+        i: s.text(context)
+        for i, s in quoted_sentences(answer, segment_sentences(answer), context).items()
+    } == {0: "The ﬁrst  STRASSE opened in 1990."}
