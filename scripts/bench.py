@@ -9,6 +9,7 @@ ratios within one file, not absolute values across files.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -482,23 +483,32 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[
         bar.update()
     else:
         one_pass()
-    pairs_before = verifier.stats["pairs"]
-    passes = [one_pass() for _ in range(repeats)]
-    bar.close()
-    pairs = (verifier.stats["pairs"] - pairs_before) / (len(passes) * len(examples))
+    settle = bool(cfg.matrix.get("settle_heap", True))
+    if settle:
+        from enoki_hd.runtime import settle_heap
+
+        settle_heap()  # as the service and the detect-batch workers do after their first detection
+    try:
+        pairs_before = verifier.stats["pairs"]
+        passes = [one_pass() for _ in range(repeats)]
+        pairs = (verifier.stats["pairs"] - pairs_before) / (len(passes) * len(examples))
+        bar.close()
+        batch_times = []
+        for _ in range(repeats if cfg.matrix.get("batch32", True) else 0):
+            started = time.perf_counter()
+            for start in range(0, len(examples), 32):
+                detector.detect_batch(
+                    [
+                        {"answer": e.answer, "context": e.context, "question": e.question}
+                        for e in examples[start : start + 32]
+                    ],
+                    progress=False,
+                )
+            batch_times.append(time.perf_counter() - started)
+    finally:
+        if settle:
+            gc.unfreeze()  # the next cell's detector and examples are settled afresh
     per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
-    batch_times = []
-    for _ in range(repeats if cfg.matrix.get("batch32", True) else 0):
-        started = time.perf_counter()
-        for start in range(0, len(examples), 32):
-            detector.detect_batch(
-                [
-                    {"answer": e.answer, "context": e.context, "question": e.question}
-                    for e in examples[start : start + 32]
-                ],
-                progress=False,
-            )
-        batch_times.append(time.perf_counter() - started)
     reports = passes[-1][1]
     scored = [(e, r) for e, r in zip(examples, reports, strict=True) if e.gold_spans is not None]
     predicted = [[(s.start, s.end) for s in r.spans] for _, r in scored]
@@ -517,6 +527,7 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[
         "nli_pairs_per_example": round(pairs, 1),
         "char_f1": round(float(f1), 4),
         "char_iou": None if iou is None else round(float(iou), 4),
+        "settled_heap": settle,
     }
 
 

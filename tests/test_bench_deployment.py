@@ -3,6 +3,7 @@ limits; the numbers themselves are not asserted."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import sys
@@ -76,6 +77,8 @@ def test_bench_deployment_sections(tmp_path: Path, shared_dir: Path) -> None:
         cell = matrix[f"psiloqa_en50/rules/{strategy}"]
         assert cell["examples"] == 1 and cell["nli_pairs_per_example"] > 0
         assert 0.0 <= cell["char_f1"] <= 1.0
+        assert cell["settled_heap"] is True  # timed as the service runs, after its warm-up
+    assert gc.get_freeze_count() == 0  # each cell's settling undone once it is timed
     long = matrix["psiloqa_en50@1200chars/rules/retrieve"]
     assert long["median_context_chars"] == 1200
     assert 0.0 <= long["char_iou"] <= 1.0

@@ -59,6 +59,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from enoki_hd.eval.files import to_json
+from enoki_hd.runtime.heap import settle_heap
 from enoki_hd.runtime.onnx import THREADS_ENV
 from enoki_hd.text import surrogate_at, surrogate_message
 
@@ -295,16 +296,23 @@ def detect_row(detector: Any, row: BatchRow) -> dict[str, Any]:
 
 
 _WORKER_DETECTOR: Any = None
+_WORKER_SETTLED = False
 
 
 def _init_worker(spec: DetectorSpec, threads: int) -> None:
-    global _WORKER_DETECTOR
+    global _WORKER_DETECTOR, _WORKER_SETTLED
     os.environ.setdefault(THREADS_ENV, str(threads))
     _WORKER_DETECTOR = build_detector(spec)
+    _WORKER_SETTLED = False
 
 
 def _detect_in_worker(row: BatchRow) -> str:
-    return output_line(detect_row(_WORKER_DETECTOR, row))
+    global _WORKER_SETTLED
+    line = output_line(detect_row(_WORKER_DETECTOR, row))
+    if not _WORKER_SETTLED:  # the first row has loaded the models: a worker only detects
+        settle_heap()
+        _WORKER_SETTLED = True
+    return line
 
 
 # -- the job --------------------------------------------------------------------------------

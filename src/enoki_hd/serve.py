@@ -39,6 +39,7 @@ from typing import Any
 
 from enoki_hd import __version__
 from enoki_hd.batch import DetectorSpec, build_detector, validate_example
+from enoki_hd.runtime.heap import settle_heap
 
 logger = logging.getLogger(__name__)
 
@@ -464,6 +465,7 @@ def run_server(
         app.state.service.detector.detect(
             answer="The service is warming up.", context="The service is warming up for requests."
         )
+        settle_heap()  # the loaded models out of every later garbage-collector pass
         config = uvicorn.Config(app, host=host, port=port, log_level="info", timeout_keep_alive=5)
         sock.listen(config.backlog)
         # uvicorn announces only the addresses it binds itself

@@ -4,6 +4,8 @@
   ``tokenizer_config.json`` read directly (the slice of ``AutoConfig`` / ``AutoTokenizer`` the
   ONNX verifier and tagger use), and where the shipped checkpoints are (the source tree or the
   installed package's data);
+- :mod:`enoki_hd.runtime.heap` — :func:`settle_heap`, the loaded models left out of the
+  garbage collector's passes in a long-running process;
 - :mod:`enoki_hd.runtime.onnx` — ONNX Runtime sessions with explicit threads and graph
   optimisation, and whether a graph quantises activations per batch (its rows then depend on
   each other).
@@ -22,6 +24,7 @@ from enoki_hd.runtime.files import (
     pad_token_id,
     read_json,
 )
+from enoki_hd.runtime.heap import settle_heap
 from enoki_hd.runtime.onnx import (
     THREADS_ENV,
     create_session,
@@ -40,4 +43,5 @@ __all__ = [
     "quantizes_activations_per_batch",
     "read_json",
     "session_options",
+    "settle_heap",
 ]
