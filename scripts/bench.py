@@ -10,6 +10,7 @@ ratios within one file, not absolute values across files.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import logging
 import os
@@ -45,25 +46,13 @@ def bench_nli(cfg: DictConfig, verifier_dir: Path, pairs: list[tuple[str, str]])
     the same architecture (the MiniLM backbone with a 3-way head) — the compute is identical.
     """
     import torch
-    from transformers import AutoModelForSequenceClassification
 
-    from enoki_hd.train.verifier import resolve_backbone
     from enoki_hd.verify.nli import NLICrossEncoder
 
     results: dict[str, Any] = {"pairs": len(pairs), "batch_size": int(cfg.nli.batch_size)}
     torch_dir = Path(cfg.nli.torch_model) if cfg.nli.torch_model else None
     if torch_dir is None or not torch_dir.exists():
-        torch_dir = Path(cfg.paths.root_dir) / ".cache" / "bench_torch_fp32"
-        if not (torch_dir / "config.json").exists():
-            model = AutoModelForSequenceClassification.from_pretrained(
-                resolve_backbone("minilm"),
-                num_labels=3,
-                id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
-            )
-            model.save_pretrained(torch_dir)
-            from transformers import AutoTokenizer
-
-            AutoTokenizer.from_pretrained(resolve_backbone("minilm")).save_pretrained(torch_dir)
+        torch_dir = untrained_torch_verifier(Path(cfg.paths.root_dir) / ".cache")
     results["torch_threads"] = torch.get_num_threads()
     for name, model_dir, backend in (
         ("torch_fp32", torch_dir, "torch"),
@@ -384,13 +373,37 @@ def _long_context_examples(benchmark: Any, chars: int) -> list[Any]:
     return padded
 
 
+def untrained_torch_verifier(cache: Path) -> Path:
+    """``cache``/bench_torch_fp32: the shipped verifier's architecture (the embedded MiniLM
+    backbone, a 3-way head left untrained) saved with torch weights, built on first use — the
+    same compute as the trained model, for timing the torch runtime where no trained torch
+    weights exist (its labels mean nothing)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from enoki_hd.train.verifier import resolve_backbone
+
+    torch_dir = cache / "bench_torch_fp32"
+    if not (torch_dir / "config.json").exists():
+        model = AutoModelForSequenceClassification.from_pretrained(
+            resolve_backbone("minilm"),
+            num_labels=3,
+            id2label={0: "entailment", 1: "neutral", 2: "contradiction"},
+        )
+        model.save_pretrained(torch_dir)
+        AutoTokenizer.from_pretrained(resolve_backbone("minilm")).save_pretrained(torch_dir)
+    return torch_dir
+
+
 def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
-    """For each extractor × evidence strategy on the span sets (and on ``matrix.long_context``
-    -character contexts): median and p95 seconds per example, examples/s at batch 1 and as a
-    ``detect_batch`` of 32, NLI pairs per example and character span F1 of the same run —
-    speed never without quality. ONNX int8 runtime only (the shipped checkpoint has no torch
-    weights); medians over ``matrix.repeats`` passes after a warm-up pass, the verifier's
-    score cache off so that every pass does the work."""
+    """For each extractor × verifier runtime × evidence strategy on the span sets (and on
+    ``matrix.long_context``-character contexts): median and p95 seconds per example,
+    examples/s at batch 1 and as a ``detect_batch`` of 32, NLI pairs per example and character
+    span F1 of the same run — speed never without quality. Runtimes (``matrix.runtimes``):
+    the shipped ONNX int8 graph (cells ``set/extractor/strategy``) and torch fp32 for
+    ``matrix.torch_verifier``, a checkpoint with torch weights (cells
+    ``set/extractor/strategy/torch_fp32``; skipped, with the reason recorded, without one — the
+    shipped checkpoint has none). Medians over ``matrix.repeats`` passes after a warm-up, the
+    verifier's score cache off so that every pass does the work."""
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
     from enoki_hd.eval.metrics import char_prf
@@ -411,35 +424,53 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
             long = _long_context_examples(benchmark, int(cfg.matrix.long_context))
             long_limit = min(x for x in (limit, cfg.matrix.long_context_limit, len(long)) if x)
             sets[f"{name}@{int(cfg.matrix.long_context)}chars"] = long[:long_limit]
-    verifier = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0)
     extractors = {name: get_extractor(name) for name in cfg.matrix.extractors}
     results: dict[str, Any] = {"repeats": int(cfg.matrix.repeats), "runtime": "onnx_int8"}
+    # the verifier's runtime: the shipped ONNX int8 graph, and torch fp32 for a checkpoint
+    # that has torch weights (the shipped one has none: `make train-verifier` writes them)
+    verifiers: dict[str, Any] = {}
+    for runtime in cfg.matrix.get("runtimes", ["onnx_int8"]):
+        if runtime == "onnx_int8":
+            verifiers[runtime] = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0)
+        elif runtime == "torch_fp32":
+            torch_dir = cfg.matrix.get("torch_verifier")
+            if not torch_dir:
+                results["torch_fp32"] = {
+                    "skipped": "no matrix.torch_verifier: the shipped verifier holds ONNX int8 "
+                    "weights only; pass a checkpoint with torch weights (make train-verifier)"
+                }
+                continue
+            verifiers[runtime] = NLICrossEncoder(torch_dir, backend="torch", cache_size=0)
+        else:
+            raise ValueError(f"matrix.runtimes: {runtime!r} is not onnx_int8 or torch_fp32")
     for set_name, examples in sets.items():
-        for extractor_name, extractor in extractors.items():
-            for strategy in cfg.matrix.evidence:
-                detector = Detector(
-                    verifier, extractor=extractor, selector=EvidenceSelector(strategy=strategy)
-                )
-                name = f"{set_name}/{extractor_name}/{strategy}"
-                cell = _bench_cell(cfg, detector, verifier, examples, char_prf, name)
-                logger.info(
-                    "matrix %s: median %.3f s, p95 %.3f s, %.1f NLI pairs, char-F1 %.3f",
-                    name,
-                    cell["median_seconds"],
-                    cell["p95_seconds"],
-                    cell["nli_pairs_per_example"],
-                    cell["char_f1"],
-                )
-                results[name] = cell
-    for set_name in sets:
-        for extractor_name in extractors:
-            cell = {
-                s: results.get(f"{set_name}/{extractor_name}/{s}") for s in ("window", "retrieve")
-            }
-            if cell["window"] and cell["retrieve"]:
-                results[f"{set_name}/{extractor_name}/window_over_retrieve_latency"] = round(
-                    cell["window"]["median_seconds"] / cell["retrieve"]["median_seconds"], 2
-                )
+        for (extractor_name, extractor), (runtime, verifier), strategy in itertools.product(
+            extractors.items(), verifiers.items(), cfg.matrix.evidence
+        ):
+            detector = Detector(
+                verifier, extractor=extractor, selector=EvidenceSelector(strategy=strategy)
+            )
+            name = f"{set_name}/{extractor_name}/{strategy}"
+            if runtime != "onnx_int8":
+                name += f"/{runtime}"
+            cell = _bench_cell(cfg, detector, verifier, examples, char_prf, name)
+            logger.info(
+                "matrix %s: median %.3f s, p95 %.3f s, %.1f NLI pairs, char-F1 %.3f",
+                name,
+                cell["median_seconds"],
+                cell["p95_seconds"],
+                cell["nli_pairs_per_example"],
+                cell["char_f1"],
+            )
+            results[name] = cell
+    for set_name, extractor_name, runtime in itertools.product(sets, extractors, verifiers):
+        prefix = f"{set_name}/{extractor_name}"
+        suffix = "" if runtime == "onnx_int8" else f"/{runtime}"
+        cell = {s: results.get(f"{prefix}/{s}{suffix}") for s in ("window", "retrieve")}
+        if cell["window"] and cell["retrieve"]:
+            results[f"{prefix}/window_over_retrieve_latency{suffix}"] = round(
+                cell["window"]["median_seconds"] / cell["retrieve"]["median_seconds"], 2
+            )
     return results
 
 

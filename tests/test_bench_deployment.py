@@ -119,6 +119,8 @@ def test_bench_matrix_on_long_contexts_only(
     for key in cells:
         assert matrix[key]["examples"] == 2
         assert matrix[key]["examples_per_second_batch32"] is None
+    # the torch runtime is asked for by default, and says why it did not run
+    assert "make train-verifier" in matrix["torch_fp32"]["skipped"]
     # each cell says what it runs before it starts and what it measured when done (a cell of
     # window on 50,000 characters runs for minutes)
     said = [r.getMessage() for r in caplog.records if r.name == "bench"]
@@ -129,3 +131,38 @@ def test_bench_matrix_on_long_contexts_only(
             f"matrix {key}: median {cell['median_seconds']:.3f} s, p95 {cell['p95_seconds']:.3f} s, "
             f"{cell['nli_pairs_per_example']:.1f} NLI pairs, char-F1 {cell['char_f1']:.3f}"
         ) in said
+
+
+@needs_verifier
+def test_bench_matrix_times_the_torch_runtime_of_a_checkpoint_with_torch_weights(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    import bench
+
+    torch_dir = bench.untrained_torch_verifier(tmp_path / ".cache")
+    out = tmp_path / "results.json"
+    overrides = [
+        "sections=[matrix]",
+        "matrix.benchmarks=[psiloqa_en50]",
+        "matrix.long_context=0",
+        "matrix.limit=1",
+        "matrix.extractors=[rules]",
+        "matrix.repeats=1",
+        "matrix.warmup=first",
+        "matrix.batch32=false",
+        f"matrix.torch_verifier={torch_dir}",
+    ]
+    _run_bench(tmp_path, shared_dir, out, overrides)
+    matrix = json.loads(out.read_text())["matrix"]
+    assert sorted(k for k in matrix if "/" in k) == [
+        "psiloqa_en50/rules/retrieve",
+        "psiloqa_en50/rules/retrieve/torch_fp32",
+        "psiloqa_en50/rules/window",
+        "psiloqa_en50/rules/window/torch_fp32",
+        "psiloqa_en50/rules/window_over_retrieve_latency",
+        "psiloqa_en50/rules/window_over_retrieve_latency/torch_fp32",
+    ]
+    for key in ("psiloqa_en50/rules/retrieve/torch_fp32", "psiloqa_en50/rules/window/torch_fp32"):
+        assert matrix[key]["examples"] == 1 and matrix[key]["nli_pairs_per_example"] > 0
+    with pytest.raises(ValueError, match=r"matrix.runtimes: 'tensorrt' is not onnx_int8 or"):
+        _run_bench(tmp_path, shared_dir, out, [*overrides, "matrix.runtimes=[tensorrt]"])
