@@ -776,8 +776,9 @@ _MONTHS = {
 # Lowercase "may" and "march" are verbs far more often than months.
 _VERB_MONTHS = frozenset({"may", "march", "mar"})
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-# What a month name starts with: before a pattern that starts with a month, it lets the
-# regular expression engine skip the other characters of a long text (twice as fast)
+# What a month name starts with. A pattern that starts with a lookahead for its first
+# character ("(?=\d)", this for a month) lets the regular expression engine skip the other
+# characters of a long text: two to three times faster than starting with a lookbehind
 _MONTH_START = "(?=[" + "".join(sorted({name[0] for name in _MONTHS})) + "])"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
@@ -787,15 +788,15 @@ _DATE_PATTERNS = (
         r"(?<![\w-])(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})"
         r"(?:(?![\w-])|(?=T\d\d:\d\d))"
     ),
-    re.compile(rf"(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
+    re.compile(rf"(?=\d)(?<![\w.,]){_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
     re.compile(
         rf"{_MONTH_START}\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?(?![\w.,]?\d)\b", re.IGNORECASE
     ),
     re.compile(rf"{_MONTH_START}\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
-    re.compile(r"(?<![\w.,])(?P<decade>\d{3}0)['’]?s\b"),
+    re.compile(r"(?=\d)(?<![\w.,])(?P<decade>\d{3}0)['’]?s\b"),
     # "3/5/1921" (either way round), "03.05.1921" (day first), "1921/05/03"
     re.compile(
-        r"(?<![\w./-])(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)"
+        r"(?=\d)(?<![\w./-])(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)"
         r"(?P<year>\d{4})(?![\w/.-]?\d)(?!\w)"
     ),
     re.compile(
@@ -823,13 +824,13 @@ _CENTURY_WORD = (  # "twenty-first" may be spaced or hyphenated
 )
 _PERIOD_PATTERNS = (
     # "Q3 2024", "Q3-2024", "Q3 of 2024", "Q3 FY24", "Q3"
-    re.compile(rf"(?<!\w)Q(?P<quarter>[1-4])(?:\s?(?:(?i:of)\s+|[-/]\s?)?{_PERIOD_YEAR}|\b)"),
+    re.compile(rf"(?=Q)(?<!\w)Q(?P<quarter>[1-4])(?:\s?(?:(?i:of)\s+|[-/]\s?)?{_PERIOD_YEAR}|\b)"),
     # "2024 Q3", "3Q 2024", "3Q24"
-    re.compile(r"(?<![\w.,])(?P<year>\d{4})\s?Q(?P<quarter>[1-4])\b"),
-    re.compile(r"(?<![\w.,])(?P<quarter>[1-4])Q\s?(?:(?P<year>\d{4})|(?P<short>\d{2}))\b"),
+    re.compile(r"(?=\d)(?<![\w.,])(?P<year>\d{4})\s?Q(?P<quarter>[1-4])\b"),
+    re.compile(r"(?=\d)(?<![\w.,])(?P<quarter>[1-4])Q\s?(?:(?P<year>\d{4})|(?P<short>\d{2}))\b"),
     # "the third quarter of 2024", "third-quarter 2024", "the fourth fiscal quarter"
     re.compile(
-        rf"(?i:\b{_QUARTER_WORD}[\s‐‑-]+(?P<fiscal_quarter>(?:fiscal|financial)\s+)?quarter)"
+        rf"(?=[fst1-4FST])(?i:\b{_QUARTER_WORD}[\s‐‑-]+(?P<fiscal_quarter>(?:fiscal|financial)\s+)?quarter)"
         rf"(?![‐‑-]\w)(?:,?\s+(?i:of\s+)?(?:(?i:the)\s+)?{_PERIOD_YEAR})?"
     ),
     re.compile(rf"(?<!\w){_FISCAL_YEAR}(?![-/–]\d)(?!\w)"),
