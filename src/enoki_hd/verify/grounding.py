@@ -133,7 +133,7 @@ _GROUPED_DIGITS = (
 # after an ISO date's "T" ("2026-12-04T10:00Z"); a decimal comma is the last alternative, so
 # "1,000" is a thousand.
 _DIGITS_RE = re.compile(
-    r"(?:(?<![\w.,])|(?<=\dT)(?=\d\d:\d\d))"
+    r"(?=\d)(?:(?<![\w.,])|(?<=\dT)(?=\d\d:\d\d))"
     rf"(?:(?:{_GROUPED_DIGITS}|\d+)(?:\.\d+)?|(?P<decimal_comma>\d+,(?:\d{{1,2}}|\d{{4,}})))"
     r"(?![.,]?\d)"
 )
@@ -584,7 +584,11 @@ _NUMERATORS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "
 _DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
                  "sixth": 6, "eighth": 8, "tenth": 10}  # fmt: skip
 _FRACTION_RE = re.compile(
-    r"\b(" + "|".join(_NUMERATORS) + r")[-‐‑](" + "|".join(_DENOMINATORS) + r")s?\b",
+    r"(?=[efnostEFNOST])\b("
+    + "|".join(_NUMERATORS)
+    + r")[-‐‑]("
+    + "|".join(_DENOMINATORS)
+    + r")s?\b",
     re.IGNORECASE,
 )
 
@@ -602,12 +606,12 @@ def _fractions(text: str) -> Iterator[NumberMention]:
 _MERIDIEM = r"\s?(?P<half>[ap])(?:\.\s?m\.?|m\b)"
 _CLOCK_RES = (
     re.compile(
-        r"(?:(?<![\w.,:])|(?<=\dT))(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d|0)(?![:\d])"
+        r"(?=\d)(?:(?<![\w.,:])|(?<=\dT))(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d|0)(?![:\d])"
         rf"(?:{_MERIDIEM})?",
         re.IGNORECASE,
     ),
     re.compile(
-        rf"(?<![\w.,:])(?P<hour>1[0-2]|0?[1-9])(?:[.:](?P<minute>[0-5]\d))?{_MERIDIEM}",
+        rf"(?=\d)(?<![\w.,:])(?P<hour>1[0-2]|0?[1-9])(?:[.:](?P<minute>[0-5]\d))?{_MERIDIEM}",
         re.IGNORECASE,
     ),
 )
@@ -646,7 +650,8 @@ def _clock_cue(text: str, m: re.Match[str]) -> bool:
 # Times of day in words, lower-case after a preposition ("at noon", "until midnight"; not
 # "Midnight Express", "a midnight feast")
 _CLOCK_WORD_RE = re.compile(
-    r"\b(?:at|by|until|till|from|before|after|around|past|to) (?P<word>noon|midday|midnight)\b"
+    r"(?=[abftpu])\b(?:at|by|until|till|from|before|after|around|past|to) "
+    r"(?P<word>noon|midday|midnight)\b"
 )
 _CLOCK_WORDS = {"noon": 720.0, "midday": 720.0, "midnight": 0.0}
 
