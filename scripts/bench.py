@@ -428,8 +428,12 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     results: dict[str, Any] = {"repeats": int(cfg.matrix.repeats), "runtime": "onnx_int8"}
     # the verifier's runtime: the shipped ONNX int8 graph, and torch fp32 for a checkpoint
     # that has torch weights (the shipped one has none: `make train-verifier` writes them)
+    runtimes = list(cfg.matrix.get("runtimes", ["onnx_int8"]))
+    for runtime in runtimes:
+        if runtime not in ("onnx_int8", "torch_fp32"):
+            raise ValueError(f"matrix.runtimes: {runtime!r} is not onnx_int8 or torch_fp32")
     verifiers: dict[str, Any] = {}
-    for runtime in cfg.matrix.get("runtimes", ["onnx_int8"]):
+    for runtime in runtimes:
         if runtime == "onnx_int8":
             verifiers[runtime] = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0)
         elif runtime == "torch_fp32":
@@ -441,8 +445,6 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
                 }
                 continue
             verifiers[runtime] = NLICrossEncoder(torch_dir, backend="torch", cache_size=0)
-        else:
-            raise ValueError(f"matrix.runtimes: {runtime!r} is not onnx_int8 or torch_fp32")
     for set_name, examples in sets.items():
         for (extractor_name, extractor), (runtime, verifier), strategy in itertools.product(
             extractors.items(), verifiers.items(), cfg.matrix.evidence
