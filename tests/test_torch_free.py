@@ -92,17 +92,22 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    # the fresh venv sees nothing of the checkout: with PYTHONPATH=src set by hand, pip would
+    # find the source tree's metadata there and skip the install as already satisfied
+    bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     install = subprocess.run(
         [*pip, "--python", str(python), "install", "-q", str(wheel)],
         capture_output=True,
         text=True,
         timeout=900,
+        env=bare,
     )
     assert install.returncode == 0, install.stderr[-3000:]
     listed = subprocess.run(
         [str(python), "-c", "import importlib.util as u; print(bool(u.find_spec('torch')))"],
         capture_output=True,
         text=True,
+        env=bare,
     )
     assert listed.stdout.strip() == "False", "base dependencies must not pull torch"
 
@@ -117,6 +122,7 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=outside,
+        env=bare,
     ).stdout.strip()
     examples = Path(site) / "examples"
     env = {k: v for k, v in _env().items() if k not in ("PYTHONPATH", "ENOKI_CHECKPOINTS")}
