@@ -425,13 +425,13 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
             long_limit = min(x for x in (limit, cfg.matrix.long_context_limit, len(long)) if x)
             sets[f"{name}@{int(cfg.matrix.long_context)}chars"] = long[:long_limit]
     extractors = {name: get_extractor(name) for name in cfg.matrix.extractors}
-    results: dict[str, Any] = {"repeats": int(cfg.matrix.repeats), "runtime": "onnx_int8"}
     # the verifier's runtime: the shipped ONNX int8 graph, and torch fp32 for a checkpoint
     # that has torch weights (the shipped one has none: `make train-verifier` writes them)
     runtimes = list(cfg.matrix.get("runtimes", ["onnx_int8"]))
     for runtime in runtimes:
         if runtime not in ("onnx_int8", "torch_fp32"):
             raise ValueError(f"matrix.runtimes: {runtime!r} is not onnx_int8 or torch_fp32")
+    results: dict[str, Any] = {"repeats": int(cfg.matrix.repeats), "runtimes": runtimes}
     verifiers: dict[str, Any] = {}
     for runtime in runtimes:
         if runtime == "onnx_int8":

@@ -6,9 +6,9 @@ object the process holds — the loaded spaCy pipelines and vocabularies, the to
 360,000 objects: about 130 ms a pass, one every eight or so 50,000-character examples on this
 project's 2-core machine, so 16 ms an example on average and a spike in the tail
 (docs/speed.md). :func:`settle_heap`, called once the models are loaded, leaves those objects
-out of every later pass (1.8 ms an example then). The service calls it after its warm-up detection and each
-``detect-batch`` worker process after its first row; a library user serving many requests
-from one detector may call it the same way.
+out of every later pass (1.8 ms an example then). The service calls it after its warm-up
+detection and each ``detect-batch`` worker process after its first row; a library user
+serving many requests from one detector may call it the same way.
 """
 
 from __future__ import annotations

@@ -1353,9 +1353,14 @@ class GroundingIndex:
         started = time.perf_counter()
         analysis = _analyse(context)
         words: set[str] = set()
+        # acronyms the context writes ("US", "U.S.") and those its names spell ("United
+        # States"): an answer may write either for the other
+        acronyms: set[str] = set()
         date_spans = [d.span for d in analysis.dates]
         for token, free in zip(analysis.tokens, analysis.free, strict=True):
             word = token.text(context)
+            if is_acronym(word):
+                acronyms.add(word.lower())
             if free:
                 words.add(normalize_term(word))
                 if _has_hyphen(word):
@@ -1369,12 +1374,7 @@ class GroundingIndex:
         words.update(normalize_term(part) for _, part in _compound_rests(context, analysis))
         dotted = _dotted(context)
         words.update(normalize_term(letters) for _, letters in dotted)  # "U.S." is "US"
-        # acronyms the context writes ("US", "U.S.") and those its names spell ("United
-        # States"): an answer may write either for the other
-        acronyms = {letters.lower() for _, letters in dotted}
-        acronyms.update(
-            t.text(context).lower() for t in analysis.tokens if is_acronym(t.text(context))
-        )
+        acronyms.update(letters.lower() for _, letters in dotted)
         self.acronyms: frozenset[str] = frozenset(acronyms)
         for date in analysis.dates:
             if date.month is not None and date.kind in ("day", "month") and not date.swappable:

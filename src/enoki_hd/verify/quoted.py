@@ -49,10 +49,15 @@ _RUN_RE = re.compile(r"(?<!\s)(?! (?!\s))\s+")
 _ASCII_LOWER = {ord(c): c.lower() for c in string.ascii_uppercase}
 
 
-def _gap(run: re.Match[str]) -> str:
-    """What a run of white space is folded to: a paragraph break, a line break or a space."""
-    newlines = sum(c in _NEWLINES for c in run.group())
+def _separator(newlines: int) -> str:
+    """What a run of white space holding ``newlines`` line breaks is folded to: a paragraph
+    break (a blank line, between passages too, which no sentence crosses), a line break or a
+    space."""
     return _PARAGRAPH if newlines > 1 else "\n" if newlines else " "
+
+
+def _gap(run: re.Match[str]) -> str:
+    return _separator(sum(c in _NEWLINES for c in run.group()))
 
 
 def _fold_char(c: str) -> str:
@@ -75,8 +80,7 @@ def _fold_by_character(text: str) -> tuple[str, list[int]]:
             continue
         if space_at is not None:
             if chars:
-                # a blank line (between passages, too) is a break no sentence crosses
-                chars.append(_PARAGRAPH if newlines > 1 else "\n" if newlines else " ")
+                chars.append(_separator(newlines))
                 offsets.append(space_at)
             space_at, newlines = None, 0
         for f in _fold_char(c):
