@@ -7,6 +7,7 @@ import pytest
 
 from enoki_hd.types import Fact, NLIScores, Span
 from enoki_hd.verify.conflicts import (
+    agent_conflict,
     direction_conflict,
     exception_conflict,
     find_conflict,
@@ -603,6 +604,12 @@ CONCERT = (
             "Oyelaran, her predecessor, retires in May.",
             "Galloway Biotech has named Priya Shah as its new chief scientific officer.",
         ),
+        (
+            "The bridge", "was designed by", "Petra Vos",
+            "The bridge was designed by the engineer Tomas Lind. Construction was led by Petra "
+            "Vos, who later became the city's mayor.",
+            "The bridge was designed by the engineer Tomas Lind.",
+        ),
     ],
 )  # fmt: skip
 def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
@@ -631,6 +638,7 @@ def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
         ("The opening concert", "will be conducted by", "Jonas Berg 2", CONCERT),
         # the slot holds no name
         ("The opening concert", "will be conducted by", "Amara Quist", "The opening concert will be conducted by the orchestra's leader."),
+        ("The opening concert", "will be conducted by", "Amara Quist", "The opening concert will be conducted by the choir of St Mary's."),
         # another subject gives the relation
         ("The closing concert", "will be conducted by", "Amara Quist", CONCERT),
         # another preposition: another slot
@@ -645,3 +653,98 @@ def test_name_role_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert name_role_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# agent
+# ---------------------------------------------------------------------------------------------
+
+GOAL = (
+    "Carla Mendes scored the winning goal in the 88th minute. Her teammate Ana Ruiz was sent "
+    "off earlier in the match."
+)
+WINGS = (
+    "Greyfield Hospital opened a new cancer wing in May. Its neighbour, St Anne's Clinic, "
+    "opened a maternity unit in June."
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "sentence", "label"),
+    [
+        # the fact's name elsewhere in the evidence, doing something else
+        ("Ana Ruiz", "scored", "the winning goal", GOAL,
+         "Carla Mendes scored the winning goal in the 88th minute.", "contradicted"),
+        ("St Anne's Clinic", "opened", "a new cancer wing", WINGS,
+         "Greyfield Hospital opened a new cancer wing in May.", "unverifiable"),
+        # auxiliaries between the name and the relation; a kind of name shared
+        ("Uppsala University", "has found", "the enzyme",
+         "The team at Lund University has found the enzyme.",
+         "The team at Lund University has found the enzyme.", "contradicted"),
+        # the object's first chunk is compared (a coarse object of the tagger)
+        ("Ana Ruiz", "scored", "the winning goal in the 88th minute", GOAL,
+         "Carla Mendes scored the winning goal in the 88th minute.", "contradicted"),
+        # one word that is no English word is a name at a sentence's start too
+        ("Pfizer", "developed", "the vaccine", "Moderna developed the vaccine in 2020.",
+         "Moderna developed the vaccine in 2020.", "contradicted"),
+        # a name as the object is definite
+        ("Vireo Labs", "acquired", "Quillmark",
+         "In 2021 Tessel Systems acquired Quillmark for $40 million.",
+         "In 2021 Tessel Systems acquired Quillmark for $40 million.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_another_name_before_the_relation_and_its_object_is_an_agent_conflict(
+    subject: str, relation: str, obj: str, evidence: str, sentence: str, label: str
+) -> None:
+    conflict = agent_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.value, conflict.label) == (
+        "agent",
+        sentence,
+        subject,
+        label,
+    )
+    assert conflict.decided_by == "agent_conflict"
+    assert find_conflict(fact(subject, relation, obj), evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the evidence's agent
+        ("Carla Mendes", "scored", "the winning goal", GOAL),
+        # the fact's name in a sentence that gives the relation its object
+        ("Jones", "won", "a gold medal", "Smith won a gold medal in the sprint, and Jones won a gold medal in the relay."),
+        ("Pfizer", "developed", "the vaccine", "BioNTech developed the vaccine with its partner Pfizer."),
+        # a passive: the name before the relation is not its agent
+        ("Pfizer", "developed", "the vaccine", "The vaccine was developed by BioNTech."),
+        # names that may be one: a shared word, initials, a shortening
+        ("Mendes", "scored", "the winning goal", GOAL),
+        ("William Gates", "founded", "Microsoft", "Bill Gates founded Microsoft with Paul Allen."),
+        ("IBM", "bought", "the software firm", "International Business Machines bought the software firm in 2019."),
+        ("The Fed", "raised", "interest rates", "The Federal Reserve raised interest rates in March."),
+        # a pronoun or no name before the relation
+        ("Ana Ruiz", "scored", "the winning goal", "She scored the winning goal in the 88th minute."),
+        ("Ana Ruiz", "scored", "the winning goal", "The captain scored the winning goal."),
+        ("Ana Ruiz", "scored", "the winning goal", "Mendes, the captain, scored the winning goal."),
+        # an English word at a sentence's start is no name, the fact's or the evidence's
+        ("Agriculture", "played", "a significant role", "Livestock played a significant role in the farmers' strategy."),
+        ("Pfizer", "developed", "the vaccine", "Scientists developed the vaccine in 2020."),
+        # another object
+        ("St Anne's Clinic", "opened", "a maternity unit", "Greyfield Hospital opened a new cancer wing in May."),
+        # not a name, not a direct object, negated, a refinement
+        ("The clinic", "opened", "a new cancer wing", WINGS),
+        ("Ana Ruiz", "scored in", "the 88th minute", GOAL),
+        ("Ana Ruiz", "did not score", "the winning goal", GOAL),
+    ],
+)  # fmt: skip
+def test_agent_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert agent_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+def test_a_refinement_leaves_the_agent_to_its_root() -> None:
+    refinement = Fact("f1", 0, "Ana Ruiz", "scored", "the winning goal", parent="f0")
+    assert agent_conflict(refinement, GOAL) is None

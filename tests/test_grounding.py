@@ -15,6 +15,7 @@ from enoki_hd.verify.grounding import (
     GroundingResult,
     NumberMention,
     ground,
+    is_plain_word,
     normalize_term,
     parse_dates,
     parse_numbers,
@@ -1291,3 +1292,20 @@ def test_dates_and_times_are_restated_in_the_hypothesis_words() -> None:
     )
     # another value stays as the premise writes it
     assert restate_quantities("It closes at 4 p.m.", "It closes at 15:00.") == "It closes at 4 p.m."
+
+
+@pytest.mark.parametrize(
+    ("word", "plain"),
+    [
+        ("Agriculture", True),
+        ("Cars", True),  # an inflection of a lexicon word
+        ("Jones", True),  # a lexicon word too: only its place can tell
+        ("Pfizer", False),
+        ("Okafor", False),
+        ("Mendes", True),  # read as "mend" + "es": a one-word name may pass for a word
+        ("NASA", False),  # an inner capital
+        ("iPhone", False),
+    ],
+)
+def test_a_plain_word_is_one_a_sentence_may_open_with(word: str, plain: bool) -> None:
+    assert is_plain_word(word) is plain

@@ -301,6 +301,28 @@ def test_a_value_in_other_words_is_supported(detector: Detector) -> None:
     assert [s.text for s in wrong.spans] == ["3 kg"]
 
 
+def test_a_name_given_another_agents_deed_is_contradicted(detector: Detector) -> None:
+    """ "Ana Ruiz scored the winning goal" where the context gives the goal to Carla Mendes and
+    names Ana Ruiz for a sending-off: the verifier entails it (0.99) from the two sentences;
+    the agent check finds the goal given to another name, and the name alone is blamed. The
+    context's own scorer stays supported."""
+    context = (
+        "Carla Mendes scored the winning goal in the 88th minute. Her teammate Ana Ruiz was "
+        "sent off earlier in the match."
+    )
+    answer = "Ana Ruiz scored the winning goal in the 88th minute."
+    report = detector.detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [v.decided_by for v in report.facts if v.label != "supported"] == ["agent_conflict"]
+    assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [
+        (0, 8, "Ana Ruiz", "contradicted")
+    ]
+    off = Detector(detector.verifier, conflicts=False).detect(answer=answer, context=context)
+    assert [s.label for s in off.sentences] == ["supported"] and off.spans == []
+    right = detector.detect(answer=answer.replace("Ana Ruiz", "Carla Mendes"), context=context)
+    assert [s.label for s in right.sentences] == ["supported"] and right.spans == []
+
+
 def test_a_value_the_context_gives_another_role_is_contradicted(detector: Detector) -> None:
     """ "export revenue rose 4%" where the context's 4% is the fall of the total and export
     revenue "rose 9%": every word and the value occur in the context, the value-role check

@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Nine checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Ten checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -39,13 +39,30 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
-  by Jonas Berg") and does not hold the fact's name anywhere, and no such sentence gives the
+  by Jonas Berg"; a title of one or two lower-case words may stand before it: "designed by
+  the engineer Tomas Lind") and does not hold the fact's name anywhere, and no such sentence gives the
   fact's name. Only for an object that is a name (capitalised words, at most four, no digit),
   the subject and relation words the value-role check reads, and an evidence sentence that
   holds every word of the fact's subject ("the closing concert" is not "the opening
   concert"), its slot opening with the preposition the relation ends in, or with none for a
   direct object ("composed the soundtrack for X" gives no "composed … by"); the name is
   blamed.
+- **agent**: the name-role check for the fact's subject — the fact gives its relation and
+  object to a name ("Ana Ruiz scored the winning goal"), an evidence sentence gives the same
+  relation and object to another name right before the relation word ("Carla Mendes scored
+  the winning goal in the 88th minute"; auxiliaries between allowed, not a passive), and no
+  evidence sentence that gives the relation that object holds the fact's name — even when
+  the name is elsewhere in the evidence ("Her teammate Ana Ruiz was sent off"), which a small
+  verifier reads as support (entailment 0.99). Only for a root fact (a refinement's root
+  carries its agent), a direct object that opens with a clear noun phrase (its words up to a
+  preposition, clause word or punctuation are compared), and names that cannot be
+  one: no shared word but a kind of name ("Lund University" / "Uppsala University" differ,
+  "Mendes" / "Carla Mendes" do not), neither the other's initials or shortening ("IBM",
+  "Fed"), no pronoun ("He scored …" may be her), and no one plain English word that opens a
+  sentence ("Livestock played a significant role": a capital there says nothing of a name,
+  unless the evidence writes the word capitalised inside a sentence). ``contradicted`` when the object is definite
+  ("the winning goal", a name, a possessive), ``unverifiable`` when not ("Smith won a medal"
+  leaves room for Jones's); the name is blamed.
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
@@ -71,8 +88,8 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
-``"uniqueness_conflict"`` / ``"identity_conflict"``), or
-``unverifiable`` (``"hedge_conflict"``).
+``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"``), or
+``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object).
 """
 
 from __future__ import annotations
@@ -86,7 +103,7 @@ from typing import Literal
 
 from enoki_hd.text import segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
-from enoki_hd.verify.grounding import compare_value, value_of
+from enoki_hd.verify.grounding import compare_value, is_plain_word, starts_sentence, value_of
 
 
 def _set(words: str) -> frozenset[str]:
@@ -100,6 +117,7 @@ ConflictKind = Literal[
     "direction",
     "value_role",
     "name_role",
+    "agent",
     "hedge",
     "uniqueness",
     "identity",
@@ -139,6 +157,9 @@ class Conflict:
     kind: ConflictKind
     sentence: str
     value: str | None = None  # value_role: the fact's value as the fact states it ("8%")
+    # the evidence allows the fact without establishing it (a dropped hedge; another agent of
+    # an indefinite object: "Jones won a medal" leaves room for Smith's)
+    allows: bool = False
 
     @property
     def decided_by(self) -> str:
@@ -146,9 +167,10 @@ class Conflict:
 
     @property
     def label(self) -> Literal["contradicted", "unverifiable"]:
-        """What the conflict makes the fact: a dropped hedge leaves it ``unverifiable`` (the
-        evidence allows it without establishing it); every other conflict ``contradicted``."""
-        return "unverifiable" if self.kind == "hedge" else "contradicted"
+        """What the conflict makes the fact: one the evidence allows without establishing (a
+        dropped hedge, another agent of an indefinite object) leaves it ``unverifiable``;
+        every other conflict ``contradicted``."""
+        return "unverifiable" if self.kind == "hedge" or self.allows else "contradicted"
 
 
 def _stem(word: str) -> str:
@@ -592,12 +614,24 @@ def _capitalised(words: list[str]) -> bool:
 
 
 def _leading_name(slot: str) -> list[str] | None:
-    """The capitalised words that open ``slot`` after its prepositions and determiners
-    ("by Jonas Berg next spring" → ["jonas", "berg"]), lower-cased; None when it opens with
-    anything else."""
+    """The capitalised words that open ``slot`` after its prepositions, determiners and a
+    title of one or two lower-case words ("by Jonas Berg next spring" → ["jonas", "berg"],
+    "by the engineer Tomas Lind" → ["tomas", "lind"]), lower-cased; None when it opens with
+    anything else ("by the choir of St Mary's")."""
     words = slot.split()
     while words and words[0].lower() in _PREPOSITIONS | _DETERMINERS:
         words = words[1:]
+    for title in (1, 2):  # "the engineer Tomas Lind", "the renowned architect Zaha Hadid"
+        if (
+            len(words) > title
+            and words[title][:1].isupper()
+            and all(
+                w.isalpha() and w.islower() and w not in _CLAUSE_WORDS | _NEGATORS | _PREPOSITIONS
+                for w in words[:title]
+            )
+        ):
+            words = words[title:]
+            break
     name = []
     for word in words:
         core = word.strip(".,;:!?()\"'")
@@ -644,6 +678,151 @@ def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
             if _leading_name(slot) is not None and rival is None:
                 rival = text
     return None if rival is None else Conflict("name_role", rival, fact.object)
+
+
+_NAME_JOINERS = _set("of de van von der la le du da")
+
+
+def _agent_name(text: str) -> tuple[str, ...] | None:
+    """The lower-cased words of a subject that is a name ("Carla Mendes", "St Anne's Clinic",
+    "the University of Leeds"), its leading determiners left out; None unless it is one:
+    capitalised words, a joining word ("of", "van") only inside, at most six, no digit, no
+    pronoun."""
+    words = [w for w in text.split() if any(c.isalnum() for c in w)]
+    while words and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    if not words or len(words) > 6 or any(c.isdigit() for c in text):
+        return None
+    if not (words[0][0].isupper() and words[-1][0].isupper()):
+        return None
+    if not all(w[0].isupper() or w.lower() in _NAME_JOINERS for w in words):
+        return None
+    name = tuple(n for n in map(_name_word, words) if n not in _NAME_JOINERS)
+    return None if set(name) & _PRONOUNS else name  # "He", "They" at a sentence's start
+
+
+def _name_word(word: str) -> str:
+    word = word.lower().replace("’", "'").strip(".,;:!?()\"'")
+    return word[:-2] if word.endswith("'s") else word
+
+
+# words many names of one kind share ("Lund University", "Uppsala University")
+_NAME_KINDS = _set(
+    "university college school hospital clinic bank company group club united city county "
+    "council institute museum party church st saint national royal new north south east west"
+)
+
+
+def _may_be_one(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two names may name one agent: they share a word that is not a kind of name
+    ("Mendes" / "Carla Mendes", "Bill Gates" / "William Gates"), or one is a single word that
+    is the other's initials or the start of its first word ("IBM" / "International Business
+    Machines", "Fed" / "Federal Reserve")."""
+    if (set(a) & set(b)) - _NAME_KINDS:
+        return True
+    for one, other in ((a, b), (b, a)):
+        if len(one) == 1 and len(one[0]) >= 2:
+            if one[0] == "".join(w[0] for w in other):
+                return True
+            if len(one[0]) >= 3 and other[0].startswith(one[0]):
+                return True
+    return False
+
+
+def _agent_before(sentence: str, words: list[str], r: int) -> tuple[str, ...] | None:
+    """The name that ends right before the relation word at ``r`` — auxiliaries between
+    allowed ("Carla Mendes has scored"), none after a form of "be" (a passive) — as
+    :func:`_agent_name` gives it; None when the word before is anything else."""
+    if r > 0 and words[r - 1] in _BE_FORMS:
+        return None  # "the goal was scored by …": the name before is no agent
+    k = r - 1
+    while k >= 0 and words[k] in _AUXILIARIES - _BE_FORMS:
+        k -= 1
+    tokens = _sentence_tokens(sentence)
+    name: list[str] = []
+    while k >= 0:
+        written = tokens[k].text(sentence)
+        if written[:1].isupper() or (name and words[k] in _NAME_JOINERS):
+            name.insert(0, written)
+            k -= 1
+            continue
+        break
+    if not name or (k < 0 and len(name) == 1 and not _named_in(name[0], sentence)):
+        return None  # "Livestock played …": a sentence's first word, no name
+    return _agent_name(" ".join(name))
+
+
+def _named_in(word: str, text: str) -> bool:
+    """Whether a capitalised ``word`` that starts a sentence reads as a name: it is no plain
+    English word (:func:`enoki_hd.verify.grounding.is_plain_word`: "Pfizer", "NASA"), or
+    ``text`` writes it capitalised inside a sentence ("Smith won …, and Jones won …")."""
+    if not is_plain_word(word):
+        return True
+    return any(
+        not starts_sentence(text, m.start())
+        for m in re.finditer(rf"(?<!\w){re.escape(word)}(?!\w)", text)
+    )
+
+
+def _opens_sentence(fact: Fact, answer: str | None) -> bool:
+    """Whether the fact's subject opens its sentence with no determiner before its name
+    (always, when the answer is not known)."""
+    if _words(fact.subject)[0] in _DETERMINERS:
+        return False
+    if answer is None or not fact.subject_spans:
+        return True
+    return starts_sentence(answer, fact.subject_spans[0].start)
+
+
+def agent_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
+    """The agent check of the module docstring; ``answer``, the text the fact's spans point
+    into, tells a definite object whose article the fact left out ("goal" of "scored the
+    winning goal")."""
+    if fact.parent is not None:
+        return None  # a refinement adds its delta; its root carries the agent
+    name = _agent_name(fact.subject)
+    if name is not None and len(name) == 1 and _opens_sentence(fact, answer):
+        written = fact.subject.split()[-1].strip(".,;:!?()\"'")
+        if not _named_in(written, evidence):
+            return None  # "Agriculture played …": a sentence's first word, no name
+    head, oblique, negated = _relation_head(fact.relation)
+    # the object's first chunk: "the winning goal" of "the winning goal in the 88th minute"
+    chunk = list(
+        itertools.takewhile(
+            lambda w: w not in _PREPOSITIONS | _CLAUSE_WORDS and any(c.isalnum() for c in w),
+            _words(fact.object),
+        )
+    )
+    obj = _phrase(" ".join(chunk))
+    if name is None or head is None or oblique or negated or fact.negated or obj is None:
+        return None
+    object_head = _chunk_head(fact.object)
+    if object_head is None:
+        return None
+    rival = None
+    for text, words, stems in _evidence_sentences(evidence):
+        named = set(name) <= {_name_word(w) for w in words}
+        for r, stem in enumerate(stems):
+            if stem != head or not _head_after(words, stems, r, object_head, gap=_VALUE_GAP):
+                continue
+            if not set(obj) <= set(stems[r + 1 :]):
+                continue  # "opened a maternity unit" is not "opened a new cancer wing"
+            if named:
+                return None  # a sentence that gives the relation its object names the fact's
+            agent = _agent_before(text, words, r)
+            if agent is None or _may_be_one(agent, name):
+                continue  # "Mendes scored" is Carla Mendes
+            if rival is None:
+                rival = text
+    if rival is None:
+        return None
+    first = _words(fact.object)[0]
+    definite = first in _DEFINITE or first.endswith("'s") or fact.object[:1].isupper()
+    if answer is not None and fact.object_spans and fact.relation_spans:
+        # the words the fact left out between its relation and its object ("the winning")
+        gap = answer[fact.relation_spans[-1].end : fact.object_spans[0].start].split()
+        definite = definite or (bool(gap) and (gap[0].lower() in _DEFINITE or "'s" in gap[0]))
+    return Conflict("agent", rival, fact.subject, allows=not definite)
 
 
 def _head_after(
@@ -846,7 +1025,8 @@ def find_conflict(
     fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, value role, uniqueness, identity, dropped hedge), or None.
+    exception, negation, direction, value role, name role, agent, uniqueness, identity,
+    dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the identity check needs
     ``answer``, the text the fact's spans point into."""
@@ -859,6 +1039,7 @@ def find_conflict(
         or direction_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
         or name_role_conflict(fact, evidence)
+        or agent_conflict(fact, evidence, answer)
         or uniqueness_conflict(fact, evidence)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or hedge_conflict(fact, evidence)

@@ -1768,6 +1768,14 @@ def _english_words() -> frozenset[str]:
         return frozenset()
 
 
+def is_plain_word(word: str) -> bool:
+    """Whether a capitalised ``word`` could be an ordinary English word written at a
+    sentence's start ("Agriculture", "Cars"), where a capital says nothing about a name: no
+    inner capital ("NASA", "iPhone") and, lower-cased, a word of the English lexicon or a
+    regular inflection of one, or shorter than four letters (:func:`_is_unknown_word`)."""
+    return not any(c.isupper() for c in word[1:]) and not _is_unknown_word(word.lower())
+
+
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "est")
 
 
