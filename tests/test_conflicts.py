@@ -174,6 +174,42 @@ def test_a_conflict_makes_the_fusion_contradicted_whatever_nli_says() -> None:
     assert fuse(confident, grounded, mode="nli", conflict=conflict).decided_by == "nli"
 
 
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Several passengers", "were injured", "", "None of the passengers were injured."),
+        ("Some passengers", "were injured", "", "No passengers were injured in the crash."),
+        ("Passengers", "were injured", "", "Neither of its passengers was injured."),
+        ("Many residents", "received", "a letter", "No residents received a letter."),
+    ],
+)
+def test_a_subject_denied_as_a_whole_is_a_negation_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = negation_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the fact denies it too
+        ("No passengers", "were injured", "", "None of the passengers were injured."),
+        ("None of the passengers", "were injured", "", "No passengers were injured."),
+        # the evidence denies another relation, another object, or not the subject
+        ("Several passengers", "were delayed", "", "No passengers were injured."),
+        ("Many residents", "received", "a letter", "No residents received a refund."),
+        ("Several passengers", "were injured", "", "Passengers with no tickets were injured."),
+        # a clause between
+        ("Several passengers", "were injured", "", "No passengers who were seated were injured."),
+    ],
+)
+def test_quantifier_negation_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert negation_conflict(fact(subject, relation, obj), evidence) is None
+
+
 # ---------------------------------------------------------------------------------------------
 # direction
 # ---------------------------------------------------------------------------------------------
@@ -203,6 +239,9 @@ BASS = (
             "The board refused the firm's request to extend its extraction permit.",
         ),
         ("Sales", "dropped in", "March", "Sales climbed in March."),
+        # the fact's direction only in a clause with a subject of its own
+        ("Exports", "rose by", "4%", "Exports fell by 4% in 2023, while imports rose by 6%."),
+        ("Imports", "rose by", "6%", "Exports rose while imports fell by 6%."),
         ("The Court of Appeal", "overturned", "the ruling", "The Court of Appeal upheld it."),
         # a name may carry a number
         ("The Aldren 7 phone", "is", "heavier", "The Aldren 7 phone is lighter than the 6."),
@@ -226,6 +265,9 @@ def test_a_word_of_the_opposite_direction_is_a_direction_conflict(
         "Imports rose by 6% after falling in 2019.",  # the fact's own direction is there
         "Imports did not fall last year.",  # negated: no direction stated
         "Exports fell by 6% last year.",  # another subject
+        # the fact's direction in a clause that shares the subject, or names it again
+        "Imports fell in January and rose by 6% over the year.",
+        "Imports fell in January, but imports rose by 6% over the year.",
     ],
 )
 def test_direction_check_is_silent_otherwise(evidence: str) -> None:
@@ -372,6 +414,18 @@ def test_a_value_missing_from_a_list_of_values_is_a_value_role_conflict() -> Non
     evidence = "The band released two studio albums, four single albums, and one compilation."
     conflict = value_role_conflict(fact("The band", "released", "five single albums"), evidence)
     assert conflict is not None and conflict.value == "five"
+
+
+def test_a_semicolon_ends_the_subjects_reach() -> None:
+    """ "Lena Vogt; the chemist Omar Haddad won it in 2020": the year is Haddad's, not
+    Vogt's — before, "Vogt" six words before "won" made the slot hers."""
+    evidence = (
+        "The 2019 prize went to the physicist Lena Vogt; the chemist Omar Haddad won it in 2020."
+    )
+    assert value_role_conflict(fact("Lena Vogt", "won", "the prize in 2019"), evidence) is None
+    assert (
+        value_role_conflict(fact("Omar Haddad", "won", "the prize in 2019"), evidence) is not None
+    )
 
 
 def test_value_role_compares_dates_and_takes_digits_in_the_subject() -> None:

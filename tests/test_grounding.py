@@ -39,6 +39,7 @@ def _numbers(text: str) -> list[tuple[int, int, float, str, str]]:
     ("text", "expected"),
     [
         ("Formed in 1992.", [(10, 14, 1992.0, "year", "1992")]),
+        ("Not one passenger was hurt.", [(4, 7, 1.0, "number", "one")]),
         ("In nineteen ninety-two they met.", [(3, 22, 1992.0, "year", "nineteen ninety-two")]),
         ("In nineteen ninety two.", [(3, 22, 1992.0, "year", "nineteen ninety two")]),
         ("a city of 1.9 million people", [(10, 21, 1_900_000.0, "number", "1.9 million")]),
@@ -75,6 +76,7 @@ def test_parse_numbers(text: str, expected: list[tuple[int, int, float, str, str
     "text",
     [
         "one of the best bands",  # a pronoun, not a count
+        "No one was injured.",  # "nobody": no count either
         "COVID-19 spread",  # a name
         "version 3.5.2",  # not a number
         "in the 1990s",  # a decade: parse_dates

@@ -18,7 +18,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **negation**: the fact's subject, relation and object words occur in one evidence sentence
   in that order with a negation between subject and relation ("the drug is not approved for
   children"), and the fact is not negated — or the fact is negated and an evidence sentence
-  states it without any negation.
+  states it without any negation; or the evidence denies the fact's subject as a whole where
+  the fact states it of some ("Several passengers were injured" against "None of the
+  passengers were injured" or "No passengers were injured"; the fact's quantifier left out).
 - **direction**: the fact's relation holds a word of one direction ("rose", "before", "won",
   "approved") and an evidence sentence, without negation and without any word of that
   direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
@@ -33,9 +35,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   object with exactly one number or date, a subject that is a name or noun phrase, a relation
   with a content word, and neither side negated; only in the order subject, relation, value:
   the subject's head word (its last word before a preposition) at most six words before the
-  relation word with no clause word, negation or value between, and the value at most eight
-  words after it before any clause word or punctuation (a coordinated value, "and 7% in the
-  second", is given the same relation).
+  relation word with no clause word, semicolon, negation or value between, and the value at
+  most eight words after it before any clause word or punctuation (a coordinated value, "and
+  7% in the second", is given the same relation).
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -425,13 +427,60 @@ def _subject_to_relation(
                 yield between
 
 
+_QUANTIFIERS = _set("several many some few most all both numerous multiple various")
+# what opens a subject the evidence denies as a whole: "no", "none of the", "neither of its"
+_NONE_OF = _set("none neither")
+
+
+def _denied_subject(words: list[str], start: int) -> bool:
+    """Whether the subject that starts at ``start`` is denied as a whole: right after "no"
+    ("No passengers were hurt") or after "none of" / "neither of" and a determiner or
+    none ("None of the passengers were injured")."""
+    k = start - 1
+    if k >= 0 and words[k] in _DETERMINERS:
+        k -= 1
+    if k >= 1 and words[k] == "of" and words[k - 1] in _NONE_OF:
+        return True
+    return k == start - 1 and k >= 0 and words[k] == "no"
+
+
+def _quantifier_negation(fact: Fact, evidence: str, head: str) -> Conflict | None:
+    """A fact stated of some of its subject ("Several passengers were injured") against an
+    evidence sentence that denies it of all ("None of the passengers were injured", "No
+    passengers were injured"): the subject's words after its quantifier, right after "no" or
+    "none of the", then the relation word at most _MAX_GAP words on with no clause word or
+    negation between, then the object's words, if it has any."""
+    words = [w for w in _words(fact.subject) if any(c.isalnum() for c in w)]
+    while words and words[0] in _DETERMINERS | _QUANTIFIERS:
+        words = words[1:]
+    subject = _phrase(" ".join(words))
+    obj = _phrase(fact.object) if fact.object.strip() else []
+    if subject is None or obj is None:
+        return None
+    for text, sentence_words, stems in _evidence_sentences(evidence):
+        for s_start, s_end in _occurrences(stems, subject):
+            if not _denied_subject(sentence_words, s_start):
+                continue
+            for r in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
+                if sentence_words[r] in _CLAUSE_WORDS or sentence_words[r] in _NEGATORS:
+                    break
+                if stems[r] == head and (not obj or _occurrences(stems[r + 1 :], obj)):
+                    return Conflict("negation", text)
+    return None
+
+
 def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The negation check of the module docstring."""
     head, _, relation_negated = _relation_head(fact.relation)
+    fact_negated = relation_negated or fact.negated
+    opening = next(iter(_words(fact.subject)), "")
+    if head is not None and not fact_negated and opening not in _NEGATORS | _NONE_OF:
+        conflict = _quantifier_negation(fact, evidence, head)
+        if conflict is not None:
+            return conflict
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
     if head is None or subject is None or obj is None:
         return None
-    fact_negated = relation_negated or fact.negated
     for text, words, stems in _evidence_sentences(evidence):
         # A negated fact conflicts only with a sentence that has no negation at all.
         if fact_negated and any(w in _NEGATORS for w in words):
@@ -458,6 +507,24 @@ def _stated_comparative(fact: Fact) -> str | None:
 _MODEL_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d[\w.-]*\b")
 
 
+def _of_another_subject(words: list[str], stems: list[str], j: int, subject: list[str]) -> bool:
+    """Whether the word at ``j`` belongs to a clause whose subject is not the fact's: between
+    the clause's start (the sentence's, or the last clause word or semicolon before ``j``) and
+    ``j`` stand words other than function words, and none of the fact's subject ("…, while
+    imports rose by 6%" or "Exports rose while …" for a fact about imports; not "… and rose
+    in the second quarter", which shares the sentence's subject)."""
+    c = j - 1
+    while c >= 0 and words[c] not in _CLAUSE_WORDS and words[c] != ";":
+        c -= 1
+    between = [
+        stems[k]
+        for k in range(c + 1, j)
+        if any(ch.isalpha() for ch in words[k])
+        and words[k] not in _AUXILIARIES | _DETERMINERS | _PREPOSITIONS | _PRONOUNS
+    ]
+    return bool(between) and not set(between) & set(subject)
+
+
 def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The direction check of the module docstring."""
     words = [w for w in _words(fact.relation) if any(c.isalpha() for c in w)]
@@ -476,7 +543,12 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     for text, words_, stems in _evidence_sentences(evidence):
         read = stems if stemmed else words_
-        if own & set(read) or any(w in _NEGATORS for w in words_):
+        if any(w in _NEGATORS for w in words_):
+            continue
+        if any(
+            read[j] in own and not _of_another_subject(words_, stems, j, subject)
+            for j in range(len(read))
+        ):
             continue
         for _, s_end in _occurrences(stems, subject):
             for k in range(s_end, min(len(stems), s_end + _MAX_GAP + 1)):
@@ -544,8 +616,8 @@ def _values_given(
 ) -> Iterator[str]:
     """The text after each occurrence of the relation word ``head`` that has the subject's
     head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause
-    word, negation or value between), up to _VALUE_GAP words and before the first clause word
-    or punctuation: the slot where the sentence gives the relation its value ("38 research
+    word, semicolon, negation or value between), up to _VALUE_GAP words and before the first
+    clause word or punctuation: the slot where the sentence gives the relation its value ("38 research
     grants this year" of "The foundation awarded 38 research grants this year, up from 29 the
     year before"); then the text of each coordinate or list item after it that starts with a
     value ("7% in the second" of "grew 5% in the first quarter and 7% in the second", "four
@@ -558,7 +630,8 @@ def _values_given(
         if not any(
             stems[k] == subject
             and not any(
-                w in _CLAUSE_WORDS or w in _NEGATORS or _is_value_word(w) for w in words[k + 1 : r]
+                w in _CLAUSE_WORDS or w in _NEGATORS or w == ";" or _is_value_word(w)
+                for w in words[k + 1 : r]
             )
             for k in before
         ):

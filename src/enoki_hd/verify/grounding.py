@@ -544,6 +544,9 @@ def _word_numbers(text: str, tokens: list[Span], taken: list[Span]) -> Iterator[
         if j == i + 1 and words[i] == "one" and j < n and words[j] == "of":
             i += 1  # "one of the ..." is a pronoun, not a count
             continue
+        if j == i + 1 and words[i] == "one" and i > 0 and free[i - 1] and words[i - 1] == "no":
+            i += 1  # "no one" is "nobody", not a count
+            continue
         start, end = tokens[i].start, tokens[j - 1].end
         if year is not None:
             kind: NumberKind = "year"
@@ -757,7 +760,7 @@ def parse_numbers(text: str) -> list[NumberMention]:
     Words: cardinals up to the trillions ("two hundred and five" → 205, "twenty-five"), ordinals
     ("twenty-fifth" → 25), hyphenated fractions ("two-thirds" → 2/3), "a dozen"/"two dozen",
     "a hundred"/"a million", and spoken years ("nineteen ninety-two", "twenty twenty-one") →
-    ``year``. "one of" is not a number. Numbers nested in a date are reported too;
+    ``year``. "one of" and "no one" are not numbers. Numbers nested in a date are reported too;
     :func:`parse_dates` finds the date around them.
     """
     if not isinstance(text, str):
