@@ -42,13 +42,13 @@ firing only when it is sure; silence means "no conflict found", never "supported
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
   by Jonas Berg"; a title of one or two lower-case words may stand before it: "designed by
-  the engineer Tomas Lind") and does not hold the fact's name anywhere, and no such sentence gives the
-  fact's name. Only for an object that is a name (capitalised words, at most four, no digit),
-  the subject and relation words the value-role check reads, and an evidence sentence that
-  holds every word of the fact's subject ("the closing concert" is not "the opening
-  concert"), its slot opening with the preposition the relation ends in, or with none for a
-  direct object ("composed the soundtrack for X" gives no "composed … by"); the name is
-  blamed.
+  the engineer Tomas Lind") and does not hold the fact's name anywhere, and no such sentence
+  gives the fact's name. Only for an object that is a name (capitalised words, at most
+  four, no digit), the subject and relation words the value-role check reads, and an
+  evidence sentence that holds every word of the fact's subject ("the closing concert" is not
+  "the opening concert"), its slot opening with the preposition the relation ends in, or
+  with none for a direct object ("composed the soundtrack for X" gives no "composed … by");
+  the name is blamed.
 - **agent**: the name-role check for the fact's subject — the fact gives its relation and
   object to a name ("Ana Ruiz scored the winning goal"), an evidence sentence gives the same
   relation and object to another name right before the relation word ("Carla Mendes scored
@@ -62,9 +62,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "Mendes" / "Carla Mendes" do not), neither the other's initials or shortening ("IBM",
   "Fed"), no pronoun ("He scored …" may be her), and no one plain English word that opens a
   sentence ("Livestock played a significant role": a capital there says nothing of a name,
-  unless the evidence writes the word capitalised inside a sentence). ``contradicted`` when the object is definite
-  ("the winning goal", a name, a possessive), ``unverifiable`` when not ("Smith won a medal"
-  leaves room for Jones's); the name is blamed.
+  unless the evidence writes the word capitalised inside a sentence). ``contradicted`` when
+  the object is definite ("the winning goal", a name, a possessive), ``unverifiable`` when
+  not ("Smith won a medal" leaves room for Jones's); the name is blamed.
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
@@ -617,11 +617,11 @@ def _values_given(
     """The text after each occurrence of the relation word ``head`` that has the subject's
     head word ``subject`` (:func:`_subject_head`) at most _MAX_GAP words before it (no clause
     word, semicolon, negation or value between), up to _VALUE_GAP words and before the first
-    clause word or punctuation: the slot where the sentence gives the relation its value ("38 research
-    grants this year" of "The foundation awarded 38 research grants this year, up from 29 the
-    year before"); then the text of each coordinate or list item after it that starts with a
-    value ("7% in the second" of "grew 5% in the first quarter and 7% in the second", "four
-    single albums" of "released two studio albums, four single albums")."""
+    clause word or punctuation: the slot where the sentence gives the relation its value ("38
+    research grants this year" of "The foundation awarded 38 research grants this year, up
+    from 29 the year before"); then the text of each coordinate or list item after it that
+    starts with a value ("7% in the second" of "grew 5% in the first quarter and 7% in the
+    second", "four single albums" of "released two studio albums, four single albums")."""
     tokens = _sentence_tokens(text)
     for r, stem in enumerate(stems):
         if stem != head:
@@ -770,8 +770,10 @@ def _agent_name(text: str) -> tuple[str, ...] | None:
         return None
     if not all(w[0].isupper() or w.lower() in _NAME_JOINERS for w in words):
         return None
-    name = tuple(n for n in map(_name_word, words) if n not in _NAME_JOINERS)
-    return None if set(name) & _PRONOUNS else name  # "He", "They" at a sentence's start
+    name = tuple(n for n in map(_name_word, words) if n and n not in _NAME_JOINERS)
+    if not name or set(name) & _PRONOUNS:  # "He", "They" at a sentence's start
+        return None
+    return name
 
 
 def _name_word(word: str) -> str:
