@@ -786,6 +786,8 @@ def test_another_name_before_the_relation_and_its_object_is_an_agent_conflict(
         ("Pfizer", "developed", "the vaccine", "Scientists developed the vaccine in 2020."),
         # another object
         ("St Anne's Clinic", "opened", "a maternity unit", "Greyfield Hospital opened a new cancer wing in May."),
+        # the relation's verb is read, not a noun it holds ("Myers investigation" is no deed)
+        ("The Department of Education", "is conducting an investigation", "open inquiry into the university", "Along with the O'Melveny & Myers investigation, there is an open inquiry into the university."),
         # not a name, not a direct object, negated, a refinement
         ("The clinic", "opened", "a new cancer wing", WINGS),
         ("Ana Ruiz", "scored in", "the 88th minute", GOAL),

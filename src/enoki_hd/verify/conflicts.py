@@ -52,7 +52,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **agent**: the name-role check for the fact's subject — the fact gives its relation and
   object to a name ("Ana Ruiz scored the winning goal"), an evidence sentence gives the same
   relation and object to another name right before the relation word ("Carla Mendes scored
-  the winning goal in the 88th minute"; auxiliaries between allowed, not a passive), and no
+  the winning goal in the 88th minute"; the relation read by its first content word, its
+  verb; auxiliaries between allowed, not a passive), and no
   evidence sentence that gives the relation that object holds the fact's name — even when
   the name is elsewhere in the evidence ("Her teammate Ana Ruiz was sent off"), which a small
   verifier reads as support (entailment 0.99). Only for a root fact (a refinement's root
@@ -860,7 +861,15 @@ def agent_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conf
         written = fact.subject.split()[-1].strip(".,;:!?()\"'")
         if not _named_in(written, evidence):
             return None  # "Agriculture played …": a sentence's first word, no name
-    head, oblique, negated = _relation_head(fact.relation)
+    _, oblique, negated = _relation_head(fact.relation)
+    # the relation's verb, its first content word: "conduct" of "is conducting an
+    # investigation" (its last, "investigation", would read "Myers investigation" as a deed)
+    content = [
+        w
+        for w in _words(fact.relation)
+        if any(c.isalnum() for c in w) and w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS
+    ]
+    head = _stem(content[0]) if content else None
     # the object's first chunk: "the winning goal" of "the winning goal in the 88th minute"
     chunk = list(
         itertools.takewhile(
