@@ -303,13 +303,22 @@ def _occurrences(stems: list[str], phrase: list[str]) -> list[tuple[int, int]]:
     return [(i, i + n) for i in range(len(stems) - n + 1) if stems[i : i + n] == phrase]
 
 
+def _content_words(relation: str) -> list[str]:
+    """The relation's words that are no auxiliary, negation or preposition, in order."""
+    return [
+        w
+        for w in _words(relation)
+        if any(c.isalnum() for c in w) and w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS
+    ]
+
+
 def _relation_head(relation: str) -> tuple[str | None, bool, bool]:
     """(stem of the relation's last content word, relation ends in a preposition, relation
     holds a negation)."""
     words = [w for w in _words(relation) if any(c.isalnum() for c in w)]
     negated = any(w in _NEGATORS for w in words)
     ends_in_preposition = bool(words) and words[-1] in _PREPOSITIONS
-    content = [w for w in words if w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS]
+    content = _content_words(relation)
     return (_stem(content[-1]) if content else None), ends_in_preposition, negated
 
 
@@ -864,11 +873,7 @@ def agent_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conf
     _, oblique, negated = _relation_head(fact.relation)
     # the relation's verb, its first content word: "conduct" of "is conducting an
     # investigation" (its last, "investigation", would read "Myers investigation" as a deed)
-    content = [
-        w
-        for w in _words(fact.relation)
-        if any(c.isalnum() for c in w) and w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS
-    ]
+    content = _content_words(fact.relation)
     head = _stem(content[0]) if content else None
     # the object's first chunk: "the winning goal" of "the winning goal in the 88th minute"
     chunk = list(
