@@ -368,6 +368,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "fallback_sentences": 64,
         "restate_quantities": True,
         "value_sentences": True,
+        "resolve_references": True,
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())

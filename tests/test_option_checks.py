@@ -146,6 +146,11 @@ def test_detector_refuses_a_bad_index_cache_size(
             "restate_quantities must be True or False, got str 'no'",
         ),
         (
+            {"resolve_references": "yes"},
+            TypeError,
+            "resolve_references must be True or False, got str 'yes'",
+        ),
+        (
             {"value_sentences": 0},
             TypeError,
             "value_sentences must be True or False, got int 0",

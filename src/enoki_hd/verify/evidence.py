@@ -51,6 +51,7 @@ from enoki_hd.text import american_spelling, fold_compat, normalize_term, segmen
 from enoki_hd.types import Evidence, EvidenceFocus, FactLabel, NLIScores, Span
 from enoki_hd.verify.grounding import restate_quantities, shares_a_value
 from enoki_hd.verify.nli import Verifier, VerifierError
+from enoki_hd.verify.references import resolve_references
 
 if TYPE_CHECKING:
     import bm25s
@@ -493,6 +494,7 @@ class EvidenceSelector:
     fallback_sentences: int | None = 64
     restate_quantities: bool = True
     value_sentences: bool = True
+    resolve_references: bool = True
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -512,6 +514,7 @@ class EvidenceSelector:
         require_int(self.fallback_sentences, "fallback_sentences", minimum=1, optional=True)
         require_bool(self.restate_quantities, "restate_quantities")
         require_bool(self.value_sentences, "value_sentences")
+        require_bool(self.resolve_references, "resolve_references")
         if isinstance(self.premises, str):
             self.premises = (self.premises,)
         self.premises = tuple(self.premises)
@@ -564,6 +567,7 @@ class EvidenceSelector:
             "fallback_sentences": self.fallback_sentences,
             "restate_quantities": self.restate_quantities,
             "value_sentences": self.value_sentences,
+            "resolve_references": self.resolve_references,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -797,7 +801,7 @@ class EvidenceSelector:
         per_hypothesis = [self._premises(index, h, verifier, retrieval) for h in hypotheses]
         restate = restate_quantities if self.restate_quantities else _as_written
         pairs = [
-            (restate(window.text, hypothesis), hypothesis)
+            (restate(self._referred(index, window, hypothesis), hypothesis), hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
             for window in windows
         ]
@@ -825,6 +829,24 @@ class EvidenceSelector:
                 decision.evidence = dataclasses.replace(decision.evidence, focus=focus)
             decisions.append(decision)
         return decisions
+
+    def _referred(self, index: EvidenceIndex, premise: Evidence, hypothesis: str) -> str:
+        """``premise``'s text as the verifier reads it: with ``resolve_references``, its
+        references to a name of ``hypothesis`` it does not write restated as that name
+        (:func:`enoki_hd.verify.references.resolve_references`)."""
+        if not self.resolve_references or not index.sentences:
+            return premise.text
+        sentences = index.sentences
+        i = bisect.bisect_right(sentences, premise.start, key=lambda s: s.start) - 1
+        first = index.block(max(i, 0))[0]
+        return resolve_references(
+            premise.text,
+            hypothesis,
+            context=index.context,
+            start=premise.start,
+            sentences=sentences,
+            first_sentence=first,
+        )
 
 
 def _as_written(premise: str, hypothesis: str) -> str:
