@@ -305,3 +305,38 @@ def test_a_name_said_short_is_restated_whole(
     context: str, sentence: str, hypothesis: str, expected: str
 ) -> None:
     assert resolved(context, sentence, hypothesis) == expected
+
+
+@pytest.mark.parametrize(
+    ("context", "sentence", "hypothesis"),
+    [
+        # a first word is no short form of a person's or a product's name
+        (
+            "The Korean BBQ place opened in May. The best Korean food I have had.",
+            "The best Korean food I have had.",
+            "Korean BBQ is the best.",
+        ),
+        (
+            "Gavin Newsom met officials. Gavin said the talks went well.",
+            "Gavin said the talks went well.",
+            "Gavin Newsom said the talks went well.",
+        ),
+        # "New Mexican" is no longer "Mexican", nor "North Korea" "Korea"
+        (
+            "Alito's serves New Mexican food. The best Mexican food in town.",
+            "The best Mexican food in town.",
+            "Alito's is a New Mexican restaurant.",
+        ),
+    ],
+)
+def test_a_word_of_a_name_that_is_no_short_form_is_left_alone(
+    context: str, sentence: str, hypothesis: str
+) -> None:
+    assert resolved(context, sentence, hypothesis) == sentence
+
+
+def test_a_club_is_said_short_by_its_first_word() -> None:
+    context = "Corran Athletic beat Westmarch United 3-1. Corran had taken the lead early."
+    assert resolved(
+        context, "Corran had taken the lead early.", "Corran Athletic took the lead early."
+    ) == ("Corran Athletic had taken the lead early.")

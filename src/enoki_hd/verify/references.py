@@ -74,6 +74,12 @@ _NAME_REACH = 80
 _NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’&-]*)"
 _RUN_BEFORE = re.compile(rf"((?:{_NAME_WORD} (?:(?:of|de|van|von) )?)*)$")
 _RUN_AFTER = re.compile(rf"((?: (?:(?:of|de|van|von) )?{_NAME_WORD})*)")
+_MODIFIERS = _words(
+    "new old great greater north south east west northern southern eastern western central "
+    "upper lower"
+)
+# the last words of clubs' and towns' names, said short by their first ("Corran Athletic")
+_CLUB_KINDS = _words("athletic albion city county rovers town united wanderers")
 _TITLES = _words("Mr Mrs Ms Miss Mx Dr Prof Professor Sir Dame Lord Lady")
 
 
@@ -166,7 +172,7 @@ def _same_name(found: str, name: str) -> bool:
 
 def _kind_references(premise: str, context: str, start: int, name: str) -> list[tuple[int, int]]:
     kind = _kind(name)
-    if kind is None or name not in context[:start]:
+    if kind is None or context.find(name, 0, start) < 0:
         return []
     spans = [(m.start(), m.end()) for m in re.finditer(rf"\b[Tt]he {kind}\b(?![-'’])", premise)]
     if not spans:
@@ -177,13 +183,20 @@ def _kind_references(premise: str, context: str, start: int, name: str) -> list[
 
 
 def _short_references(premise: str, context: str, name: str) -> list[tuple[int, int]]:
-    """Where ``premise`` calls ``name`` by one of its words alone ("Holt" or "Ms Holt" for "Dana
-    Holt", "Greyhollow" for "Greyhollow Tunnel"), the context writes the whole name, and no
-    other name in the context holds that word ("Sam Holt" beside "Dana Holt")."""
+    """Where ``premise`` calls ``name`` by its last word alone ("Holt" or "Ms Holt" for "Dana
+    Holt"; "Greyhollow" for "Greyhollow Tunnel", whose last word is its kind), the context
+    writes the whole name, and no other name in the context holds that word ("Sam Holt"
+    beside "Dana Holt")."""
     words = name.split()
-    if len(words) < 2 or name not in context:
-        return []
-    parts = {w for w in words if w.isalpha() and len(w) >= 3 and w.lower() not in _KINDS}
+    if len(words) < 2 or words[0].lower() in _MODIFIERS or name not in context:
+        return []  # "New Mexican" or "North Korea" is no longer "Mexican" or "Korea"
+    # a name is said short by its last word ("Holt"), or by its first when the last says
+    # what kind of thing it names ("Greyhollow" for "Greyhollow Tunnel"); never by a word
+    # that is the kind itself ("Tunnel tolls rose")
+    parts = {words[-1]}
+    if words[-1].lower() in _KINDS | _CLUB_KINDS:
+        parts = {words[0]}
+    parts = {w for w in parts if w.isalpha() and len(w) >= 3 and w.lower() not in _KINDS}
     parts -= _JOINERS | _TITLES
     spans: list[tuple[int, int]] = []
     for start, end, run in _runs(premise, opening=True):
