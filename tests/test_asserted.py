@@ -158,10 +158,16 @@ def test_a_subject_piece_inside_the_verbs_complement_is_the_rows_object(nlp) -> 
 
 
 def test_an_existential_there_does_not_trim_the_subject(nlp) -> None:
-    # "there" is the parse's subject, but what the sentence says exists is "other writers"
+    # "there" is the parse's subject, and what the sentence says exists is "other writers":
+    # the row reads "there | were | other writers involved in …", not "there other writers |
+    # were involved in | …"
     text = "No, there were other writers involved in the creation of the story."
     parts = {"there": ARG1, "other writers": ARG1, "were": REL, "involved in": REL}
-    assert read(nlp, text, parts)[ARG1] == "there other writers"
+    assert read(nlp, text, parts) == {
+        ARG1: "there",
+        REL: "were",
+        ARG2: "other writers involved in",
+    }
 
 
 def filled(nlp, text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
@@ -232,3 +238,53 @@ def test_a_row_without_a_relation_is_left_alone_otherwise(
     nlp, text: str, parts: dict[str, int]
 ) -> None:
     assert filled(nlp, text, parts) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        (
+            "There are three bridges over the river.",
+            {"There": ARG1, "bridges": ARG1, "are": REL, "three": ARG2, "over the river": ARG2},
+            {ARG1: "There", REL: "are", ARG2: "three bridges over the river"},
+        ),
+        (
+            "There were 40 passengers on board the ferry.",
+            {"There": ARG1, "40 passengers": ARG1, "were": REL, "on board": REL, "the ferry": ARG2},
+            {ARG1: "There", REL: "were", ARG2: "40 passengers on board the ferry"},
+        ),
+        (
+            "There has never been a woman president of the club.",
+            {"There": ARG1, "a woman": ARG1, "been": REL, "president of the club": ARG2},
+            {ARG1: "There", REL: "has never been", ARG2: "a woman president of the club"},
+        ),
+    ],
+)
+def test_an_existential_row_has_there_for_its_subject_and_what_exists_for_its_object(
+    nlp, text: str, parts: dict[str, int], expected: dict[int, str]
+) -> None:
+    assert read(nlp, text, parts) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # "there" alone as the subject: already read as the sentence says it
+        (
+            "There are three bridges over the river.",
+            {"There": ARG1, "are": REL, "three bridges over the river": ARG2},
+        ),
+        # no "there" in the row's subject
+        (
+            "There are three bridges over the river.",
+            {"three bridges": ARG1, "are": REL, "over the river": ARG2},
+        ),
+        # "there" is no existential: a place
+        ("The bridges there are old.", {"The bridges there": ARG1, "are": REL, "old": ARG2}),
+    ],
+)
+def test_other_rows_of_an_existential_are_left_as_the_tagger_wrote_them(
+    nlp, text: str, parts: dict[str, int]
+) -> None:
+    row, words = labelled(text, parts)
+    assert read(nlp, text, parts) == by_label(text, words, row)

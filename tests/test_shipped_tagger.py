@@ -169,6 +169,21 @@ def test_the_shipped_taggers_rows_say_what_the_sentence_asserts() -> None:
     assert "red wine" in {f.subject for f in raw if f.sentence == 1}
 
 
+def test_the_shipped_taggers_existential_rows_say_what_exists() -> None:
+    # raw rows: "There bridges | are | three over the river", "There 40 passengers | were on
+    # board | the ferry" (verbalised "There bridges are three over the river.")
+    answer = "There are three bridges over the river. There were 40 passengers on board the ferry."
+    facts = get_extractor("encoder").extract(answer)
+    assert [(f.subject, f.relation, f.object) for f in facts] == [
+        ("There", "are", "three bridges over the river"),
+        ("There", "were", "40 passengers on board the ferry"),
+    ]
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    assert ("There bridges", "are", "three over the river") in [
+        (f.subject, f.relation, f.object) for f in raw
+    ]
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

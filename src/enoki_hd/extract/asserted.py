@@ -94,6 +94,7 @@ def asserted_row(
     if is_unasserted(head):
         return None
     if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
+        row = existential_kept(row, head, words, token_words)
         return subject_pieces_kept(row, head, words, token_words)
     noun = head.head
     subject = [k for k in range(n) if row[k] == ARG1]
@@ -119,6 +120,41 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
         else:
             runs.append([k])
     return runs
+
+
+# what stays in an existential's relation beside its verb: "There has not been …"
+_RELATION_DEPS = frozenset({"aux", "auxpass", "neg"})
+
+
+def existential_kept(
+    row: np.ndarray, head: Token, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` read as its existential clause says it (a copy when changed): when the
+    subject of ``head``'s clause is "there" and the row's subject holds it and more ("There
+    bridges | are | three over the river", "There 40 passengers | were on board | the
+    ferry"), "there" is the subject, ``head`` with its auxiliaries and negation the relation,
+    and every other word the row gave subject or relation the object ("There | are | three
+    bridges over the river"). Rows whose subject is "there" alone, or lacks it, are left."""
+    subject = subject_of(head)
+    if subject is None or subject.dep_ != "expl":
+        return row
+    there = token_words[subject.i]
+    if there < 0 or row[there] != ARG1:
+        return row
+    if not any(row[k] == ARG1 for k in range(len(words)) if k != there):
+        return row
+    relation = {token_words[head.i]} | {
+        token_words[child.i] for child in head.children if child.dep_ in _RELATION_DEPS
+    }
+    out = row.copy()
+    for k in range(len(words)):
+        if k == there:
+            continue
+        if row[k] == ARG1 or (row[k] == REL and k not in relation):
+            out[k] = ARG2
+        elif k in relation and row[k] == NONE and k > there:
+            out[k] = REL  # "There has been": the auxiliary the tagger left out
+    return out
 
 
 def subject_pieces_kept(
