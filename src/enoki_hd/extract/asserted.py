@@ -21,8 +21,11 @@ rows to the same reading:
   (:func:`~enoki_hd.extract.rules.clauses.subject_of`) is dropped, "it | may have left |
   stains"; a piece inside the verb's complement is the row's object ("The first chairman …
   Hans Einarsson | was" reads "The first chairman … | was | Hans Einarsson"); when no piece, or
-  every piece, is in the subject, or the subject is an existential "there", the row is left as
-  the tagger wrote it.
+  every piece, is in the subject, the row is left as the tagger wrote it;
+- an existential row whose subject holds "there" and more ("There bridges | are | three over
+  the river") has "there" for its subject, the verb with its auxiliaries and negation for its
+  relation, and what exists for its object: "There | are | three bridges over the river"
+  (:func:`existential_kept`).
 
 A row the tagger gave a subject and an object but no relation is dropped by decoding; when the
 words between the two are a short verb group the parse makes the subject's verb ("The
