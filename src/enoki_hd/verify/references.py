@@ -4,10 +4,11 @@ The shipped verifier learned from SNLI that another subject means another event:
 lake has been a protected nature reserve since 1987." it reads "Lake Sorvanne has been a nature
 reserve since 1987." as a contradiction (0.99), and so against "It was founded in 1998." for
 "Norvik Systems was founded in 1998." — while "It (Norvik Systems) was founded …" or the name
-itself gives entailment (0.99). A premise cut out of its context (one sentence, or a window that
-starts after the name) loses what its "it" or "the lake" refers to. Two references are restated,
-each only where the antecedent is plain, before the pair goes to NLI (the evidence offsets and
-text stay the context's):
+itself gives entailment (0.99); "Holt said profits rose by 4%." against "Dana Holt said profits
+rose by 4%." is a contradiction too (0.97). A premise cut out of its context (one sentence, or a
+window that starts after the name) loses what its "it" or "the lake" refers to. Three references
+are restated, each only where the antecedent is plain, before the pair goes to NLI (the evidence
+offsets and text stay the context's):
 
 - **"the <kind>"** where the kind is the head word of a name the hypothesis writes ("the lake"
   for "Lake Sorvanne", "the bridge" for "Halden Bridge"), the context names it before the
@@ -15,7 +16,11 @@ text stay the context's):
   Sorvanne" leaves "the lake" alone);
 - **a pronoun opening the premise** ("It", "He", "She"; "Its", "His", "Her" as "<name>'s")
   where the sentence before it in the same passage opens with the hypothesis's name (or a run of
-  sentences opening with the same pronoun leads back to one that does).
+  sentences opening with the same pronoun leads back to one that does);
+- **a name said short** by its last word ("Holt", "Ms Holt" for "Dana Holt"; a club's, a
+  place's or a thing's first when its last is its kind: "Corran" for "Corran Athletic",
+  "Greyhollow" for "Greyhollow Tunnel") where the context writes the whole name and no other
+  name with that word, and the name does not open with "New", "North" and the like.
 
 A wrong hypothesis stays wrong: only a name the hypothesis writes is ever put in, and only where
 the context says plainly that the premise speaks of it.
