@@ -252,3 +252,88 @@ def _span(start: int, end: int) -> Span:
 def _evidence(context: str, text: str) -> Evidence:
     start = context.index(text)
     return Evidence(start, start + len(text), text)
+
+
+@pytest.mark.parametrize(
+    ("context", "sentence", "hypothesis", "expected"),
+    [
+        (
+            "Dana Holt, the chief executive, spoke on Monday. Holt said profits rose by 4%.",
+            "Holt said profits rose by 4%.",
+            "Dana Holt said profits rose by 4%.",
+            "Dana Holt said profits rose by 4%.",
+        ),
+        (
+            "Dana Holt, the chief executive, spoke on Monday. Ms Holt said profits rose by 4%.",
+            "Ms Holt said profits rose by 4%.",
+            "Dana Holt said profits rose by 4%.",
+            "Dana Holt said profits rose by 4%.",
+        ),
+        (
+            "The Greyhollow Tunnel opened in 1994. Greyhollow is 4.2 km long.",
+            "Greyhollow is 4.2 km long.",
+            "The Greyhollow Tunnel is 4.2 km long.",
+            "Greyhollow Tunnel is 4.2 km long.",
+        ),
+        # a surname two people share: left alone
+        (
+            "Dana Holt and Sam Holt founded the firm. Holt said profits rose by 4%.",
+            "Holt said profits rose by 4%.",
+            "Dana Holt said profits rose by 4%.",
+            "Holt said profits rose by 4%.",
+        ),
+        # a name the context never writes whole: left alone
+        (
+            "Dana Holt, the chief executive, spoke on Monday. Holt said profits rose by 4%.",
+            "Holt said profits rose by 4%.",
+            "Sam Holt said profits rose by 4%.",
+            "Holt said profits rose by 4%.",
+        ),
+        # the kind word of a name is no short form of it
+        (
+            "The Greyhollow Tunnel opened in 1994. Tunnel tolls rose in 2020.",
+            "Tunnel tolls rose in 2020.",
+            "Greyhollow Tunnel tolls rose in 2020.",
+            "Tunnel tolls rose in 2020.",
+        ),
+    ],
+)
+def test_a_name_said_short_is_restated_whole(
+    context: str, sentence: str, hypothesis: str, expected: str
+) -> None:
+    assert resolved(context, sentence, hypothesis) == expected
+
+
+@pytest.mark.parametrize(
+    ("context", "sentence", "hypothesis"),
+    [
+        # a first word is no short form of a person's or a product's name
+        (
+            "The Korean BBQ place opened in May. The best Korean food I have had.",
+            "The best Korean food I have had.",
+            "Korean BBQ is the best.",
+        ),
+        (
+            "Gavin Newsom met officials. Gavin said the talks went well.",
+            "Gavin said the talks went well.",
+            "Gavin Newsom said the talks went well.",
+        ),
+        # "New Mexican" is no longer "Mexican", nor "North Korea" "Korea"
+        (
+            "Alito's serves New Mexican food. The best Mexican food in town.",
+            "The best Mexican food in town.",
+            "Alito's is a New Mexican restaurant.",
+        ),
+    ],
+)
+def test_a_word_of_a_name_that_is_no_short_form_is_left_alone(
+    context: str, sentence: str, hypothesis: str
+) -> None:
+    assert resolved(context, sentence, hypothesis) == sentence
+
+
+def test_a_club_is_said_short_by_its_first_word() -> None:
+    context = "Corran Athletic beat Westmarch United 3-1. Corran had taken the lead early."
+    assert resolved(
+        context, "Corran had taken the lead early.", "Corran Athletic took the lead early."
+    ) == ("Corran Athletic had taken the lead early.")
