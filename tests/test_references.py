@@ -144,6 +144,11 @@ def test_a_pronoun_opening_the_premise_is_restated_as_the_previous_sentences_sub
         )
         == "Norvik Systems's largest office is in Bergen."
     )
+    # the name after a time or place said first
+    introduced = "In 1998, Norvik Systems was founded in Oslo. It now employs 300 people."
+    assert resolved(
+        introduced, "It now employs 300 people.", "Norvik Systems employs 300 people."
+    ) == ("Norvik Systems now employs 300 people.")
     person = "Elsbeth Moraine ran in three Games. She reached the final twice."
     assert resolved(
         person, "She reached the final twice.", "Elsbeth Moraine reached the final twice."
@@ -162,6 +167,12 @@ def test_a_pronoun_opening_the_premise_is_restated_as_the_previous_sentences_sub
         # the name stands in the sentence before, but not as its subject
         (
             "The lender was bought by Norvik Systems. It was founded in 1998.",
+            "It was founded in 1998.",
+            "Norvik Systems was founded in 1998.",
+        ),
+        # what is said first is a clause of its own, and the name its object
+        (
+            "After Norvik Systems bought it, Crestline Credit grew. It was founded in 1998.",
             "It was founded in 1998.",
             "Norvik Systems was founded in 1998.",
         ),

@@ -15,8 +15,9 @@ offsets and text stay the context's):
   premise, and no other name in the context carries that word ("Lake Ettmark" beside "Lake
   Sorvanne" leaves "the lake" alone);
 - **a pronoun opening the premise** ("It", "He", "She"; "Its", "His", "Her" as "<name>'s")
-  where the sentence before it in the same passage opens with the hypothesis's name (or a run of
-  sentences opening with the same pronoun leads back to one that does);
+  where the sentence before it in the same passage opens with the hypothesis's name, after a
+  time or place said first or not ("In 1998, Norvik Systems was founded …"), or a run of
+  sentences opening with the same pronoun leads back to one that does;
 - **a name said short** by its last word ("Holt", "Ms Holt" for "Dana Holt"; a club's, a
   place's or a thing's first when its last is its kind: "Corran" for "Corran Athletic",
   "Greyhollow" for "Greyhollow Tunnel") where the context writes the whole name and no other
@@ -74,6 +75,11 @@ _FAMILY = {"It": ("It", "Its"), "Its": ("It", "Its"), "He": ("He", "His"), "His"
 _FAMILY |= {"She": ("She", "Her"), "Her": ("She", "Her")}
 _PRONOUN = re.compile(r"(It|He|She|Its|His|Her) (?=[a-z])")
 _LOOK_BACK = 3
+# a time or place said before a sentence's subject: "In 1998, ", "After the war, ", "Today, "
+_INTRODUCTION = re.compile(
+    r"^(?:(?:In|On|At|After|Before|During|Since|From|By|Until|Following|Later|Today|"
+    r"Earlier|Meanwhile)\b[^,.;:!?]{0,40}|[Ii]n \d{4}), "
+)
 _NAME_REACH = 80
 # a capitalised word of a name: an initial may keep its dot, no other word ends a sentence
 _NAME_WORD = r"(?:[A-Z]\.|[A-Z][\w'’&-]*)"
@@ -227,7 +233,8 @@ def _opening_pronoun(
     i = bisect.bisect_left(sentences, start, key=lambda s: s.start)
     for j in range(i - 1, max(first, i - _LOOK_BACK) - 1, -1):
         text = sentences[j].text(context).lstrip()
-        opening = text[4:] if text.startswith("The ") else text
+        opening = _INTRODUCTION.sub("", text, count=1)  # "In 1998, Norvik Systems was …"
+        opening = opening[4:] if opening.startswith("The ") else opening
         if opening.startswith(name) and not opening[len(name) : len(name) + 1].isalnum():
             return m.start(1), m.end(1), name + _SUBJECT_PRONOUNS[pronoun]
         if not text.startswith(tuple(p + " " for p in _FAMILY[pronoun])):
