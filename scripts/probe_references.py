@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -28,40 +27,34 @@ from typing import Any
 
 from enoki_hd.eval.datasets.registry import SHARED_DIR_ENV
 from enoki_hd.eval.files import atomic_write
+from enoki_hd.train.nli_data import THREE_WAY, TWO_WAY, load_fool_me_twice, load_pairs
 from enoki_hd.verify.loading import default_checkpoint_dir
 from enoki_hd.verify.nli import NLICrossEncoder
 from enoki_hd.verify.references import hypothesis_names
 
 SOURCES = ("mnli_taxinli", "fool_me_twice_dev", "rte_dev")
-_FM2_LABELS = {"SUPPORTS": "entailment", "REFUTES": "contradiction"}
 MAX_PREMISE_CHARS = 400
 VARIANTS = ("named", "pronoun", "short")
 
 
 def read_pairs(folder: Path, sources: Iterable[str] = SOURCES) -> Iterator[dict[str, str]]:
-    """``{"premise", "hypothesis", "label", "source"}`` of each source file (Fool-Me-Twice's
-    claim and evidence sentences read as hypothesis and premise)."""
+    """``{"premise", "hypothesis", "label", "source"}`` of each source file, read by the
+    training data's loaders (Fool-Me-Twice's claim and gold evidence as hypothesis and premise;
+    its distractor pairs left out)."""
     for source in sources:
         path = folder / f"{source}.jsonl.gz"
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"{path} does not exist; point {SHARED_DIR_ENV} at the shared data folder"
-            )
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            for line in handle:
-                row = json.loads(line)
-                if "claim" in row:
-                    row = {
-                        "premise": " ".join(row["evidence"]),
-                        "hypothesis": row["claim"],
-                        "label": _FM2_LABELS.get(row["label"], row["label"]),
-                    }
-                yield {
-                    "premise": row["premise"],
-                    "hypothesis": row["hypothesis"],
-                    "label": row["label"],
-                    "source": source,
-                }
+        if source.startswith("fool_me_twice"):
+            pairs = [p for p in load_fool_me_twice(path, source=source) if p.source == source]
+        else:
+            labels = TWO_WAY if source.startswith("rte") else THREE_WAY
+            pairs = load_pairs(path, source=source, labels=labels)
+        for pair in pairs:
+            yield {
+                "premise": pair.premise,
+                "hypothesis": pair.hypothesis,
+                "label": pair.label,
+                "source": source,
+            }
 
 
 def variants(pair: dict[str, str]) -> dict[str, str] | None:

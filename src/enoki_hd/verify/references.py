@@ -30,6 +30,7 @@ the context says plainly that the premise speaks of it.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 
@@ -141,7 +142,13 @@ def _runs(text: str, *, opening: bool = False) -> list[tuple[int, int, str]]:
 
 def hypothesis_names(hypothesis: str) -> list[str]:
     """The names ``hypothesis`` writes, as written (:func:`_runs`)."""
-    return [name for _, _, name in _runs(hypothesis)]
+    return list(_names_of(hypothesis))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_of(hypothesis: str) -> tuple[str, ...]:
+    # each hypothesis meets several premises: its names are read once
+    return tuple(name for _, _, name in _runs(hypothesis))
 
 
 def _kind(name: str) -> str | None:
@@ -256,7 +263,7 @@ def resolve_references(
     ``sentences`` are the context's sentence spans in order; ``first_sentence`` is the first
     sentence of the premise's passage (a pronoun is never resolved across passages)."""
     edits: list[tuple[int, int, str]] = []
-    for name in hypothesis_names(hypothesis):
+    for name in _names_of(hypothesis):
         if name in premise:
             continue
         edits += [(a, b, name) for a, b in _kind_references(premise, context, start, name)]
