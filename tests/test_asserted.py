@@ -8,6 +8,7 @@ import pytest
 
 from enoki_hd.extract.asserted import (
     asserted_row,
+    object_filled,
     relation_filled,
     relation_head,
     word_of_tokens,
@@ -288,3 +289,80 @@ def test_other_rows_of_an_existential_are_left_as_the_tagger_wrote_them(
 ) -> None:
     row, words = labelled(text, parts)
     assert read(nlp, text, parts) == by_label(text, words, row)
+
+
+def completed(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
+    """The row after :func:`object_filled`, as label → the text from its first word to its
+    last (None: unchanged)."""
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = object_filled(row, doc, words, word_of_tokens(doc, words))
+    if out is row:
+        return None
+    spans = {}
+    for label in (ARG1, REL, ARG2):
+        ks = [k for k in range(len(words)) if out[k] == label]
+        spans[label] = text[words[ks[0]].start : words[ks[-1]].end] if ks else ""
+    return spans
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        # the verb's complement, left out by the tagger (PsiloQA's bass violins)
+        (
+            "Bass violins were smaller and had a lower pitch than violones.",
+            {"Bass violins": ARG1, "were": REL},
+            "smaller",
+        ),
+        # a relation ending in a preposition takes the phrase the preposition governs
+        (
+            "Elizabeth Moran was born on July 26, 1925, in New York City.",
+            {"Elizabeth Moran": ARG1, "was born on": REL},
+            "July 26, 1925, in New York City",
+        ),
+        ("Pérez won the gold medal in 1998.", {"Pérez": ARG1, "won": REL}, "the gold medal"),
+        # a phrase ending on a comma or a conjunction ends before it
+        (
+            # PsiloQA's sentence: the parse ends the phrase on the comma after "journalist"
+            "Stephen D. Sullivan is an American author, journalist, and former television news "
+            "anchor.",
+            {"Stephen D. Sullivan": ARG1, "is": REL},
+            "an American author, journalist",
+        ),
+        # a bracket the phrase closes is kept
+        (
+            "The elevation of Guder is approximately 500 meters (1,640 feet) above sea level.",
+            {"The elevation of Guder": ARG1, "is": REL},
+            "approximately 500 meters (1,640 feet) above sea level",
+        ),
+    ],
+)
+def test_a_row_without_an_object_takes_its_relations_complement(
+    nlp, text: str, parts: dict[str, int], expected: str
+) -> None:
+    out = completed(nlp, text, parts)
+    assert out is not None and out[ARG2] == expected
+    assert out[ARG1] == next(p for p, label in parts.items() if label == ARG1)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # an object labelled: nothing to fill
+        ("The museum is open every day.", {"The museum": ARG1, "is": REL, "open": ARG2}),
+        # no subject
+        ("Open every day.", {"Open": REL}),
+        # an intransitive verb: no complement
+        ("The patient recovered quickly.", {"The patient": ARG1, "recovered": REL}),
+        # the complement holds a word the row already labels
+        (
+            "The firm bought Harbor Bank.",
+            {"The firm": ARG1, "bought": REL, "Bank": ARG1},
+        ),
+    ],
+)
+def test_a_row_without_an_object_is_left_alone_otherwise(
+    nlp, text: str, parts: dict[str, int]
+) -> None:
+    assert completed(nlp, text, parts) is None

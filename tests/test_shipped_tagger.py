@@ -184,6 +184,19 @@ def test_the_shipped_taggers_existential_rows_say_what_exists() -> None:
     ]
 
 
+def test_the_shipped_taggers_rows_without_an_object_take_the_verbs_complement() -> None:
+    # raw row "Bass violins | were | ∅" (PsiloQA): "smaller", the claim, left out
+    answer = "Bass violins were smaller and had a lower pitch than violones of the viol family."
+    extractor = get_extractor("encoder")
+    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
+    assert ("Bass violins", "were", "smaller") in triples
+    assert extractor.stats["filled_objects"] == 1
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    raw_triples = [(f.subject, f.relation, f.object) for f in raw]
+    assert ("Bass violins", "were", "") in raw_triples
+    assert ("Bass violins", "were", "smaller") not in raw_triples
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

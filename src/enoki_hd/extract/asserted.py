@@ -31,7 +31,10 @@ A row the tagger gave a subject and an object but no relation is dropped by deco
 words between the two are a short verb group the parse makes the subject's verb ("The
 alternative name for the mink frog *is* the northern mink frog", "The range *is located in* the
 state of Rajasthan"), :func:`relation_filled` labels them the relation, so the claim is checked
-instead of left to the sentence's fallback.
+instead of left to the sentence's fallback. A row the tagger gave a subject and a relation
+but no object ("Bass violins | were | ∅" of "Bass violins were smaller and had a lower
+pitch …", "Pérez | won | ∅") says nothing to check; :func:`object_filled` labels the
+relation's complement in the parse its object ("Bass violins | were | smaller").
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -232,3 +235,73 @@ def relation_filled(
         if out[k] in _OBJECT_LABELS:
             out[k] = ARG1 if subject[0] < k < last else NONE
     return out
+
+
+# what a relation's verb or final preposition takes as its object, when the tagger left it out
+_OBJECT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd", "pobj", "pcomp", "xcomp", "ccomp"})
+
+
+def object_filled(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with its relation's complement labelled the object when the tagger gave it a
+    subject and a relation but no object word ("Bass violins | were | ∅" of "Bass violins
+    were smaller and had a lower pitch", "Elizabeth Moran | was born on | ∅"): the phrase the
+    parse hangs on the relation's last preposition ("born on *July 26, 1925*"), else the first
+    complement of the relation's verb after the relation ("were *smaller*"), when every word
+    of it is after the relation and unlabelled (a copy when changed; else ``row`` itself)."""
+    n = len(words)
+    if any(row[k] in _OBJECT_LABELS for k in range(n)):
+        return row
+    relation = [k for k in range(n) if row[k] == REL]
+    if not relation or not any(row[k] == ARG1 for k in range(n)):
+        return row
+    head = relation_head(doc, token_words, set(relation))
+    if head is None:
+        return row
+    last = relation[-1]
+    tail = [token for token in doc if token_words[token.i] == last]
+    candidates: list[Token] = []
+    if tail and tail[-1].pos_ == "ADP":
+        candidates = [child for child in tail[-1].children if child.dep_ in ("pobj", "pcomp")]
+    if not candidates:
+        candidates = [
+            child
+            for child in head.children
+            if child.dep_ in _OBJECT_DEPS and token_words[child.i] > last
+        ]
+    if not candidates:
+        return row
+    phrase = sorted(_words_under(candidates[0], token_words) - {-1})
+    phrase = _trimmed(phrase, doc, words, token_words)
+    if not phrase or phrase[0] <= last or any(row[k] != NONE for k in phrase):
+        return row
+    out = row.copy()
+    out[phrase] = ARG2
+    return out
+
+
+def _trimmed(
+    phrase: list[int], doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[int]:
+    """``phrase`` (word indices) without the punctuation and conjunctions it ends on ("an
+    American author, journalist," ends at "journalist"; "low-cost or" at "low-cost") and cut
+    before a bracket it opens and does not close ("February (10.5 inches" → "February")."""
+    loose = {
+        token_words[t.i] for t in doc if (t.is_punct and not t.is_right_punct) or t.pos_ == "CCONJ"
+    }
+    text = doc.text
+    depth_at_open: int | None = None
+    depth = 0
+    for position, k in enumerate(phrase):
+        word = text[words[k].start : words[k].end]
+        if "(" in word and depth == 0:
+            depth_at_open = position
+        depth += word.count("(") - word.count(")")
+        if depth <= 0:
+            depth, depth_at_open = 0, None
+    if depth_at_open is not None:
+        phrase = phrase[:depth_at_open]
+    while phrase and phrase[-1] in loose:
+        phrase = phrase[:-1]
+    return phrase

@@ -40,7 +40,12 @@ from tokenizers import Tokenizer
 
 from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
-from enoki_hd.extract.asserted import asserted_row, relation_filled, word_of_tokens
+from enoki_hd.extract.asserted import (
+    asserted_row,
+    object_filled,
+    relation_filled,
+    word_of_tokens,
+)
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
@@ -370,7 +375,9 @@ class EncoderExtractor:
             its subject ("no British commander named Robertson | led | …"); a row with a
             subject and an object but no relation takes the short verb group between them as
             its relation ("The alternative name … *is* the northern mink frog";
-            ``stats["filled_relations"]``).
+            ``stats["filled_relations"]``), and one with a subject and a relation but no
+            object takes the relation's complement as its object ("Bass violins | were |
+            *smaller*"; ``stats["filled_objects"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -473,6 +480,7 @@ class EncoderExtractor:
             "rejected_sentences": 0,
             "unasserted_rows": 0,
             "filled_relations": 0,
+            "filled_objects": 0,
         }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
@@ -669,6 +677,9 @@ class EncoderExtractor:
                 if doc is not None:
                     filled = relation_filled(negated, doc, unit.words, token_words)
                     self.stats["filled_relations"] += int(filled is not negated)
+                    completed = object_filled(filled, doc, unit.words, token_words)
+                    self.stats["filled_objects"] += int(completed is not filled)
+                    filled = completed
                     kept = asserted_row(filled, doc, unit.words, token_words)
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
