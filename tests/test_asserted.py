@@ -11,6 +11,7 @@ from enoki_hd.extract.asserted import (
     object_filled,
     relation_filled,
     relation_head,
+    subject_filled,
     word_of_tokens,
 )
 from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL, SENTINELS
@@ -366,3 +367,74 @@ def test_a_row_without_an_object_is_left_alone_otherwise(
     nlp, text: str, parts: dict[str, int]
 ) -> None:
     assert completed(nlp, text, parts) is None
+
+
+def subjected(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
+    """The row after :func:`subject_filled`, as label → its words joined (None: unchanged)."""
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = subject_filled(row, doc, words, word_of_tokens(doc, words))
+    return None if out is row else by_label(text, words, out)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        # the unlabelled subject of the relation's verb (decoding drops a row without one)
+        (
+            "It shares its western border with Illinois.",
+            {"shares its western border with": REL, "Illinois": ARG2},
+            ("It", "shares its western border with", "Illinois"),
+        ),
+        (
+            "The first European settlers arrived in the region in 1788.",
+            {"arrived in": REL, "the region": ARG2},
+            ("The first European settlers", "arrived in", "the region"),
+        ),
+        # a subject ending on punctuation ends before it (the Markdown suite's "Limit:")
+        (
+            "Limit: claims up to 7,500 dollars.",
+            {"claims up": REL, "to 7,500 dollars": ARG2},
+            ("Limit", "claims up", "to 7,500 dollars"),
+        ),
+    ],
+)
+def test_a_row_without_a_subject_takes_its_verbs_subject(
+    nlp, text: str, parts: dict[str, int], expected: tuple[str, str, str]
+) -> None:
+    out = subjected(nlp, text, parts)
+    assert out is not None and (out[ARG1], out[REL], out[ARG2]) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a subject labelled: nothing to fill
+        (
+            "The band released their album in 1995.",
+            {"The band": ARG1, "released": REL, "their album": ARG2},
+        ),
+        # no object: nothing the row says of a subject
+        ("He died in London.", {"died": REL}),
+        # a relative pronoun stands for its noun, whose phrase holds the relation
+        ("The museum, which opened in 1990, holds paintings.", {"opened in": REL, "1990": ARG2}),
+        # an existential "there"
+        ("There are three bridges over the river.", {"are": REL, "three bridges": ARG2}),
+        # an imperative has no subject to take
+        ("Open the lid and pour the water.", {"pour": REL, "the water": ARG2}),
+        # a relation in pieces holds words of two clauses
+        (
+            "This stage ends when the placenta has been delivered.",
+            {"ends when": REL, "has been": REL, "the placenta": ARG2, "delivered": ARG2},
+        ),
+        # the subject holds a word the row already labels
+        (
+            "The settlers from Kent arrived in the region.",
+            {"Kent": ARG2, "arrived in": REL, "the region": ARG2},
+        ),
+    ],
+)
+def test_a_row_without_a_subject_is_left_alone_otherwise(
+    nlp, text: str, parts: dict[str, int]
+) -> None:
+    assert subjected(nlp, text, parts) is None

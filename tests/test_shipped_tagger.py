@@ -197,6 +197,21 @@ def test_the_shipped_taggers_rows_without_an_object_take_the_verbs_complement() 
     assert ("Bass violins", "were", "smaller") not in raw_triples
 
 
+def test_the_shipped_taggers_rows_without_a_subject_take_the_verbs_subject() -> None:
+    # a raw row "∅ | shares its western border with | Illinois" (unlabelled MuSHROOM
+    # training answers), dropped by decoding without a subject
+    answer = "It is situated along the Ohio River and shares its western border with Illinois."
+    extractor = get_extractor("encoder")
+    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
+    assert ("It", "shares its western border with", "Illinois") in triples
+    assert extractor.stats["filled_subjects"] == 1
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    assert [(f.subject, f.relation, f.object) for f in raw] == [
+        ("It", "is situated along", "the Ohio River"),
+        ("It", "shares", "its western border with Illinois"),
+    ]
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

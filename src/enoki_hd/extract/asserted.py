@@ -34,7 +34,11 @@ state of Rajasthan"), :func:`relation_filled` labels them the relation, so the c
 instead of left to the sentence's fallback. A row the tagger gave a subject and a relation
 but no object ("Bass violins | were | ∅" of "Bass violins were smaller and had a lower
 pitch …", "Pérez | won | ∅") says nothing to check; :func:`object_filled` labels the
-relation's complement in the parse its object ("Bass violins | were | smaller").
+relation's complement in the parse its object ("Bass violins | were | smaller"). A row given
+a relation and an object but no subject is dropped by decoding; :func:`subject_filled` labels
+the subject the parse gives the relation's verb ("It is situated along the Ohio River and
+shares its western border with Illinois": "∅ | shares its western border with | Illinois" →
+"It | shares …").
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -305,3 +309,38 @@ def _trimmed(
     while phrase and phrase[-1] in loose:
         phrase = phrase[:-1]
     return phrase
+
+
+def subject_filled(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with its relation's subject in the parse labelled the subject when the tagger
+    gave it a relation in one piece and an object but no subject word (decoding drops such a
+    row): the phrase the parse makes the subject of the relation's verb, own or inherited
+    (:func:`~enoki_hd.extract.rules.clauses.subject_of`: "Bass violins were smaller and *had*
+    …" → "Bass violins"; a relative pronoun resolved to its noun), when every word of it is
+    before the relation and unlabelled, and it is not an existential "there"; cut as
+    :func:`object_filled` cuts an object (a copy when changed; else ``row`` itself)."""
+    n = len(words)
+    if any(row[k] == ARG1 for k in range(n)):
+        return row
+    relation = [k for k in range(n) if row[k] == REL]
+    if not relation or not any(row[k] in _OBJECT_LABELS for k in range(n)):
+        return row
+    if len(_runs(relation)) > 1:
+        return row  # "ends when … is": words of two clauses
+    head = relation_head(doc, token_words, set(relation))
+    if head is None:
+        return row
+    subject = subject_of(head)
+    if subject is None or subject.dep_ == "expl":
+        return row
+    phrase = sorted(_words_under(subject, token_words) - {-1})
+    if not phrase or phrase[-1] >= relation[0] or any(row[k] != NONE for k in phrase):
+        return row
+    phrase = _trimmed(phrase, doc, words, token_words)  # "Limit:" → "Limit"
+    if not phrase:
+        return row
+    out = row.copy()
+    out[phrase] = ARG1
+    return out

@@ -44,6 +44,7 @@ from enoki_hd.extract.asserted import (
     asserted_row,
     object_filled,
     relation_filled,
+    subject_filled,
     word_of_tokens,
 )
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
@@ -375,9 +376,11 @@ class EncoderExtractor:
             its subject ("no British commander named Robertson | led | …"); a row with a
             subject and an object but no relation takes the short verb group between them as
             its relation ("The alternative name … *is* the northern mink frog";
-            ``stats["filled_relations"]``), and one with a subject and a relation but no
-            object takes the relation's complement as its object ("Bass violins | were |
-            *smaller*"; ``stats["filled_objects"]``).
+            ``stats["filled_relations"]``), one with a relation and an object but no subject
+            takes its verb's subject in the parse ("*It* | shares its western border with |
+            Illinois"; ``stats["filled_subjects"]``), and one with a subject and a relation
+            but no object takes the relation's complement as its object ("Bass violins |
+            were | *smaller*"; ``stats["filled_objects"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -481,6 +484,7 @@ class EncoderExtractor:
             "unasserted_rows": 0,
             "filled_relations": 0,
             "filled_objects": 0,
+            "filled_subjects": 0,
         }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
@@ -677,6 +681,9 @@ class EncoderExtractor:
                 if doc is not None:
                     filled = relation_filled(negated, doc, unit.words, token_words)
                     self.stats["filled_relations"] += int(filled is not negated)
+                    subjected = subject_filled(filled, doc, unit.words, token_words)
+                    self.stats["filled_subjects"] += int(subjected is not filled)
+                    filled = subjected
                     completed = object_filled(filled, doc, unit.words, token_words)
                     self.stats["filled_objects"] += int(completed is not filled)
                     filled = completed
