@@ -9,6 +9,7 @@ import pytest
 from enoki_hd.extract.asserted import (
     asserted_row,
     object_filled,
+    pieces_joined,
     relation_filled,
     relation_head,
     subject_filled,
@@ -438,3 +439,60 @@ def test_a_row_without_a_subject_is_left_alone_otherwise(
     nlp, text: str, parts: dict[str, int]
 ) -> None:
     assert subjected(nlp, text, parts) is None
+
+
+def joined(text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
+    """The row after :func:`pieces_joined`, as label → its words joined (None: unchanged);
+    ``parts`` as for :func:`filled`."""
+    if isinstance(parts, list):
+        words = tokenize_words(text)
+        row = np.array(parts + [NONE] * len(SENTINELS), dtype=np.int64)
+        assert len(parts) == len(words)
+    else:
+        row, words = labelled(text, parts)
+    out = pieces_joined(row, text, words)
+    return None if out is row else by_label(text, words, out)
+
+
+def test_a_parts_pieces_joined_by_commas_and_conjunctions_are_read_whole() -> None:
+    text = "Dishes are cooked with soy sauce, vinegar, and sugar in Oberhof, Germany."
+    # the tagger's row: "Dishes | are cooked with | soy sauce vinegar sugar"
+    parts = {"Dishes": ARG1, "are cooked with": REL, "soy sauce": ARG2, "vinegar": ARG2}
+    row, words = labelled(text, parts)
+    row[[k for k, w in enumerate(words) if w.text(text) == "sugar"]] = ARG2
+    out = pieces_joined(row, text, words)
+    assert by_label(text, words, out)[ARG2] == "soy sauce , vinegar , and sugar"
+    # "Oberhof Germany" as a subject
+    assert joined(
+        "Oberhof, Germany hosted the championships.",
+        {"Oberhof": ARG1, "Germany": ARG1, "hosted": REL, "the championships": ARG2},
+    ) == {ARG1: "Oberhof , Germany", REL: "hosted", ARG2: "the championships"}
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # a content word in the gap: the tagger left it out of the part
+        (
+            "Dishes are cooked with soy sauce, vinegar and sugar.",
+            {"Dishes": ARG1, "are cooked with": REL, "soy sauce": ARG2, "and sugar": ARG2},
+        ),
+        # a bracket is not joined: it would open what the part does not close
+        (
+            "The unit (I/O) maps memory.",
+            {"The unit": ARG1, "I/O": ARG1, "maps": REL, "memory": ARG2},
+        ),
+        # a gap longer than two words
+        (
+            "They sell tea, , , and coffee.",
+            {"They": ARG1, "sell": REL, "tea": ARG2, "coffee": ARG2},
+        ),
+        # the gap holds another part's word
+        (
+            "Smith and Jones founded the firm.",
+            {"Smith": ARG1, "and": REL, "Jones": ARG1, "founded": REL, "the firm": ARG2},
+        ),
+    ],
+)
+def test_a_parts_pieces_are_left_apart_otherwise(text: str, parts: dict[str, int]) -> None:
+    assert joined(text, parts) is None

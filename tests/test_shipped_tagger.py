@@ -212,6 +212,20 @@ def test_the_shipped_taggers_rows_without_a_subject_take_the_verbs_subject() -> 
     ]
 
 
+def test_the_shipped_taggers_parts_keep_the_commas_and_conjunctions_of_their_lists() -> None:
+    answer = (
+        "The 26th biennial World Championships were held in Oberhof, Germany. Captain Morgan "
+        "was invented in 1944 by George T. Stagg and James E. DeKuyper."
+    )
+    extractor = get_extractor("encoder")
+    objects = [f.object for f in extractor.extract(answer)]
+    assert "Oberhof, Germany" in objects
+    assert "George T. Stagg and James E. DeKuyper" in objects
+    assert extractor.stats["joined_pieces"] == 2
+    raw = [f.object for f in get_extractor("encoder", asserted=False).extract(answer)]
+    assert "Oberhof Germany" in raw and "George T. Stagg James E. DeKuyper" in raw
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

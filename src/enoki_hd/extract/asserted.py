@@ -38,7 +38,9 @@ relation's complement in the parse its object ("Bass violins | were | smaller").
 a relation and an object but no subject is dropped by decoding; :func:`subject_filled` labels
 the subject the parse gives the relation's verb ("It is situated along the Ohio River and
 shares its western border with Illinois": "∅ | shares its western border with | Illinois" →
-"It | shares …").
+"It | shares …"). The tagger leaves the commas and conjunctions of a list out of its parts
+("Oberhof Germany", "George T. Stagg James E. DeKuyper"); :func:`pieces_joined` gives them
+back to the part ("Oberhof, Germany"), so the hypothesis reads as the answer writes it.
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -47,6 +49,7 @@ are spans into the text the ``Doc`` was parsed from.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 from spacy.tokens import Doc, Token
@@ -343,4 +346,31 @@ def subject_filled(
         return row
     out = row.copy()
     out[phrase] = ARG1
+    return out
+
+
+# the words that join a list's items: a gap of only these between two pieces of a part is kept
+_JOINERS = frozenset({",", ";", "/", "&", "and", "or"})
+MAX_JOINED_GAP = 2
+
+
+def pieces_joined(row: np.ndarray, text: str, words: Sequence[Span]) -> np.ndarray:
+    """``row`` with the gaps between pieces of its subject or object labelled as the part when
+    each gap is at most :data:`MAX_JOINED_GAP` unlabelled words that only join a list (",",
+    ";", "/", "&", "and", "or"; not brackets or quote marks, which would open what the part
+    does not close): the tagger's "soy sauce vinegar sugar" of "soy sauce, vinegar, and
+    sugar" reads as the answer writes it (a copy when changed; else ``row`` itself)."""
+    n = len(words)
+    out = row
+    for label in (ARG1, ARG2):
+        indices = [k for k in range(n) if row[k] == label]
+        for first, second in pairwise(indices):
+            gap = range(first + 1, second)
+            if not 1 <= len(gap) <= MAX_JOINED_GAP or any(row[k] != NONE for k in gap):
+                continue
+            if not all(text[words[k].start : words[k].end].lower() in _JOINERS for k in gap):
+                continue
+            if out is row:
+                out = row.copy()
+            out[list(gap)] = label
     return out

@@ -43,6 +43,7 @@ from enoki_hd.extract import register
 from enoki_hd.extract.asserted import (
     asserted_row,
     object_filled,
+    pieces_joined,
     relation_filled,
     subject_filled,
     word_of_tokens,
@@ -380,7 +381,9 @@ class EncoderExtractor:
             takes its verb's subject in the parse ("*It* | shares its western border with |
             Illinois"; ``stats["filled_subjects"]``), and one with a subject and a relation
             but no object takes the relation's complement as its object ("Bass violins |
-            were | *smaller*"; ``stats["filled_objects"]``).
+            were | *smaller*"; ``stats["filled_objects"]``); the commas and conjunctions
+            between pieces of a subject or object are kept ("Oberhof*,* Germany";
+            ``stats["joined_pieces"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -485,6 +488,7 @@ class EncoderExtractor:
             "filled_relations": 0,
             "filled_objects": 0,
             "filled_subjects": 0,
+            "joined_pieces": 0,
         }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
@@ -691,6 +695,10 @@ class EncoderExtractor:
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
                     continue
+                if doc is not None:
+                    joined = pieces_joined(kept, unit.text, unit.words)
+                    self.stats["joined_pieces"] += int(joined is not kept)
+                    kept = joined
                 rows.append(kept)
                 confidences.append(score)
         return decode_rows(
