@@ -8,6 +8,7 @@ import pytest
 
 from enoki_hd.extract.asserted import (
     asserted_row,
+    object_completed,
     object_filled,
     pieces_joined,
     relation_filled,
@@ -496,3 +497,68 @@ def test_a_parts_pieces_joined_by_commas_and_conjunctions_are_read_whole() -> No
 )
 def test_a_parts_pieces_are_left_apart_otherwise(text: str, parts: dict[str, int]) -> None:
     assert joined(text, parts) is None
+
+
+def ended(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
+    """The row after :func:`object_completed`, as label → the text from its first word to
+    its last (None: unchanged)."""
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = object_completed(row, doc, words, word_of_tokens(doc, words))
+    if out is row:
+        return None
+    return {
+        label: text[words[ks[0]].start : words[ks[-1]].end] if ks else ""
+        for label in (ARG1, REL, ARG2)
+        for ks in [[k for k in range(len(words)) if out[k] == label]]
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        # "since" heads its phrase though tagged a conjunction
+        (
+            "The Kremlin has served as the main residence of the rulers since the 14th century.",
+            {
+                "The Kremlin": ARG1,
+                "has served as": REL,
+                "the main residence of the rulers since": ARG2,
+            },
+            "the main residence of the rulers since the 14th century",
+        ),
+        (
+            "This arena is the home ground for the Austrian club, Red Bull Salzburg.",
+            {"This arena": ARG1, "is": REL, "the home ground for": ARG2},
+            "the home ground for the Austrian club, Red Bull Salzburg",
+        ),
+    ],
+)
+def test_an_object_ending_on_a_preposition_takes_its_phrase(
+    nlp, text: str, parts: dict[str, int], expected: str
+) -> None:
+    out = ended(nlp, text, parts)
+    assert out is not None and out[ARG2] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # the object does not end on a preposition
+        ("The arena is the home ground.", {"The arena": ARG1, "is": REL, "the home ground": ARG2}),
+        # a stranded preposition governs nothing after it
+        (
+            "This is the town she grew up in.",
+            {"This": ARG1, "is": REL, "the town she grew up in": ARG2},
+        ),
+        # the phrase holds a word the row already labels
+        (
+            "The arena is the home ground for the club.",
+            {"The arena": ARG1, "is": REL, "the home ground for": ARG2, "club": ARG1},
+        ),
+        # no object
+        ("The arena opened.", {"The arena": ARG1, "opened": REL}),
+    ],
+)
+def test_an_object_ending_otherwise_is_left_alone(nlp, text: str, parts: dict[str, int]) -> None:
+    assert ended(nlp, text, parts) is None

@@ -226,6 +226,26 @@ def test_the_shipped_taggers_parts_keep_the_commas_and_conjunctions_of_their_lis
     assert "Oberhof Germany" in raw and "George T. Stagg James E. DeKuyper" in raw
 
 
+def test_the_shipped_taggers_objects_ending_on_a_preposition_take_its_phrase() -> None:
+    # raw row "This arena | is | the home ground for" (unlabelled MuSHROOM training answers)
+    answer = (
+        "The Salzburg Red Bull Arena is located in Austria. This arena is the home ground for "
+        "the Austrian football club, Red Bull Salzburg."
+    )
+    extractor = get_extractor("encoder")
+    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
+    assert (
+        "This arena",
+        "is",
+        "the home ground for the Austrian football club, Red Bull Salzburg",
+    ) in triples
+    assert extractor.stats["completed_objects"] == 1
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    assert ("This arena", "is", "the home ground for") in [
+        (f.subject, f.relation, f.object) for f in raw
+    ]
+
+
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
     context = (
         "The Keller Bridge opened in 1932. It is 450 metres long. Smith & Wesson built the rails."

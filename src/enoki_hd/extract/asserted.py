@@ -40,7 +40,9 @@ the subject the parse gives the relation's verb ("It is situated along the Ohio 
 shares its western border with Illinois": "∅ | shares its western border with | Illinois" →
 "It | shares …"). The tagger leaves the commas and conjunctions of a list out of its parts
 ("Oberhof Germany", "George T. Stagg James E. DeKuyper"); :func:`pieces_joined` gives them
-back to the part ("Oberhof, Germany"), so the hypothesis reads as the answer writes it.
+back to the part ("Oberhof, Germany"), so the hypothesis reads as the answer writes it; and
+an object the tagger ends on a preposition ("This arena | is | the home ground for") takes the
+phrase the preposition governs (:func:`object_completed`: "… for the Austrian football club").
 
 Rows are ``len(words)`` word labels then the sentinels' (:mod:`enoki_hd.igl.labels`); ``words``
 are spans into the text the ``Doc`` was parsed from.
@@ -373,4 +375,34 @@ def pieces_joined(row: np.ndarray, text: str, words: Sequence[Span]) -> np.ndarr
             if out is row:
                 out = row.copy()
             out[list(gap)] = label
+    return out
+
+
+def object_completed(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with the phrase its object's last preposition governs labelled the object when
+    the tagger ended the object on that preposition ("the main residence of the Russian rulers
+    since | ∅" of "… since the 14th century"): the preposition's ``pobj`` or ``pcomp`` phrase,
+    when every word of it follows the preposition and is unlabelled, cut as
+    :func:`object_filled` cuts an object (a copy when changed; else ``row`` itself)."""
+    n = len(words)
+    objects = [k for k in range(n) if row[k] in _OBJECT_LABELS]
+    if not objects:
+        return row
+    last = objects[-1]
+    tokens = [token for token in doc if token_words[token.i] == last]
+    if len(tokens) != 1 or not (tokens[0].pos_ == "ADP" or tokens[0].dep_ in ("prep", "agent")):
+        return row  # "since" is tagged a conjunction where it heads a phrase
+    phrases = [child for child in tokens[0].children if child.dep_ in ("pobj", "pcomp")]
+    if not phrases:
+        return row
+    phrase = sorted(_words_under(phrases[0], token_words) - {-1})
+    if not phrase or phrase[0] <= last or any(row[k] != NONE for k in phrase):
+        return row
+    phrase = _trimmed(phrase, doc, words, token_words)
+    if not phrase:
+        return row
+    out = row.copy()
+    out[phrase] = row[last]
     return out

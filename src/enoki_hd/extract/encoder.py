@@ -42,6 +42,7 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.asserted import (
     asserted_row,
+    object_completed,
     object_filled,
     pieces_joined,
     relation_filled,
@@ -379,11 +380,13 @@ class EncoderExtractor:
             its relation ("The alternative name … *is* the northern mink frog";
             ``stats["filled_relations"]``), one with a relation and an object but no subject
             takes its verb's subject in the parse ("*It* | shares its western border with |
-            Illinois"; ``stats["filled_subjects"]``), and one with a subject and a relation
+            Illinois"; ``stats["filled_subjects"]``), one with a subject and a relation
             but no object takes the relation's complement as its object ("Bass violins |
-            were | *smaller*"; ``stats["filled_objects"]``); the commas and conjunctions
-            between pieces of a subject or object are kept ("Oberhof*,* Germany";
-            ``stats["joined_pieces"]``).
+            were | *smaller*"; ``stats["filled_objects"]``), an object the tagger ended on a
+            preposition takes the phrase it governs ("the home ground for *the Austrian
+            football club*"; ``stats["completed_objects"]``), and the commas and
+            conjunctions between pieces of a subject or object are kept ("Oberhof*,*
+            Germany"; ``stats["joined_pieces"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -488,6 +491,7 @@ class EncoderExtractor:
             "filled_relations": 0,
             "filled_objects": 0,
             "filled_subjects": 0,
+            "completed_objects": 0,
             "joined_pieces": 0,
         }
 
@@ -690,7 +694,9 @@ class EncoderExtractor:
                     filled = subjected
                     completed = object_filled(filled, doc, unit.words, token_words)
                     self.stats["filled_objects"] += int(completed is not filled)
-                    filled = completed
+                    ended = object_completed(completed, doc, unit.words, token_words)
+                    self.stats["completed_objects"] += int(ended is not completed)
+                    filled = ended
                     kept = asserted_row(filled, doc, unit.words, token_words)
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
