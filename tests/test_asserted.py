@@ -174,18 +174,37 @@ def test_an_existential_there_does_not_trim_the_subject(nlp) -> None:
     }
 
 
-def filled(nlp, text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
-    """The row after :func:`relation_filled`, as label → its words joined (None: unchanged);
-    ``parts`` as for :func:`labelled`, or one label per word."""
+def after(
+    step, nlp, text: str, parts: dict[str, int] | list[int], *, whole: bool = False
+) -> dict[int, str] | None:
+    """The row after ``step`` (one of the module's row steps), as label → its words joined,
+    or with ``whole`` the text from the part's first word to its last; None when ``step``
+    returns the row unchanged. ``parts`` as for :func:`labelled`, or one label per word."""
     if isinstance(parts, list):
         words = tokenize_words(text)
         row = np.array(parts + [NONE] * len(SENTINELS), dtype=np.int64)
         assert len(parts) == len(words)
     else:
         row, words = labelled(text, parts)
-    doc = nlp(text)
-    out = relation_filled(row, doc, words, word_of_tokens(doc, words))
-    return None if out is row else by_label(text, words, out)
+    if step is pieces_joined:
+        out = pieces_joined(row, text, words)
+    else:
+        doc = nlp(text)
+        out = step(row, doc, words, word_of_tokens(doc, words))
+    if out is row:
+        return None
+    if not whole:
+        return by_label(text, words, out)
+    return {
+        label: text[words[ks[0]].start : words[ks[-1]].end] if ks else ""
+        for label in (ARG1, REL, ARG2)
+        for ks in [[k for k in range(len(words)) if out[k] == label]]
+    }
+
+
+def filled(nlp, text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
+    """:func:`after` :func:`relation_filled`."""
+    return after(relation_filled, nlp, text, parts)
 
 
 @pytest.mark.parametrize(
@@ -295,18 +314,8 @@ def test_other_rows_of_an_existential_are_left_as_the_tagger_wrote_them(
 
 
 def completed(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
-    """The row after :func:`object_filled`, as label → the text from its first word to its
-    last (None: unchanged)."""
-    row, words = labelled(text, parts)
-    doc = nlp(text)
-    out = object_filled(row, doc, words, word_of_tokens(doc, words))
-    if out is row:
-        return None
-    spans = {}
-    for label in (ARG1, REL, ARG2):
-        ks = [k for k in range(len(words)) if out[k] == label]
-        spans[label] = text[words[ks[0]].start : words[ks[-1]].end] if ks else ""
-    return spans
+    """:func:`after` :func:`object_filled`, parts as whole text."""
+    return after(object_filled, nlp, text, parts, whole=True)
 
 
 @pytest.mark.parametrize(
@@ -372,11 +381,8 @@ def test_a_row_without_an_object_is_left_alone_otherwise(
 
 
 def subjected(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
-    """The row after :func:`subject_filled`, as label → its words joined (None: unchanged)."""
-    row, words = labelled(text, parts)
-    doc = nlp(text)
-    out = subject_filled(row, doc, words, word_of_tokens(doc, words))
-    return None if out is row else by_label(text, words, out)
+    """:func:`after` :func:`subject_filled`."""
+    return after(subject_filled, nlp, text, parts)
 
 
 @pytest.mark.parametrize(
@@ -443,16 +449,8 @@ def test_a_row_without_a_subject_is_left_alone_otherwise(
 
 
 def joined(text: str, parts: dict[str, int] | list[int]) -> dict[int, str] | None:
-    """The row after :func:`pieces_joined`, as label → its words joined (None: unchanged);
-    ``parts`` as for :func:`filled`."""
-    if isinstance(parts, list):
-        words = tokenize_words(text)
-        row = np.array(parts + [NONE] * len(SENTINELS), dtype=np.int64)
-        assert len(parts) == len(words)
-    else:
-        row, words = labelled(text, parts)
-    out = pieces_joined(row, text, words)
-    return None if out is row else by_label(text, words, out)
+    """:func:`after` :func:`pieces_joined`."""
+    return after(pieces_joined, None, text, parts)
 
 
 def test_a_parts_pieces_joined_by_commas_and_conjunctions_are_read_whole() -> None:
@@ -500,18 +498,8 @@ def test_a_parts_pieces_are_left_apart_otherwise(text: str, parts: dict[str, int
 
 
 def ended(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
-    """The row after :func:`object_completed`, as label → the text from its first word to
-    its last (None: unchanged)."""
-    row, words = labelled(text, parts)
-    doc = nlp(text)
-    out = object_completed(row, doc, words, word_of_tokens(doc, words))
-    if out is row:
-        return None
-    return {
-        label: text[words[ks[0]].start : words[ks[-1]].end] if ks else ""
-        for label in (ARG1, REL, ARG2)
-        for ks in [[k for k in range(len(words)) if out[k] == label]]
-    }
+    """:func:`after` :func:`object_completed`, parts as whole text."""
+    return after(object_completed, nlp, text, parts, whole=True)
 
 
 @pytest.mark.parametrize(

@@ -184,32 +184,47 @@ def test_the_shipped_taggers_existential_rows_say_what_exists() -> None:
     ]
 
 
-def test_the_shipped_taggers_rows_without_an_object_take_the_verbs_complement() -> None:
-    # raw row "Bass violins | were | ∅" (PsiloQA): "smaller", the claim, left out
-    answer = "Bass violins were smaller and had a lower pitch than violones of the viol family."
+@pytest.mark.parametrize(
+    ("answer", "read", "stat", "raw"),
+    [
+        # "Bass violins | were | ∅" (PsiloQA): "smaller", the claim, left out
+        (
+            "Bass violins were smaller and had a lower pitch than violones of the viol family.",
+            ("Bass violins", "were", "smaller"),
+            "filled_objects",
+            ("Bass violins", "were", ""),
+        ),
+        # "∅ | shares its western border with | Illinois" (unlabelled MuSHROOM training
+        # answers), dropped by decoding without a subject
+        (
+            "It is situated along the Ohio River and shares its western border with Illinois.",
+            ("It", "shares its western border with", "Illinois"),
+            "filled_subjects",
+            ("It", "shares", "its western border with Illinois"),
+        ),
+        # "This arena | is | the home ground for" (unlabelled MuSHROOM training answers)
+        (
+            "The Salzburg Red Bull Arena is located in Austria. This arena is the home ground "
+            "for the Austrian football club, Red Bull Salzburg.",
+            (
+                "This arena",
+                "is",
+                "the home ground for the Austrian football club, Red Bull Salzburg",
+            ),
+            "completed_objects",
+            ("This arena", "is", "the home ground for"),
+        ),
+    ],
+)
+def test_the_shipped_taggers_rows_take_a_part_they_lack_from_the_parse(
+    answer: str, read: tuple[str, str, str], stat: str, raw: tuple[str, str, str]
+) -> None:
     extractor = get_extractor("encoder")
-    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
-    assert ("Bass violins", "were", "smaller") in triples
-    assert extractor.stats["filled_objects"] == 1
-    raw = get_extractor("encoder", asserted=False).extract(answer)
-    raw_triples = [(f.subject, f.relation, f.object) for f in raw]
-    assert ("Bass violins", "were", "") in raw_triples
-    assert ("Bass violins", "were", "smaller") not in raw_triples
-
-
-def test_the_shipped_taggers_rows_without_a_subject_take_the_verbs_subject() -> None:
-    # a raw row "∅ | shares its western border with | Illinois" (unlabelled MuSHROOM
-    # training answers), dropped by decoding without a subject
-    answer = "It is situated along the Ohio River and shares its western border with Illinois."
-    extractor = get_extractor("encoder")
-    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
-    assert ("It", "shares its western border with", "Illinois") in triples
-    assert extractor.stats["filled_subjects"] == 1
-    raw = get_extractor("encoder", asserted=False).extract(answer)
-    assert [(f.subject, f.relation, f.object) for f in raw] == [
-        ("It", "is situated along", "the Ohio River"),
-        ("It", "shares", "its western border with Illinois"),
-    ]
+    assert read in [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
+    assert extractor.stats[stat] == 1
+    rows = get_extractor("encoder", asserted=False).extract(answer)
+    raw_triples = [(f.subject, f.relation, f.object) for f in rows]
+    assert raw in raw_triples and read not in raw_triples
 
 
 def test_the_shipped_taggers_parts_keep_the_commas_and_conjunctions_of_their_lists() -> None:
@@ -224,26 +239,6 @@ def test_the_shipped_taggers_parts_keep_the_commas_and_conjunctions_of_their_lis
     assert extractor.stats["joined_pieces"] == 2
     raw = [f.object for f in get_extractor("encoder", asserted=False).extract(answer)]
     assert "Oberhof Germany" in raw and "George T. Stagg James E. DeKuyper" in raw
-
-
-def test_the_shipped_taggers_objects_ending_on_a_preposition_take_its_phrase() -> None:
-    # raw row "This arena | is | the home ground for" (unlabelled MuSHROOM training answers)
-    answer = (
-        "The Salzburg Red Bull Arena is located in Austria. This arena is the home ground for "
-        "the Austrian football club, Red Bull Salzburg."
-    )
-    extractor = get_extractor("encoder")
-    triples = [(f.subject, f.relation, f.object) for f in extractor.extract(answer)]
-    assert (
-        "This arena",
-        "is",
-        "the home ground for the Austrian football club, Red Bull Salzburg",
-    ) in triples
-    assert extractor.stats["completed_objects"] == 1
-    raw = get_extractor("encoder", asserted=False).extract(answer)
-    assert ("This arena", "is", "the home ground for") in [
-        (f.subject, f.relation, f.object) for f in raw
-    ]
 
 
 def test_the_tagger_reads_prose_not_markup_emoji_or_entities() -> None:
