@@ -336,6 +336,16 @@ class _Unit:
     windows: list[EncodedWindow]
 
 
+# A row's missing parts taken from its sentence's parse, in this order, each with the stat that
+# counts the rows it changes (see ``asserted`` below and :mod:`enoki_hd.extract.asserted`).
+_MENDS = (
+    (relation_filled, "filled_relations"),
+    (subject_filled, "filled_subjects"),
+    (object_filled, "filled_objects"),
+    (object_completed, "completed_objects"),
+)
+
+
 @register("encoder")
 class EncoderExtractor:
     """Facts from the distilled iterative-grid-labeling tagger (:mod:`enoki_hd.igl`).
@@ -687,17 +697,12 @@ class EncoderExtractor:
                 negated = np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64)
                 kept: np.ndarray | None = negated
                 if doc is not None:
-                    filled = relation_filled(negated, doc, unit.words, token_words)
-                    self.stats["filled_relations"] += int(filled is not negated)
-                    subjected = subject_filled(filled, doc, unit.words, token_words)
-                    self.stats["filled_subjects"] += int(subjected is not filled)
-                    filled = subjected
-                    completed = object_filled(filled, doc, unit.words, token_words)
-                    self.stats["filled_objects"] += int(completed is not filled)
-                    ended = object_completed(completed, doc, unit.words, token_words)
-                    self.stats["completed_objects"] += int(ended is not completed)
-                    filled = ended
-                    kept = asserted_row(filled, doc, unit.words, token_words)
+                    mended = negated
+                    for mend, counted in _MENDS:
+                        out = mend(mended, doc, unit.words, token_words)
+                        self.stats[counted] += int(out is not mended)
+                        mended = out
+                    kept = asserted_row(mended, doc, unit.words, token_words)
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
                     continue
