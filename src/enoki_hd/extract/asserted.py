@@ -256,9 +256,10 @@ def object_filled(
     """``row`` with its relation's complement labelled the object when the tagger gave it a
     subject and a relation but no object word ("Bass violins | were | ∅" of "Bass violins
     were smaller and had a lower pitch", "Elizabeth Moran | was born on | ∅"): the phrase the
-    parse hangs on the relation's last preposition ("born on *July 26, 1925, in New York City*"), else the first
-    complement of the relation's verb after the relation ("were *smaller*"), when every word
-    of it is after the relation and unlabelled (a copy when changed; else ``row`` itself)."""
+    parse hangs on the relation's last preposition ("born on *July 26, 1925, in New York
+    City*"), else the first complement of the relation's verb after the relation ("were
+    *smaller*"), when every word of it is after the relation and unlabelled (a copy when
+    changed; else ``row`` itself)."""
     n = len(words)
     if any(row[k] in _OBJECT_LABELS for k in range(n)):
         return row
