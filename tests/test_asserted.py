@@ -334,6 +334,13 @@ def completed(nlp, text: str, parts: dict[str, int]) -> dict[int, str] | None:
             "July 26, 1925, in New York City",
         ),
         ("Pérez won the gold medal in 1998.", {"Pérez": ARG1, "won": REL}, "the gold medal"),
+        # "including" is a preposition by its dependency (RAGTruth's "visit five cities
+        # including | ∅")
+        (
+            "He will visit five cities including Hong Kong and Beijing.",
+            {"He": ARG1, "will visit five cities including": REL},
+            "Hong Kong and Beijing",
+        ),
         # a phrase ending on a comma or a conjunction ends before it
         (
             # PsiloQA's sentence: the parse ends the phrase on the comma after "journalist"

@@ -250,6 +250,12 @@ def relation_filled(
 _OBJECT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd", "pobj", "pcomp", "xcomp", "ccomp"})
 
 
+def _is_preposition(token: Token) -> bool:
+    """A preposition by its tag or by its dependency ("since" is tagged a conjunction where it
+    heads a phrase: "since the 14th century")."""
+    return token.pos_ == "ADP" or token.dep_ in ("prep", "agent")
+
+
 def object_filled(
     row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
 ) -> np.ndarray:
@@ -272,7 +278,7 @@ def object_filled(
     last = relation[-1]
     tail = [token for token in doc if token_words[token.i] == last]
     candidates: list[Token] = []
-    if tail and tail[-1].pos_ == "ADP":
+    if tail and _is_preposition(tail[-1]):
         candidates = [child for child in tail[-1].children if child.dep_ in ("pobj", "pcomp")]
     if not candidates:
         candidates = [
@@ -393,8 +399,8 @@ def object_completed(
         return row
     last = objects[-1]
     tokens = [token for token in doc if token_words[token.i] == last]
-    if len(tokens) != 1 or not (tokens[0].pos_ == "ADP" or tokens[0].dep_ in ("prep", "agent")):
-        return row  # "since" is tagged a conjunction where it heads a phrase
+    if len(tokens) != 1 or not _is_preposition(tokens[0]):
+        return row
     phrases = [child for child in tokens[0].children if child.dep_ in ("pobj", "pcomp")]
     if not phrases:
         return row
