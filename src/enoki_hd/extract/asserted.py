@@ -57,13 +57,13 @@ import numpy as np
 from spacy.tokens import Doc, Token
 
 from enoki_hd.extract.rules.clauses import subject_of
-from enoki_hd.extract.rules.syntax import is_none, is_unasserted
+from enoki_hd.extract.rules.syntax import OBJECT_DEPS, RELATION_DEPS, is_none, is_unasserted
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS
 from enoki_hd.types import Span
 
 _VERB_POS = ("VERB", "AUX")
 # What a clause's verb says of its subject: a piece of the row's subject inside one is its object.
-_COMPLEMENT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd"})
+_COMPLEMENT_DEPS = OBJECT_DEPS
 # The longest run of unlabelled words between subject and object read as a missing relation
 # ("is", "was one of", "is located in"); longer gaps hold more than a verb group.
 MAX_FILLED_RELATION = 3
@@ -138,7 +138,7 @@ def _runs(indices: Sequence[int]) -> list[list[int]]:
 
 
 # what stays in an existential's relation beside its verb: "There has not been …"
-_RELATION_DEPS = frozenset({"aux", "auxpass", "neg"})
+_RELATION_DEPS = RELATION_DEPS - {"prt"}
 
 
 def existential_kept(
@@ -247,7 +247,7 @@ def relation_filled(
 
 
 # what a relation's verb or final preposition takes as its object, when the tagger left it out
-_OBJECT_DEPS = frozenset({"attr", "acomp", "dobj", "oprd", "pobj", "pcomp", "xcomp", "ccomp"})
+_OBJECT_DEPS = OBJECT_DEPS | {"pobj", "pcomp", "xcomp", "ccomp"}
 
 
 def _is_preposition(token: Token) -> bool:
