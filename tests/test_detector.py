@@ -430,6 +430,7 @@ SETTINGS = [
     ("selector", "max_premise_tokens=64"),
     ("selector", "premises=sentence+window"),
     ("join_phrases", False),
+    ("restate_pronouns", False),
 ]
 
 

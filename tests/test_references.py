@@ -7,10 +7,15 @@ from collections.abc import Sequence
 
 import pytest
 
+from enoki_hd.extract.verbalize import verbalize
 from enoki_hd.text import segment_sentences
-from enoki_hd.types import Evidence, NLIScores, Span
+from enoki_hd.types import Evidence, Fact, NLIScores, Span
 from enoki_hd.verify.evidence import EvidenceIndex, EvidenceSelector
-from enoki_hd.verify.references import hypothesis_names, resolve_references
+from enoki_hd.verify.references import (
+    hypothesis_names,
+    resolve_references,
+    restate_answer_pronouns,
+)
 
 LAKE = (
     "Lake Sorvanne is a glacial lake in the Ettmark uplands. Its maximum depth of 61 metres "
@@ -348,3 +353,122 @@ def test_a_club_is_said_short_by_its_first_word() -> None:
     assert resolved(
         context, "Corran had taken the lead early.", "Corran Athletic took the lead early."
     ) == ("Corran Athletic had taken the lead early.")
+
+
+def _fact(answer: str, sentence: int, subject: str, rest: str, at: int = 0) -> Fact:
+    """A fact whose subject is the first ``subject`` of ``answer`` from offset ``at``."""
+    start = answer.index(subject, at)
+    return Fact(
+        id=f"f{start}",
+        sentence=sentence,
+        subject=subject,
+        relation=rest,
+        object="",
+        subject_spans=[Span(start, start + len(subject))],
+    )
+
+
+def _restated(answer: str, facts: Sequence[Fact]) -> list[str]:
+    return restate_answer_pronouns(facts, [verbalize(f) for f in facts], answer)
+
+
+def test_an_answers_pronoun_in_a_later_clause_is_restated_as_the_sentences_subject() -> None:
+    answer = "A pork chop is a cut of meat, and as such, it does not have any chromosomes."
+    facts = [
+        _fact(answer, 0, "pork chop", "is a cut of meat"),
+        _fact(answer, 0, "it", "does not have any chromosomes"),
+    ]
+    assert _restated(answer, facts) == [
+        "Pork chop is a cut of meat.",
+        "Pork chop does not have any chromosomes.",
+    ]
+
+
+def test_an_answers_pronoun_opening_a_sentence_is_restated_through_a_run_of_them() -> None:
+    answer = "Lake Sorvanne lies in the uplands. It is 61 metres deep. It drains to the north."
+    facts = [
+        _fact(answer, 0, "Lake Sorvanne", "lies in the uplands"),
+        _fact(answer, 1, "It", "is 61 metres deep"),
+        _fact(answer, 2, "It", "drains to the north", at=answer.index("drains") - 3),
+    ]
+    assert _restated(answer, facts)[1:] == [
+        "Lake Sorvanne is 61 metres deep.",
+        "Lake Sorvanne drains to the north.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("opening", "pronoun", "expected"),
+    [
+        ("giant planets in our solar system", "they", "Giant planets"),  # the core phrase
+        ("Jupiter and Saturn", "they", "Jupiter and Saturn"),
+        ("Beatles", "they", None),  # a name: no plural to be sure of
+        ("Dana Holt", "she", "Dana Holt"),
+        ("museum", "it", "Museum"),
+        ("Battle of Long Island", "it", "Battle of Long Island"),  # a name saying its kind
+        ("Marie Curie", "it", None),  # a name that says no kind of thing: a person, maybe
+        ("company", "she", None),
+        ("museums", "it", None),
+        ("museum", "they", None),
+        ("this", "it", None),
+        ("antennae are appendages", "they", None),  # a subject the extractor cut badly
+        ("his sister", "she", None),
+    ],
+)
+def test_an_answers_pronoun_is_restated_only_as_a_subject_that_agrees(
+    opening: str, pronoun: str, expected: str | None
+) -> None:
+    answer = f"{opening} did well. {pronoun} won in 2001."
+    facts = [
+        _fact(answer, 0, opening, "did well"),
+        _fact(answer, 1, pronoun, "won in 2001", at=len(opening)),
+    ]
+    said = _restated(answer, facts)[1]
+    assert said == (f"{expected} won in 2001." if expected else f"{pronoun.title()} won in 2001.")
+
+
+def test_an_answers_pronoun_with_nothing_before_it_is_left_alone() -> None:
+    answer = "It won in 2001. The museum did well."
+    facts = [_fact(answer, 0, "It", "won in 2001"), _fact(answer, 1, "museum", "did well")]
+    assert _restated(answer, facts)[0] == "It won in 2001."
+    # a sentence with no fact between the pronoun and the subject breaks the run
+    answer = "The museum did well. Visitors came. It won in 2001."
+    facts = [_fact(answer, 0, "museum", "did well"), _fact(answer, 2, "It", "won in 2001")]
+    assert _restated(answer, facts)[1] == "It won in 2001."
+
+
+def test_the_detector_judges_an_answers_pronoun_fact_as_its_subject() -> None:
+    """The report's hypothesis is the restated one; the fact's spans stay the pronoun's."""
+    from enoki_hd.detector import Detector
+
+    answer = "The Harlow Bay strike began in March. It ended when workers accepted a pay rise."
+    report = Detector().detect(
+        answer=answer, context="The Harlow Bay strike ended when workers accepted a pay offer."
+    )
+    pronoun = [v for v in report.facts if v.fact.subject == "It"]
+    assert pronoun and all(v.hypothesis.startswith("Harlow Bay strike ended") for v in pronoun)
+    assert all(answer[s.start : s.end] == "It" for v in pronoun for s in v.fact.subject_spans)
+    off = Detector(restate_pronouns=False).detect(
+        answer=answer, context="The Harlow Bay strike ended when workers accepted a pay offer."
+    )
+    assert next(v.hypothesis for v in off.facts if v.fact.subject == "It").startswith("It ended")
+
+
+@pytest.mark.parametrize(
+    ("second", "restated"),
+    [
+        ("It is believed that the museum won in 2001.", False),
+        ("It's important to note that the museum won in 2001.", False),
+        ("It is still unclear when the museum won.", False),
+        ("It is still open in winter.", True),  # the same check, an "it" that is the museum
+    ],
+)
+def test_an_it_that_stands_for_a_clause_is_left_alone(second: str, restated: bool) -> None:
+    answer = f"The museum did well. {second}"
+    start = answer.index(second)
+    facts = [
+        _fact(answer, 0, "museum", "did well"),
+        _fact(answer, 1, "It", second.split(" ", 1)[1].rstrip("."), at=start),
+    ]
+    said = _restated(answer, facts)[1]
+    assert said == (f"Museum {facts[1].relation}." if restated else verbalize(facts[1]))

@@ -99,6 +99,7 @@ from enoki_hd.verify.loading import (
 )
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
 from enoki_hd.verify.quoted import quoted_sentences
+from enoki_hd.verify.references import restate_answer_pronouns
 from enoki_hd.verify.routing import (
     DetectorVerification,
     EscalationJudge,
@@ -197,6 +198,11 @@ class Detector:
             Raises span IoU and character F1 and lowers the Enoki paper's coverage F1,
             which counts a span only inside a gold one (README, "Spans as phrases"); off,
             only punctuation joins spans.
+        restate_pronouns: a fact whose subject is "it", "he", "she" or "they" is judged as
+            a hypothesis about the subject the answer opened with, where that subject
+            plainly agrees (:func:`enoki_hd.verify.references.restate_answer_pronouns`:
+            "It lasted until 1924." → "Autonomous province lasted until 1924."); the
+            fact's spans and its grounding stay the answer's words.
     """
 
     def __init__(
@@ -227,6 +233,7 @@ class Detector:
         quoted_support: bool = True,
         clause_coverage: bool = True,
         join_phrases: bool = True,
+        restate_pronouns: bool = True,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -263,6 +270,7 @@ class Detector:
             ("quoted_support", quoted_support),
             ("clause_coverage", clause_coverage),
             ("join_phrases", join_phrases),
+            ("restate_pronouns", restate_pronouns),
         ):
             require_bool(switch, option)
         require_int(index_cache_size, "index_cache_size", minimum=0)
@@ -326,6 +334,7 @@ class Detector:
         self.quoted_support = quoted_support
         self.clause_coverage = clause_coverage
         self.join_phrases = join_phrases
+        self.restate_pronouns = restate_pronouns
         self._indexes: LRUCache[str, EvidenceIndex] = LRUCache(index_cache_size)
         self._groundings: LRUCache[str, GroundingIndex] = LRUCache(index_cache_size)
 
@@ -406,6 +415,7 @@ class Detector:
             quoted_support=switches["quoted_support"],
             clause_coverage=switches["clause_coverage"],
             join_phrases=switches["join_phrases"],
+            restate_pronouns=switches["restate_pronouns"],
         )
 
     def config(self) -> dict[str, Any]:
@@ -439,6 +449,7 @@ class Detector:
             "quoted_support": self.quoted_support,
             "clause_coverage": self.clause_coverage,
             "join_phrases": self.join_phrases,
+            "restate_pronouns": self.restate_pronouns,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -524,6 +535,8 @@ class Detector:
 
         with clock("verify"):
             hypotheses = [verbalize(f, answer) for f in facts or []]
+            if self.restate_pronouns and facts:
+                hypotheses = restate_answer_pronouns(facts, hypotheses, answer)
             whole = sentences_to_judge(
                 len(spans),
                 # a sentence whose facts are all unanchored is judged whole (Fact.anchored)
@@ -750,6 +763,7 @@ _CONFIG_KEYS = frozenset(
         "quoted_support",
         "clause_coverage",
         "join_phrases",
+        "restate_pronouns",
     }
 )
 # The on/off options of the config and their defaults.
@@ -764,6 +778,7 @@ _CONFIG_SWITCHES = (
     ("quoted_support", True),
     ("clause_coverage", True),
     ("join_phrases", True),
+    ("restate_pronouns", True),
 )
 
 

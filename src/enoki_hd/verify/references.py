@@ -25,6 +25,10 @@ offsets and text stay the context's):
 
 A wrong hypothesis stays wrong: only a name the hypothesis writes is ever put in, and only where
 the context says plainly that the premise speaks of it.
+
+The answer's side has the mirror problem: a fact whose subject is "it", "he", "she" or "they"
+is a hypothesis about anything. :func:`restate_answer_pronouns` restates it with the subject the
+answer opened with, where that subject plainly agrees with the pronoun.
 """
 
 from __future__ import annotations
@@ -34,10 +38,10 @@ import functools
 import re
 from collections.abc import Sequence
 
-from enoki_hd.types import Span
+from enoki_hd.types import Fact, Span
 from enoki_hd.verify.grounding import is_plain_word
 
-__all__ = ["hypothesis_names", "resolve_references"]
+__all__ = ["hypothesis_names", "resolve_references", "restate_answer_pronouns"]
 
 _TOKEN = re.compile(r"[A-Za-z](?:[\w'’&-]|\.(?=\w))*")
 
@@ -284,3 +288,133 @@ def resolve_references(
         position = b
     out.append(premise[position:])
     return "".join(out)
+
+
+# The answer's own references, the mirror of the premise's: a fact whose subject is "it", "he",
+# "she" or "they" reads as a hypothesis about anything ("It was established in 1912."), so the
+# verifier and retrieval see no name. Its hypothesis is restated with the subject the answer
+# opened with, where that subject plainly agrees with the pronoun.
+_ANSWER_PRONOUNS = {"it": "thing", "he": "person", "she": "person", "they": "plural"}
+_NOT_ANTECEDENTS = _words(
+    "it he she they we you i this that these those there which who what one each all some none"
+    # a verb in the phrase: the extractor cut the subject badly ("antennae are appendages")
+    " is are was were be been has have had do does did will would can could"
+)
+# "it" that stands for nothing, a clause put after the verb: "It is believed that …", "it is
+# unclear when …", "It's important to note …"
+_EXPLETIVE_IT = re.compile(
+    r"it(?:['’]s|\s+(?:is|was|seems|seemed|appears|appeared|remains|remained|has\s+been|"
+    r"had\s+been|(?:will|would|may|might|could|can|should|must)\s+be))\s+"
+    r"(?:(?:not|also|still|now|widely|generally|often|commonly|thus|therefore)\s+)*(\w+)",
+    re.IGNORECASE,
+)
+_EXTRAPOSED = _words(
+    """believed thought said known reported estimated assumed expected rumoured rumored
+    claimed argued suggested noted understood considered recorded documented alleged
+    unclear clear likely unlikely possible impossible probable important worth necessary
+    essential true false evident obvious apparent certain uncertain unknown interesting
+    notable noteworthy difficult hard easy common rare crucial vital surprising
+    recommended advisable best better useful"""
+)
+# a subject's core noun phrase ends before a comma, a relative word or an apposition, and
+# before a preposition followed by a lower-case word ("planets in our solar system"), not one
+# inside a name ("Battle of Long Island")
+_CORE_END = re.compile(
+    r",|\s(?:which|who|whose|that|such as|including|like)\b|"
+    r"\s(?:of|in|on|at|from|with|for|by|to|about|near|under|over|during)\s(?=[^A-Z])"
+)
+_ARTICLE_WORDS = _words("the a an")
+_POSSESSIVES = _words("his her its their our my your")
+
+
+def _core(subject: str) -> str:
+    end = _CORE_END.search(subject)
+    return " ".join((subject[: end.start()] if end else subject).split())
+
+
+def _agrees(core: str, kind: str) -> bool:
+    """Whether the noun phrase ``core`` can be what a pronoun of ``kind`` stands for: a thing
+    ("it": a common noun in the singular, or a name whose word says what kind of thing it is,
+    "Lake Sorvanne"), a person ("he", "she": a name that is no kind of thing) or a plural
+    ("they": a plural common noun or a coordination). A plural name, a possessive pronoun or
+    anything else unclear agrees with nothing."""
+    words = [w for w in core.split() if w.lower() not in _ARTICLE_WORDS]
+    if not words or any(w.lower() in _NOT_ANTECEDENTS for w in words):
+        return False
+    head = words[-1].lower()
+    if not head.isalpha() or head in _POSSESSIVES:
+        return False
+    name = all(_capitalised(w) for w in words if w not in _JOINERS)
+    coordinated = "and" in words or "&" in words or "or" in words
+    plural = not name and head.endswith("s") and not head.endswith(("ss", "us", "is"))
+    if kind == "plural":
+        return plural or (coordinated and not name)
+    if coordinated or plural:
+        return False
+    if kind == "thing":
+        return not name or (len(words) > 1 and _kind(" ".join(words)) is not None)
+    return name and _kind(" ".join(words)) is None
+
+
+def _opening_subjects(facts: Sequence[Fact]) -> dict[int, list[tuple[int, str]]]:
+    """Per sentence, ``(start, subject)`` of every fact with a subject in the answer, in the
+    order the answer writes them."""
+    subjects: dict[int, list[tuple[int, str]]] = {}
+    for fact in facts:
+        if fact.subject_spans and fact.subject.strip():
+            start = min(s.start for s in fact.subject_spans)
+            subjects.setdefault(fact.sentence, []).append((start, fact.subject))
+    for found in subjects.values():
+        found.sort()
+    return subjects
+
+
+def _antecedent(
+    subjects: dict[int, list[tuple[int, str]]], sentence: int, at: int, pronoun: str
+) -> str | None:
+    """What the pronoun at answer offset ``at`` stands for: the subject its sentence opens with
+    when that comes before it; when the pronoun opens its sentence (or follows only itself),
+    the subject the sentence before opens with, through a run of sentences opening with the
+    same pronoun; None unless that subject agrees (:func:`_agrees`)."""
+    earlier = [subject for start, subject in subjects.get(sentence, []) if start < at]
+    back = 0
+    while not earlier or earlier[0].strip().lower() == pronoun:
+        back += 1
+        earlier = [subject for _, subject in subjects.get(sentence - back, [])]
+        if back > _LOOK_BACK or not earlier:
+            return None
+    core = _core(earlier[0])
+    return core if _agrees(core, _ANSWER_PRONOUNS[pronoun]) else None
+
+
+def restate_answer_pronouns(
+    facts: Sequence[Fact], hypotheses: Sequence[str], answer: str
+) -> list[str]:
+    """``hypotheses`` (one per fact, as :func:`~enoki_hd.extract.verbalize.verbalize` writes
+    them) with a subject "it", "he", "she" or "they" restated as what it stands for in the
+    answer: the subject its sentence opens with, or, when the pronoun opens the sentence, the
+    subject the sentence before opens with (through sentences that open with the same pronoun)
+    — only where that subject agrees with the pronoun (:func:`_agrees`). "A pork chop is a cut
+    of meat, so it has no chromosomes": "It has no chromosomes." → "Pork chop has no
+    chromosomes."; "The province was founded in 1912. It lasted until 1924.": "It lasted until
+    1924." → "Province lasted until 1924.". An "it" that stands for a clause put after its verb
+    ("It is believed that …", "it is unclear when …") is left alone. Only the text judged
+    changes: spans, grounding and the structural checks read the fact as the answer writes
+    it."""
+    subjects = _opening_subjects(facts)
+    restated = list(hypotheses)
+    for i, (fact, hypothesis) in enumerate(zip(facts, hypotheses, strict=True)):
+        pronoun = fact.subject.strip().lower()
+        if pronoun not in _ANSWER_PRONOUNS or not fact.subject_spans:
+            continue
+        if not re.match(rf"{pronoun}\b", hypothesis, re.IGNORECASE):
+            continue
+        at = min(s.start for s in fact.subject_spans)
+        expletive = _EXPLETIVE_IT.match(answer, at)
+        if expletive and expletive.group(1).lower() in _EXTRAPOSED:
+            continue
+        antecedent = _antecedent(subjects, fact.sentence, at, pronoun)
+        if antecedent:
+            rest = hypothesis[len(pronoun) :]
+            restated[i] = antecedent[:1].upper() + antecedent[1:] + rest
+    return restated
