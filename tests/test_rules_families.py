@@ -11,6 +11,7 @@ import enoki_hd.extract.rules.families as families
 from enoki_hd.extract.rules import RulesExtractor
 from enoki_hd.extract.rules.candidates import FAMILY_CONFIDENCE
 from enoki_hd.extract.rules.families import Example
+from enoki_hd.extract.rules.families.polarity import negated_text
 from enoki_hd.types import Span
 
 pytest.importorskip("spacy")
@@ -83,3 +84,21 @@ def test_coordination_gives_separate_roots(extractor: RulesExtractor) -> None:
         ("cough", [Span(24, 29)], None, "rules:coordination"),
         ("toxins", [Span(34, 40)], None, "rules:coordination"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("relation", "obj", "negated"),
+    [
+        ("is not caused solely by", "smoking", True),
+        ("isn't", "a band", True),
+        ("isn’t", "a band", True),
+        ("never released", "an album", True),
+        ("has", "no children", True),
+        ("cannot pass under", "the bridge", True),
+        ("is", "notable", False),
+        ("knows", "nothing new", False),
+        ("was formed in", "London", False),
+    ],
+)
+def test_negation_read_from_a_facts_words(relation: str, obj: str, negated: bool) -> None:
+    assert negated_text(relation, obj) is negated

@@ -148,6 +148,20 @@ def test_the_shipped_tagger_keeps_the_negations_of_its_facts() -> None:
         assert facts and all(f.relation == negation for f in facts), [
             (f.subject, f.relation, f.object) for f in facts
         ]
+        assert all(f.negated for f in facts)
+
+
+def test_the_shipped_taggers_negated_facts_skip_the_checks_that_fail_under_negation() -> None:
+    """ "not the only band" is no uniqueness claim: the tagger's fact was not marked negated, so
+    the uniqueness check read it against "one of many bands" and contradicted it."""
+    from enoki_hd.detector import Detector
+
+    report = Detector(extractor="encoder").detect(
+        answer="Suede is not the only band from London.",
+        context="Suede is one of many bands from London.",
+    )
+    assert report.facts and all(v.fact.negated for v in report.facts)
+    assert not [v for v in report.facts if v.decided_by.endswith("_conflict")]
 
 
 def test_the_shipped_taggers_rows_say_what_the_sentence_asserts() -> None:

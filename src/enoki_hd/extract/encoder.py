@@ -30,7 +30,7 @@ import json
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +49,7 @@ from enoki_hd.extract.asserted import (
     subject_filled,
     word_of_tokens,
 )
+from enoki_hd.extract.rules.families.polarity import negated_text
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
@@ -712,7 +713,7 @@ class EncoderExtractor:
                     kept = joined
                 rows.append(kept)
                 confidences.append(score)
-        return decode_rows(
+        facts = decode_rows(
             unit.text,
             unit.words,
             np.asarray(rows, dtype=np.int64).reshape(len(rows), n + len(SENTINELS)),
@@ -722,3 +723,8 @@ class EncoderExtractor:
             source=self.name,
             split=self.split,
         )
+        # negated as the rules extractor marks it, so that the checks that do not hold under
+        # negation ("the only band" against "one of many bands") skip "is not the only band"
+        return [
+            replace(f, negated=True) if negated_text(f.relation, f.object) else f for f in facts
+        ]

@@ -37,6 +37,18 @@ def is_negated(relation: Iterable[Token], obj: Iterable[Token]) -> bool:
     return any(t.dep_ == "det" and t.lower_ in NEGATING_DETERMINERS for t in obj)
 
 
+def negated_text(relation: str, obj: str) -> bool:
+    """:func:`is_negated` read from a fact's words, for facts that come with no parse (the
+    tagger's rows): the relation holds "not", "never", "cannot" or a word ending in "n't"
+    ("is not caused solely by", "isn't", "never released"), or the object opens with "no" or
+    "neither" ("has | no children")."""
+    words = relation.lower().replace("’", "'").split()
+    if any(w in NEGATION_WORDS or w.endswith("n't") for w in words):
+        return True
+    first = obj.lower().split()[:1]
+    return bool(first) and first[0] in NEGATING_DETERMINERS
+
+
 def modality_of(relation: Iterable[Token]) -> str | None:
     """The lemma of the first modal auxiliary in the relation, or None."""
     for token in sorted(relation, key=lambda t: t.i):
