@@ -450,6 +450,27 @@ def test_factcheck_malformed_claim_columns(tmp_path: Path):
     )
 
 
+def test_factcheck_claim_checkworthiness_that_is_not_a_list_names_the_field(tmp_path: Path):
+    """A number there raised TypeError from inside the message that reports it."""
+    sentence = {
+        "text": "Paris is in France.",
+        "sentence_factuality_label": True,
+        "claims": ["Paris is in France."],
+        "claims_factuality_label": [True],
+        "human_evidence": ["NA"],
+        "auto_evidence": [["Paris is in France."]],
+        "claim_checkworthiness": 5,
+    }
+    row = {"prompt": "Where?", "response": "Paris is in France.", "sentences": {"s1": sentence}}
+    path = write_jsonl(tmp_path / "f.jsonl", [row])
+    with pytest.raises(DatasetError) as info:
+        load_factcheck(path)
+    assert str(info.value) == (
+        f"{path}:1: field 'sentences.s1.claim_checkworthiness' must be a list with one entry "
+        "per claim (1), got int"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Sentence samples (RAGTruth-250 / ANAH-250)
 # ---------------------------------------------------------------------------------------------
