@@ -766,6 +766,38 @@ def test_a_file_not_in_utf8_names_its_line_and_the_conversion(tmp_path: Path):
     )
 
 
+@pytest.mark.parametrize("encoding", ["UTF-16LE", "UTF-16BE"])
+def test_utf16_without_a_byte_order_mark_names_the_conversion(tmp_path: Path, encoding: str):
+    """All-ASCII UTF-16 decodes as UTF-8 with a NUL byte next to each character; it gave a
+    JSON parse error."""
+    path = tmp_path / "utf16.jsonl"
+    path.write_bytes((FIXTURES / "mushroom.jsonl").read_text("utf-8").encode(encoding))
+    with pytest.raises(DatasetError) as info:
+        load_mushroom(path)
+    assert str(info.value) == (
+        f"{path}:1: holds NUL bytes ({encoding} text without a byte-order mark?), not UTF-8 "
+        f"text; convert the file: iconv -f {encoding} -t UTF-8 {path} > {path}.utf8"
+    )
+
+
+def test_a_lone_surrogate_escape_names_its_line_and_field(tmp_path: Path):
+    """It passed every check and failed at the end, writing results, with no line or field."""
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text(
+        '{"id": "a1", "model_input": "Q?", "model_output_text": "Rome.", "hard_labels": []}\n'
+        '{"id": "a2", "model_input": "Q?", "model_output_text": "The \\ud800 Tower", '
+        '"hard_labels": []}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DatasetError) as info:
+        load_mushroom(path)
+    assert str(info.value) == (
+        f"{path}:2: field 'model_output_text' holds a lone surrogate (U+D800 at offset 4), "
+        "which is no character; decode the text as UTF-8 (with errors='replace' if it is "
+        "damaged)"
+    )
+
+
 @pytest.mark.parametrize(
     ("config", "message"),
     [
