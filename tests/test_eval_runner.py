@@ -23,6 +23,7 @@ from enoki_hd.eval.datasets import (
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
+    EvalSetupError,
     benchmark_names,
     compose_eval_config,
     evaluate,
@@ -385,6 +386,67 @@ def test_file_psiloqa_hub_keeps_one_language(tmp_path) -> None:
     assert example.context == "The Danube flows into the Black Sea."
     assert metrics["benchmark"]["dropped"] == {"other_lang": 1}
     assert metrics["benchmark"]["n_total"] == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "file_format", "override", "dropped"),
+    [
+        (
+            "ragtruth_processed.jsonl",
+            "ragtruth_processed",
+            "benchmark.split=dev",
+            "2 rows of another split than benchmark.split=dev (change or remove benchmark.split)",
+        ),
+        (
+            "psiloqa_hub.jsonl",
+            "psiloqa_hub",
+            "benchmark.lang=xx",
+            "2 rows of another language than benchmark.lang=xx (change or remove benchmark.lang)",
+        ),
+    ],
+)
+def test_a_filter_that_drops_every_row_says_so_and_names_its_key(
+    tmp_path, path, file_format, override, dropped
+) -> None:
+    """It said "(is the file empty?)" about a file whose rows a key had filtered out."""
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={FIXTURES / path}",
+        f"benchmark.format={file_format}",
+        override,
+        BASELINES_ONLY,
+        shared=tmp_path,
+    )
+    with pytest.raises(EvalSetupError) as info:
+        run_eval(cfg)
+    assert str(info.value) == (
+        f"benchmark file has no examples to evaluate, the loader dropped them all: {dropped}"
+    )
+
+
+def test_sentences_all_labelled_na_name_the_level_that_reads_the_claims(tmp_path) -> None:
+    data = tmp_path / "factcheck.jsonl"
+    rows = (FIXTURES / "factcheck.jsonl").read_text()
+    data.write_text(
+        rows.replace(
+            '"sentence_factuality_label": true', '"sentence_factuality_label": "NA"'
+        ).replace('"sentence_factuality_label": false', '"sentence_factuality_label": null')
+    )
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=factcheck",
+        BASELINES_ONLY,
+        shared=tmp_path,
+    )
+    with pytest.raises(EvalSetupError) as info:
+        run_eval(cfg)
+    assert str(info.value) == (
+        "benchmark file has no examples to evaluate, the loader dropped them all: 2 sentences "
+        "labelled NA (benchmark.level=claim reads the claims' labels instead)"
+    )
 
 
 def test_file_ragtruth_with_sources_and_split(tmp_path) -> None:

@@ -713,6 +713,46 @@ def check_run_folder(output_dir: Path, plain: Mapping[str, Any], examples_sha256
 # ---------------------------------------------------------------------------------------------
 
 
+# why a loader left rows out (Benchmark.dropped) and the key that keeps them
+_DROPPED_BECAUSE = {
+    "other_split": (
+        "rows of another split than benchmark.split={split}",
+        "change or remove benchmark.split",
+    ),
+    "other_lang": (
+        "rows of another language than benchmark.lang={lang}",
+        "change or remove benchmark.lang",
+    ),
+    "label_na": (
+        "sentences labelled NA",
+        "benchmark.level=claim reads the claims' labels instead",
+    ),
+    "label_unknown": (
+        "claims labelled unknown or NA",
+        "benchmark.level=sentence reads the sentences' labels instead",
+    ),
+}
+
+
+def _no_examples(name: str, dropped: Mapping[str, int], config: Mapping[str, Any]) -> str:
+    """Why benchmark ``name`` has no example left: the rows its loader dropped, by reason,
+    with the key that keeps them."""
+    if not any(dropped.values()):
+        return f"benchmark {name} has no examples to evaluate (is the file empty?)"
+    reasons = []
+    for reason, count in dropped.items():
+        if reason not in _DROPPED_BECAUSE:
+            reasons.append(f"{count} {reason}")
+            continue
+        what, fix = _DROPPED_BECAUSE[reason]
+        what = what.format(split=config.get("split"), lang=config.get("lang"))
+        reasons.append(f"{count} {what} ({fix})")
+    return (
+        f"benchmark {name} has no examples to evaluate, the loader dropped them all: "
+        + "; ".join(reasons)
+    )
+
+
 def limit_benchmark(benchmark: Benchmark, limit: int | None) -> Benchmark:
     if limit is None or limit >= len(benchmark):
         return benchmark
@@ -779,7 +819,7 @@ def run_eval(
             )
         bench = limit_benchmark(full, settings.limit)
         if not bench.examples:
-            raise ValueError(f"benchmark {name} has no examples to evaluate (is the file empty?)")
+            raise ValueError(_no_examples(name, full.dropped, plain["benchmark"]))
         # a caller's own detector is not described by the config, so the config cannot tell
         # whether it is the run the folder holds; such a caller owns its folders
         if detector is None and not settings.overwrite:
