@@ -505,6 +505,32 @@ def test_file_factcheck_sentences_and_claims(tmp_path) -> None:
     assert metrics["methods"]["mark_all"]["claim"]["n"] == 2
 
 
+def test_the_checkworthiness_section_scores_the_limited_examples(tmp_path) -> None:
+    """With limit=1 it scored the sentences and claims of the whole file."""
+    data = tmp_path / "factcheck.jsonl"
+    rows = [json.loads(line) for line in (FIXTURES / "factcheck.jsonl").read_text().splitlines()]
+    for row in rows:
+        for sentence in row["sentences"].values():
+            sentence["sentence_checkworthiness"] = "yes"
+            sentence["claim_checkworthiness"] = ["factual"]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=factcheck",
+        "methods=[mark_none]",
+        "limit=1",
+        "bootstrap.samples=0",
+        *FAST,
+        shared=tmp_path,
+    )
+    metrics, _ = run_eval(cfg)
+    assert metrics["benchmark"]["n_examples"] == 1
+    levels = metrics["checkworthiness"]["levels"]
+    assert {level: values["n"] for level, values in levels.items()} == {"sentence": 1, "claim": 1}
+
+
 def test_file_sentence_sample(tmp_path) -> None:
     bench, metrics = run_file(tmp_path, "sentence_sample.jsonl", "sentence_sample")
     assert [e.id for e in bench.examples] == ["q1:0", "q1:1"]

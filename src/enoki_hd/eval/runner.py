@@ -771,7 +771,21 @@ def limit_benchmark(benchmark: Benchmark, limit: int | None) -> Benchmark:
         dropped=benchmark.dropped,
         flagged=benchmark.flagged,
         source=benchmark.source,
+        checkworthiness=_units_of(benchmark.checkworthiness, benchmark.examples[:limit]),
     )
+
+
+def _units_of(
+    units: list[dict[str, Any]] | None, examples: Sequence[EvalExample]
+) -> list[dict[str, Any]] | None:
+    """The check-worthiness units of the sentences ``examples`` come from (their claims
+    included), so that a limited run scores the selection stage on what it evaluates. Unit
+    and example ids both begin ``{row}/{sentence key}`` (see
+    :func:`enoki_hd.eval.datasets.factcheck.load_factcheck`)."""
+    if units is None:
+        return None
+    sentences = {tuple(e.id.split("/")[:2]) for e in examples}
+    return [unit for unit in units if tuple(str(unit["id"]).split("/")[:2]) in sentences]
 
 
 def run_eval(
@@ -864,9 +878,9 @@ def run_eval(
     detector_cfg = plain.get("detector") or {}
     checkworthiness = (
         checkworthiness_metrics(
-            full.checkworthiness, backend=str(detector_cfg.get("sentence_backend", "spacy"))
+            bench.checkworthiness, backend=str(detector_cfg.get("sentence_backend", "spacy"))
         )
-        if full.checkworthiness and detector_cfg.get("selection", "rules") != "none"
+        if bench.checkworthiness and detector_cfg.get("selection", "rules") != "none"
         else None
     )
     metric_seconds = time.perf_counter() - mark
