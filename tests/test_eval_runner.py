@@ -1049,6 +1049,28 @@ def test_a_finished_run_is_replaced_only_when_asked(tmp_path, capsys) -> None:
     assert json.loads((out / "metrics.json").read_text())["benchmark"]["n_examples"] == 1
 
 
+def test_the_same_sources_file_by_another_path_is_the_same_run(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """benchmark.sources named relatively, then absolutely, was refused as other settings."""
+    folder = FIXTURES / "ragtruth"
+    args = [
+        "eval",
+        "benchmark=file",
+        f"benchmark.path={folder / 'response.jsonl'}",
+        "benchmark.format=ragtruth",
+        "methods=[mark_all]",
+        f"paths.output_dir={tmp_path / 'out'}",
+        f"paths.shared_dir={tmp_path}",
+        "progress=false",
+        "bootstrap.samples=0",
+    ]
+    monkeypatch.chdir(folder)
+    assert cli_main([*args, "benchmark.sources=source_info.jsonl"]) == 0
+    assert cli_main([*args, f"benchmark.sources={folder / 'source_info.jsonl'}"]) == 0
+    assert "holds a finished run" not in capsys.readouterr().err
+
+
 def test_the_eval_script_reports_an_interrupt_and_config_errors_in_one_line(
     tmp_path, capsys, monkeypatch
 ) -> None:

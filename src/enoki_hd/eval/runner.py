@@ -647,9 +647,10 @@ _SETTINGS_WITHOUT_EFFECT = frozenset({"run_name", "paths", "progress", "cache", 
 
 
 def _result_settings(plain: Mapping[str, Any]) -> dict[str, Any]:
-    """The config flattened to dotted keys, less what does not change the results;
-    ``benchmark.path`` too: the data are compared by their sha256, so the same file named by
-    another path is the same run."""
+    """The config flattened to dotted keys, less what does not change the results; the data
+    files' paths (``benchmark.path``, ``benchmark.sources``, ``benchmark.contexts``) too: the
+    data are compared by their sha256, so the same file named by another path is the same
+    run."""
     flat: dict[str, Any] = {}
 
     def walk(node: Mapping[str, Any], prefix: str) -> None:
@@ -660,7 +661,8 @@ def _result_settings(plain: Mapping[str, Any]) -> dict[str, Any]:
                 flat[f"{prefix}{key}"] = value
 
     walk({k: v for k, v in plain.items() if k not in _SETTINGS_WITHOUT_EFFECT}, "")
-    flat.pop("benchmark.path", None)
+    for key in ("benchmark.path", "benchmark.sources", "benchmark.contexts"):
+        flat.pop(key, None)
     return flat
 
 
