@@ -885,6 +885,19 @@ def test_compare_refuses_runs_it_cannot_pair(tmp_path, capsys) -> None:
     assert "the runs scored different examples of file" in capsys.readouterr().err
 
 
+def test_compare_refuses_one_run_given_twice(tmp_path, capsys) -> None:
+    """The same folder twice gave one row (the labels collide) and exit code 0."""
+    first, _ = two_runs(tmp_path)
+    again = first.parent / ".." / first.parent.name / first.name
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["compare", str(first), str(again), "--method", "mark_all"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: {first} and {again} are the same run folder: a run compared with itself "
+        "differs by nothing; give the folders of two runs (e.g. another run_name=)\n"
+    )
+
+
 def test_compare_refuses_runs_on_other_or_changed_data(tmp_path, capsys) -> None:
     """Two files under one benchmark.name (every user file is "file") with the same ids, or a
     data file edited since the runs: both were compared, one run scored on the other's gold."""
