@@ -208,6 +208,17 @@ def test_psiloqa_tag_stripping_and_whitespace_remap(tmp_path: Path):
     assert benchmark.flagged == {"whitespace_remapped": 1}
 
 
+def test_psiloqa_an_unknown_gold_annotator_names_the_key_and_the_files(tmp_path: Path):
+    first = write_csv(tmp_path / "a.csv", [psilo_row("Paris is in [HAL]Spain[/HAL].")])
+    second = write_csv(tmp_path / "b.csv", [psilo_row("Paris is in [HAL]Spain[/HAL].")])
+    with pytest.raises(ValueError) as info:
+        load_psiloqa_csv([first, second], gold="c")
+    assert str(info.value) == (
+        "benchmark.gold (the annotator whose spans are gold) must name one of the annotator "
+        "files: a, b; got 'c'"
+    )
+
+
 def test_psiloqa_malformed_rows(tmp_path: Path):
     unbalanced = write_csv(tmp_path / "a.csv", [psilo_row("Paris [HAL]is in Spain.")])
     with pytest.raises(DatasetError) as info:
