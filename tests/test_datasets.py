@@ -672,6 +672,15 @@ def test_wice_malformed_label(tmp_path: Path):
     )
 
 
+def test_wice_a_first_row_without_supporting_sentences_names_that_field(tmp_path: Path):
+    """It was read as a chunk file and blamed meta.chunk_idx, which no row of it has."""
+    row = {"label": "supported", "claim": "c", "evidence": ["e"], "meta": {"id": "d1"}}
+    path = write_jsonl(tmp_path / "w.jsonl", [row])
+    with pytest.raises(DatasetError) as info:
+        load_wice(path)
+    assert str(info.value) == f"{path}:1: field 'supporting_sentences' is missing"
+
+
 # ---------------------------------------------------------------------------------------------
 # CaRB
 # ---------------------------------------------------------------------------------------------
