@@ -1021,6 +1021,14 @@ def test_a_bad_file_or_setting_is_one_line_before_any_method_runs(
     assert err.startswith("enoki eval: error: ") and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("threshold", [2, -0.5])
+def test_a_threshold_out_of_range_is_refused_without_a_detector(threshold) -> None:
+    """The baselines' metrics read detector.threshold; only the detector checked its range."""
+    with pytest.raises(ValueError) as info:
+        run_settings({"methods": ["mark_all"], "detector": {"threshold": threshold}})
+    assert str(info.value) == f"detector.threshold must be in [0, 1], got {float(threshold)}"
+
+
 def test_methods_may_be_one_name() -> None:
     """methods=detector (no brackets) was split into 'd, e, t, ...'."""
     assert run_settings({"methods": "mark_all"}).methods == ["mark_all"]

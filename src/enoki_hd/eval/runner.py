@@ -630,6 +630,9 @@ def run_settings(plain: Mapping[str, Any]) -> RunSettings:
         raise ValueError(
             f"detector.threshold must be a number, got {threshold!r} (e.g. detector.threshold=0.5)"
         )
+    # the baselines' metrics read it too, so it is checked without a detector among methods
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"detector.threshold must be in [0, 1], got {float(threshold)}")
     return RunSettings(
         methods=[str(m) for m in methods],
         limit=limit,
