@@ -615,6 +615,7 @@ def test_enokiqa_with_fact_labels(tmp_path: Path):
         None,
         None,
     )
+    assert benchmark.flagged == {"no_facts": 1}  # kept, but nothing of it is scored
 
     rows[0]["facts"][1] = {"fact": "Paris is a city"}
     write_jsonl(path, rows)

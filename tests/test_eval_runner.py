@@ -746,6 +746,36 @@ def test_a_list_marker_unit_takes_the_next_sentence() -> None:
     assert caveats == {"unlocated": 0, "unmatched": 1}
 
 
+def test_facts_of_one_answer_take_the_scores_on_their_own_spans() -> None:
+    """Every fact of an EnokiQA answer took the answer's score, its worst fact's."""
+    answer = "Suede formed in London in 1989. Suede released twelve albums."
+    facts = [
+        ClaimGold("Suede formed in London", False, "entailment"),
+        ClaimGold("Suede released twelve albums", True, "contradiction"),
+        ClaimGold("Suede is a band", False, "entailment"),
+    ]
+    example = EvalExample(
+        "q1",
+        None,
+        "ctx",
+        answer,
+        claim_labels=facts,
+        metadata={"fact_spans": [{"start": 0, "end": 22}, {"start": 32, "end": 60}, None]},
+    )
+    sentences = [
+        {"index": 0, "start": 0, "end": 31, "score": 0.2, "label": "supported"},
+        {"index": 1, "start": 32, "end": 61, "score": 0.8, "label": "contradicted"},
+    ]
+    flagged = [{"start": 47, "end": 60, "text": "twelve albums", "score": 0.9}]
+    by_sentence = _record(sentences)
+    by_fact = _record(sentences, spans=flagged, level="fact", score=0.9)
+    scores, gold, _, caveats = unit_scores([example], [by_sentence], "claim")
+    assert (scores, gold, caveats) == ([0.2, 0.8, 0.8], [0, 1, 0], {"unlocated": 1, "unmatched": 0})
+    # a fact-level method's candidates are its spans: a fact it flagged nothing of scores 0
+    scores, _, _, _ = unit_scores([example], [by_fact], "claim")
+    assert scores == [0.0, 0.9, 0.9]
+
+
 def test_three_way_label_from_units() -> None:
     def sentence(label):
         return {"index": 0, "start": 0, "end": 1, "score": 0.0, "label": label}

@@ -271,6 +271,26 @@ def sentence_unit_score(answer: str, prediction: Mapping[str, Any], span: Span) 
     return None
 
 
+def fact_unit_score(prediction: Mapping[str, Any], span: Span) -> float:
+    """Score of the gold fact at ``span`` (half-open offsets into the answer): the highest
+    score of the candidates a threshold selects from (:func:`_candidates`: the predicted
+    sentences of a sentence projection, else the predicted spans) that overlap it; 0.0 when
+    none does, as the method flagged no character of the fact.
+
+    Why these: they are what the span metrics and the threshold sweep read, so a fact is
+    scored by what the method said about its own characters, where the answer's score blamed
+    every fact of an answer for its worst one. A sentence-level method cannot tell two facts of
+    one sentence apart, so both take that sentence's score."""
+    return max(
+        (
+            score
+            for start, end, score in _candidates(prediction)
+            if start < span.end and span.start < end
+        ),
+        default=0.0,
+    )
+
+
 def unit_scores(
     examples: Sequence[EvalExample], predictions: Sequence[Mapping[str, Any]], kind: str
 ) -> tuple[list[float], list[int], list[str], dict[str, int]]:
@@ -280,7 +300,10 @@ def unit_scores(
     A sentence unit scores :func:`sentence_unit_score` (0.0 when no predicted sentence can be
     tied to it, counted in ``unmatched``; the answer's score when the gold sentence could not
     be located in the answer, counted in ``unlocated``). A claim unit is a whole answer (claim
-    sets have one claim per example) and scores the answer's score.
+    sets have one claim per example) and scores the answer's score, except a fact of an answer
+    labelled fact by fact (EnokiQA, its spans in ``metadata["fact_spans"]``), which scores
+    :func:`fact_unit_score`, or the answer's score when its span is not known (counted in
+    ``unlocated``).
     """
     scores: list[float] = []
     gold: list[int] = []
@@ -300,8 +323,15 @@ def unit_scores(
                 gold.append(int(label.hallucinated))
                 raw.append(str(label.hallucinated))
         elif kind == "claim":
-            for claim in example.claim_labels or []:
-                scores.append(float(prediction["score"]))
+            fact_spans = example.metadata.get("fact_spans")
+            for index, claim in enumerate(example.claim_labels or []):
+                if fact_spans is None:
+                    scores.append(float(prediction["score"]))
+                elif fact_spans[index] is None:
+                    scores.append(float(prediction["score"]))
+                    caveats["unlocated"] += 1
+                else:
+                    scores.append(fact_unit_score(prediction, Span.from_dict(fact_spans[index])))
                 gold.append(int(claim.hallucinated))
                 raw.append(claim.label)
         else:
@@ -445,7 +475,8 @@ def evaluate(
         elif family in ("sentence", "claim"):
             scores, gold, raw, caveats = unit_scores(examples, predictions, family)
             unit = classification_metrics(scores, gold, threshold=threshold)
-            unit.update(caveats if family == "sentence" else {})
+            # a claim unit is never unmatched: a fact no candidate overlaps was not flagged
+            unit.update(caveats if family == "sentence" else {"unlocated": caveats["unlocated"]})
             if family == "claim" and raw and set(raw) <= set(WICE_LABELS):
                 predicted = [
                     three_way_label(p)
