@@ -47,6 +47,22 @@ def span_benchmark() -> tuple[Benchmark, dict[str, list[dict]]]:
     }
 
 
+def test_a_resample_of_examples_without_units_is_undefined() -> None:
+    """An EnokiQA row without facts has no claim unit; a resample of only such rows crashed
+    the run at its end (got no examples: scores and gold are empty)."""
+    labelled = [ClaimGold("a", True, "contradiction"), ClaimGold("b", False, "entailment")]
+    examples = [
+        EvalExample("q1", None, "ctx", "A. B.", claim_labels=labelled),
+        EvalExample("q2", None, "ctx", "C."),
+    ]
+    bench = Benchmark("toy-facts", "claim", examples)
+    records = [_record(score=0.7), _record(score=0.1)]
+    result = bootstrap_metrics(bench, {"detector": records}, families(bench), samples=50)
+    auc = result["methods"]["detector"]["claim.roc_auc"]
+    assert auc["value"] == 0.5  # both facts take the answer's score: a tie
+    assert 0 < auc["undefined"] < 50
+
+
 def test_values_are_the_run_metrics() -> None:
     bench, predictions = span_benchmark()
     result = bootstrap_metrics(bench, predictions, families(bench), samples=200)

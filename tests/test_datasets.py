@@ -208,6 +208,17 @@ def test_psiloqa_tag_stripping_and_whitespace_remap(tmp_path: Path):
     assert benchmark.flagged == {"whitespace_remapped": 1}
 
 
+def test_psiloqa_an_unknown_gold_annotator_names_the_key_and_the_files(tmp_path: Path):
+    first = write_csv(tmp_path / "a.csv", [psilo_row("Paris is in [HAL]Spain[/HAL].")])
+    second = write_csv(tmp_path / "b.csv", [psilo_row("Paris is in [HAL]Spain[/HAL].")])
+    with pytest.raises(ValueError) as info:
+        load_psiloqa_csv([first, second], gold="c")
+    assert str(info.value) == (
+        "benchmark.gold (the annotator whose spans are gold) must name one of the annotator "
+        "files: a, b; got 'c'"
+    )
+
+
 def test_psiloqa_malformed_rows(tmp_path: Path):
     unbalanced = write_csv(tmp_path / "a.csv", [psilo_row("Paris [HAL]is in Spain.")])
     with pytest.raises(DatasetError) as info:
@@ -450,6 +461,27 @@ def test_factcheck_malformed_claim_columns(tmp_path: Path):
     )
 
 
+def test_factcheck_claim_checkworthiness_that_is_not_a_list_names_the_field(tmp_path: Path):
+    """A number there raised TypeError from inside the message that reports it."""
+    sentence = {
+        "text": "Paris is in France.",
+        "sentence_factuality_label": True,
+        "claims": ["Paris is in France."],
+        "claims_factuality_label": [True],
+        "human_evidence": ["NA"],
+        "auto_evidence": [["Paris is in France."]],
+        "claim_checkworthiness": 5,
+    }
+    row = {"prompt": "Where?", "response": "Paris is in France.", "sentences": {"s1": sentence}}
+    path = write_jsonl(tmp_path / "f.jsonl", [row])
+    with pytest.raises(DatasetError) as info:
+        load_factcheck(path)
+    assert str(info.value) == (
+        f"{path}:1: field 'sentences.s1.claim_checkworthiness' must be a list with one entry "
+        "per claim (1), got int"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Sentence samples (RAGTruth-250 / ANAH-250)
 # ---------------------------------------------------------------------------------------------
@@ -583,6 +615,7 @@ def test_enokiqa_with_fact_labels(tmp_path: Path):
         None,
         None,
     )
+    assert benchmark.flagged == {"no_facts": 1}  # kept, but nothing of it is scored
 
     rows[0]["facts"][1] = {"fact": "Paris is a city"}
     write_jsonl(path, rows)
@@ -638,6 +671,15 @@ def test_wice_malformed_label(tmp_path: Path):
     assert str(info.value) == (
         f"{path}:1: field 'label' must be one of supported, partially_supported, not_supported"
     )
+
+
+def test_wice_a_first_row_without_supporting_sentences_names_that_field(tmp_path: Path):
+    """It was read as a chunk file and blamed meta.chunk_idx, which no row of it has."""
+    row = {"label": "supported", "claim": "c", "evidence": ["e"], "meta": {"id": "d1"}}
+    path = write_jsonl(tmp_path / "w.jsonl", [row])
+    with pytest.raises(DatasetError) as info:
+        load_wice(path)
+    assert str(info.value) == f"{path}:1: field 'supporting_sentences' is missing"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -742,6 +784,38 @@ def test_a_file_not_in_utf8_names_its_line_and_the_conversion(tmp_path: Path):
     assert str(info.value) == (
         f"{utf16}:1: is UTF-16 text, not UTF-8; convert the file: iconv -f UTF-16 -t UTF-8 "
         f"{utf16} > {utf16}.utf8"
+    )
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16LE", "UTF-16BE"])
+def test_utf16_without_a_byte_order_mark_names_the_conversion(tmp_path: Path, encoding: str):
+    """All-ASCII UTF-16 decodes as UTF-8 with a NUL byte next to each character; it gave a
+    JSON parse error."""
+    path = tmp_path / "utf16.jsonl"
+    path.write_bytes((FIXTURES / "mushroom.jsonl").read_text("utf-8").encode(encoding))
+    with pytest.raises(DatasetError) as info:
+        load_mushroom(path)
+    assert str(info.value) == (
+        f"{path}:1: holds NUL bytes ({encoding} text without a byte-order mark?), not UTF-8 "
+        f"text; convert the file: iconv -f {encoding} -t UTF-8 {path} > {path}.utf8"
+    )
+
+
+def test_a_lone_surrogate_escape_names_its_line_and_field(tmp_path: Path):
+    """It passed every check and failed at the end, writing results, with no line or field."""
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text(
+        '{"id": "a1", "model_input": "Q?", "model_output_text": "Rome.", "hard_labels": []}\n'
+        '{"id": "a2", "model_input": "Q?", "model_output_text": "The \\ud800 Tower", '
+        '"hard_labels": []}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(DatasetError) as info:
+        load_mushroom(path)
+    assert str(info.value) == (
+        f"{path}:2: field 'model_output_text' holds a lone surrogate (U+D800 at offset 4), "
+        "which is no character; decode the text as UTF-8 (with errors='replace' if it is "
+        "damaged)"
     )
 
 

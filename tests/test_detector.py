@@ -68,6 +68,8 @@ def test_empty_answer_makes_no_model_call() -> None:
     )
     assert report.summary.status == "empty_answer"
     assert report.sentences == [] and report.summary.faithfulness is None
+    # every status counts the three labels (README "Report JSON"); this one gave {}
+    assert report.summary.counts == {"supported": 0, "contradicted": 0, "unverifiable": 0}
     assert verifier.calls == []
 
 

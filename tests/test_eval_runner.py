@@ -23,6 +23,7 @@ from enoki_hd.eval.datasets import (
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
+    EvalSetupError,
     benchmark_names,
     compose_eval_config,
     evaluate,
@@ -387,6 +388,67 @@ def test_file_psiloqa_hub_keeps_one_language(tmp_path) -> None:
     assert metrics["benchmark"]["n_total"] == 1
 
 
+@pytest.mark.parametrize(
+    ("path", "file_format", "override", "dropped"),
+    [
+        (
+            "ragtruth_processed.jsonl",
+            "ragtruth_processed",
+            "benchmark.split=dev",
+            "2 rows of another split than benchmark.split=dev (change or remove benchmark.split)",
+        ),
+        (
+            "psiloqa_hub.jsonl",
+            "psiloqa_hub",
+            "benchmark.lang=xx",
+            "2 rows of another language than benchmark.lang=xx (change or remove benchmark.lang)",
+        ),
+    ],
+)
+def test_a_filter_that_drops_every_row_says_so_and_names_its_key(
+    tmp_path, path, file_format, override, dropped
+) -> None:
+    """It said "(is the file empty?)" about a file whose rows a key had filtered out."""
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={FIXTURES / path}",
+        f"benchmark.format={file_format}",
+        override,
+        BASELINES_ONLY,
+        shared=tmp_path,
+    )
+    with pytest.raises(EvalSetupError) as info:
+        run_eval(cfg)
+    assert str(info.value) == (
+        f"benchmark file has no examples to evaluate, the loader dropped them all: {dropped}"
+    )
+
+
+def test_sentences_all_labelled_na_name_the_level_that_reads_the_claims(tmp_path) -> None:
+    data = tmp_path / "factcheck.jsonl"
+    rows = (FIXTURES / "factcheck.jsonl").read_text()
+    data.write_text(
+        rows.replace(
+            '"sentence_factuality_label": true', '"sentence_factuality_label": "NA"'
+        ).replace('"sentence_factuality_label": false', '"sentence_factuality_label": null')
+    )
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=factcheck",
+        BASELINES_ONLY,
+        shared=tmp_path,
+    )
+    with pytest.raises(EvalSetupError) as info:
+        run_eval(cfg)
+    assert str(info.value) == (
+        "benchmark file has no examples to evaluate, the loader dropped them all: 2 sentences "
+        "labelled NA (benchmark.level=claim reads the claims' labels instead)"
+    )
+
+
 def test_file_ragtruth_with_sources_and_split(tmp_path) -> None:
     bench, metrics = run_file(
         tmp_path,
@@ -441,6 +503,32 @@ def test_file_factcheck_sentences_and_claims(tmp_path) -> None:
     ]
     assert metrics["benchmark"]["level"] == "claim"
     assert metrics["methods"]["mark_all"]["claim"]["n"] == 2
+
+
+def test_the_checkworthiness_section_scores_the_limited_examples(tmp_path) -> None:
+    """With limit=1 it scored the sentences and claims of the whole file."""
+    data = tmp_path / "factcheck.jsonl"
+    rows = [json.loads(line) for line in (FIXTURES / "factcheck.jsonl").read_text().splitlines()]
+    for row in rows:
+        for sentence in row["sentences"].values():
+            sentence["sentence_checkworthiness"] = "yes"
+            sentence["claim_checkworthiness"] = ["factual"]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    cfg = compose_eval(
+        tmp_path,
+        "benchmark=file",
+        f"benchmark.path={data}",
+        "benchmark.format=factcheck",
+        "methods=[mark_none]",
+        "limit=1",
+        "bootstrap.samples=0",
+        *FAST,
+        shared=tmp_path,
+    )
+    metrics, _ = run_eval(cfg)
+    assert metrics["benchmark"]["n_examples"] == 1
+    levels = metrics["checkworthiness"]["levels"]
+    assert {level: values["n"] for level, values in levels.items()} == {"sentence": 1, "claim": 1}
 
 
 def test_file_sentence_sample(tmp_path) -> None:
@@ -658,6 +746,36 @@ def test_a_list_marker_unit_takes_the_next_sentence() -> None:
     assert caveats == {"unlocated": 0, "unmatched": 1}
 
 
+def test_facts_of_one_answer_take_the_scores_on_their_own_spans() -> None:
+    """Every fact of an EnokiQA answer took the answer's score, its worst fact's."""
+    answer = "Suede formed in London in 1989. Suede released twelve albums."
+    facts = [
+        ClaimGold("Suede formed in London", False, "entailment"),
+        ClaimGold("Suede released twelve albums", True, "contradiction"),
+        ClaimGold("Suede is a band", False, "entailment"),
+    ]
+    example = EvalExample(
+        "q1",
+        None,
+        "ctx",
+        answer,
+        claim_labels=facts,
+        metadata={"fact_spans": [{"start": 0, "end": 22}, {"start": 32, "end": 60}, None]},
+    )
+    sentences = [
+        {"index": 0, "start": 0, "end": 31, "score": 0.2, "label": "supported"},
+        {"index": 1, "start": 32, "end": 61, "score": 0.8, "label": "contradicted"},
+    ]
+    flagged = [{"start": 47, "end": 60, "text": "twelve albums", "score": 0.9}]
+    by_sentence = _record(sentences)
+    by_fact = _record(sentences, spans=flagged, level="fact", score=0.9)
+    scores, gold, _, caveats = unit_scores([example], [by_sentence], "claim")
+    assert (scores, gold, caveats) == ([0.2, 0.8, 0.8], [0, 1, 0], {"unlocated": 1, "unmatched": 0})
+    # a fact-level method's candidates are its spans: a fact it flagged nothing of scores 0
+    scores, _, _, _ = unit_scores([example], [by_fact], "claim")
+    assert scores == [0.0, 0.9, 0.9]
+
+
 def test_three_way_label_from_units() -> None:
     def sentence(label):
         return {"index": 0, "start": 0, "end": 1, "score": 0.0, "label": label}
@@ -797,6 +915,19 @@ def test_compare_refuses_runs_it_cannot_pair(tmp_path, capsys) -> None:
     assert "the runs scored different examples of file" in capsys.readouterr().err
 
 
+def test_compare_refuses_one_run_given_twice(tmp_path, capsys) -> None:
+    """The same folder twice gave one row (the labels collide) and exit code 0."""
+    first, _ = two_runs(tmp_path)
+    again = first.parent / ".." / first.parent.name / first.name
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["compare", str(first), str(again), "--method", "mark_all"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: {first} and {again} are the same run folder: a run compared with itself "
+        "differs by nothing; give the folders of two runs (e.g. another run_name=)\n"
+    )
+
+
 def test_compare_refuses_runs_on_other_or_changed_data(tmp_path, capsys) -> None:
     """Two files under one benchmark.name (every user file is "file") with the same ids, or a
     data file edited since the runs: both were compared, one run scored on the other's gold."""
@@ -920,6 +1051,14 @@ def test_a_bad_file_or_setting_is_one_line_before_any_method_runs(
     assert err.startswith("enoki eval: error: ") and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("threshold", [2, -0.5])
+def test_a_threshold_out_of_range_is_refused_without_a_detector(threshold) -> None:
+    """The baselines' metrics read detector.threshold; only the detector checked its range."""
+    with pytest.raises(ValueError) as info:
+        run_settings({"methods": ["mark_all"], "detector": {"threshold": threshold}})
+    assert str(info.value) == f"detector.threshold must be in [0, 1], got {float(threshold)}"
+
+
 def test_methods_may_be_one_name() -> None:
     """methods=detector (no brackets) was split into 'd, e, t, ...'."""
     assert run_settings({"methods": "mark_all"}).methods == ["mark_all"]
@@ -959,6 +1098,28 @@ def test_a_finished_run_is_replaced_only_when_asked(tmp_path, capsys) -> None:
     assert (out / "metrics.json").read_bytes() == finished
     assert cli_main([*args, "limit=1", "overwrite=true"]) == 0
     assert json.loads((out / "metrics.json").read_text())["benchmark"]["n_examples"] == 1
+
+
+def test_the_same_sources_file_by_another_path_is_the_same_run(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """benchmark.sources named relatively, then absolutely, was refused as other settings."""
+    folder = FIXTURES / "ragtruth"
+    args = [
+        "eval",
+        "benchmark=file",
+        f"benchmark.path={folder / 'response.jsonl'}",
+        "benchmark.format=ragtruth",
+        "methods=[mark_all]",
+        f"paths.output_dir={tmp_path / 'out'}",
+        f"paths.shared_dir={tmp_path}",
+        "progress=false",
+        "bootstrap.samples=0",
+    ]
+    monkeypatch.chdir(folder)
+    assert cli_main([*args, "benchmark.sources=source_info.jsonl"]) == 0
+    assert cli_main([*args, f"benchmark.sources={folder / 'source_info.jsonl'}"]) == 0
+    assert "holds a finished run" not in capsys.readouterr().err
 
 
 def test_the_eval_script_reports_an_interrupt_and_config_errors_in_one_line(

@@ -38,6 +38,7 @@ from typing import Any, Literal, cast
 from enoki_hd.aggregate import (
     SENTENCE_AGGREGATIONS,
     SentenceAggregation,
+    count_labels,
     flag_uncovered_names,
     sentence_verdicts,
     sentences_to_judge,
@@ -501,7 +502,7 @@ class Detector:
         if self.mask_frames:
             answer = mask_frames(answer)
         if not answer.strip():
-            summary = Summary("empty_answer", None, {}, 0, None)
+            summary = Summary("empty_answer", None, count_labels([]), 0, None)
             return self._report(given, [], [], [], summary, clock.total(), question)
 
         with clock("segment"):

@@ -14,7 +14,8 @@ Headline metrics, all higher-is-better (:data:`HEADLINE_METRICS`):
 - ``span.iou`` (mean per-example character IoU) and ``span.char_f1`` (character F1 pooled
   over the examples drawn);
 - ``sentence.roc_auc`` / ``claim.roc_auc`` over the units of the examples drawn; a resample
-  whose units hold one class only has no ROC-AUC and is left out (counted in ``undefined``);
+  whose units hold one class only, or none, has no ROC-AUC and is left out (counted in
+  ``undefined``);
 - ``capability.binary_accuracy`` and ``capability.three_way_accuracy``.
 
 Resampling is seeded (``numpy.random.default_rng(seed)``), so a run's intervals are
@@ -89,10 +90,10 @@ def _unit_statistics(
         gold.append(np.asarray(g, dtype=np.int64))
 
     def roc_auc(draw: np.ndarray) -> float | None:
-        return M.roc_auc(
-            np.concatenate([scores[i] for i in draw]).tolist(),
-            np.concatenate([gold[i] for i in draw]).tolist(),
-        )
+        drawn = np.concatenate([gold[i] for i in draw])
+        if not drawn.size:  # only examples without a labelled unit (EnokiQA rows without facts)
+            return None
+        return M.roc_auc(np.concatenate([scores[i] for i in draw]).tolist(), drawn.tolist())
 
     return {f"{family}.roc_auc": roc_auc}
 

@@ -83,10 +83,15 @@ def compare_runs(
 
     Raises:
         FileNotFoundError: a folder without ``metrics.json`` or ``predictions.jsonl``.
-        ValueError: a ``metrics.json`` that ``make eval`` did not write (named), runs on
-            different benchmarks or examples, or without ``method``.
+        ValueError: the same folder twice, a ``metrics.json`` that ``make eval`` did not
+            write (named), runs on different benchmarks or examples, or without ``method``.
     """
     paths = [Path(first).expanduser(), Path(second).expanduser()]
+    if paths[0].resolve() == paths[1].resolve():
+        raise ValueError(
+            f"{first} and {second} are the same run folder: a run compared with itself differs "
+            "by nothing; give the folders of two runs (e.g. another run_name=)"
+        )
     for path in paths:
         _check_run(path)
     (metrics_a, records_a), (metrics_b, records_b) = (_read_run(p, method) for p in paths)

@@ -70,11 +70,11 @@ ENTITY_COLUMNS = (
 )
 
 
-def _caveat_note(unit: Mapping[str, Any]) -> str:
+def _caveat_note(unit: Mapping[str, Any], family: str) -> str:
     notes = []
     if unit.get("unlocated"):
         notes.append(
-            f"{unit['unlocated']} gold sentence(s) not located in the answer score the "
+            f"{unit['unlocated']} gold {family}(s) not located in the answer score the "
             "answer's score"
         )
     if unit.get("unmatched"):
@@ -159,7 +159,7 @@ def _method_tables(metrics: Mapping[str, Any], threshold: float) -> list[str]:
                 if "three_way" in first[family]
                 else ""
             )
-            + _caveat_note(first[family]),
+            + _caveat_note(first[family], family),
             "",
         ]
     if "capability" in first:

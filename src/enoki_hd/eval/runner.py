@@ -271,6 +271,26 @@ def sentence_unit_score(answer: str, prediction: Mapping[str, Any], span: Span) 
     return None
 
 
+def fact_unit_score(prediction: Mapping[str, Any], span: Span) -> float:
+    """Score of the gold fact at ``span`` (half-open offsets into the answer): the highest
+    score of the candidates a threshold selects from (:func:`_candidates`: the predicted
+    sentences of a sentence projection, else the predicted spans) that overlap it; 0.0 when
+    none does, as the method flagged no character of the fact.
+
+    Why these: they are what the span metrics and the threshold sweep read, so a fact is
+    scored by what the method said about its own characters, where the answer's score blamed
+    every fact of an answer for its worst one. A sentence-level method cannot tell two facts of
+    one sentence apart, so both take that sentence's score."""
+    return max(
+        (
+            score
+            for start, end, score in _candidates(prediction)
+            if start < span.end and span.start < end
+        ),
+        default=0.0,
+    )
+
+
 def unit_scores(
     examples: Sequence[EvalExample], predictions: Sequence[Mapping[str, Any]], kind: str
 ) -> tuple[list[float], list[int], list[str], dict[str, int]]:
@@ -280,7 +300,10 @@ def unit_scores(
     A sentence unit scores :func:`sentence_unit_score` (0.0 when no predicted sentence can be
     tied to it, counted in ``unmatched``; the answer's score when the gold sentence could not
     be located in the answer, counted in ``unlocated``). A claim unit is a whole answer (claim
-    sets have one claim per example) and scores the answer's score.
+    sets have one claim per example) and scores the answer's score, except a fact of an answer
+    labelled fact by fact (EnokiQA, its spans in ``metadata["fact_spans"]``), which scores
+    :func:`fact_unit_score`, or the answer's score when its span is not known (counted in
+    ``unlocated``).
     """
     scores: list[float] = []
     gold: list[int] = []
@@ -300,8 +323,15 @@ def unit_scores(
                 gold.append(int(label.hallucinated))
                 raw.append(str(label.hallucinated))
         elif kind == "claim":
-            for claim in example.claim_labels or []:
-                scores.append(float(prediction["score"]))
+            fact_spans = example.metadata.get("fact_spans")
+            for index, claim in enumerate(example.claim_labels or []):
+                if fact_spans is None:
+                    scores.append(float(prediction["score"]))
+                elif fact_spans[index] is None:
+                    scores.append(float(prediction["score"]))
+                    caveats["unlocated"] += 1
+                else:
+                    scores.append(fact_unit_score(prediction, Span.from_dict(fact_spans[index])))
                 gold.append(int(claim.hallucinated))
                 raw.append(claim.label)
         else:
@@ -445,7 +475,8 @@ def evaluate(
         elif family in ("sentence", "claim"):
             scores, gold, raw, caveats = unit_scores(examples, predictions, family)
             unit = classification_metrics(scores, gold, threshold=threshold)
-            unit.update(caveats if family == "sentence" else {})
+            # a claim unit is never unmatched: a fact no candidate overlaps was not flagged
+            unit.update(caveats if family == "sentence" else {"unlocated": caveats["unlocated"]})
             if family == "claim" and raw and set(raw) <= set(WICE_LABELS):
                 predicted = [
                     three_way_label(p)
@@ -630,6 +661,9 @@ def run_settings(plain: Mapping[str, Any]) -> RunSettings:
         raise ValueError(
             f"detector.threshold must be a number, got {threshold!r} (e.g. detector.threshold=0.5)"
         )
+    # the baselines' metrics read it too, so it is checked without a detector among methods
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"detector.threshold must be in [0, 1], got {float(threshold)}")
     return RunSettings(
         methods=[str(m) for m in methods],
         limit=limit,
@@ -647,9 +681,10 @@ _SETTINGS_WITHOUT_EFFECT = frozenset({"run_name", "paths", "progress", "cache", 
 
 
 def _result_settings(plain: Mapping[str, Any]) -> dict[str, Any]:
-    """The config flattened to dotted keys, less what does not change the results;
-    ``benchmark.path`` too: the data are compared by their sha256, so the same file named by
-    another path is the same run."""
+    """The config flattened to dotted keys, less what does not change the results; the data
+    files' paths (``benchmark.path``, ``benchmark.sources``, ``benchmark.contexts``) too: the
+    data are compared by their sha256, so the same file named by another path is the same
+    run."""
     flat: dict[str, Any] = {}
 
     def walk(node: Mapping[str, Any], prefix: str) -> None:
@@ -660,7 +695,8 @@ def _result_settings(plain: Mapping[str, Any]) -> dict[str, Any]:
                 flat[f"{prefix}{key}"] = value
 
     walk({k: v for k, v in plain.items() if k not in _SETTINGS_WITHOUT_EFFECT}, "")
-    flat.pop("benchmark.path", None)
+    for key in ("benchmark.path", "benchmark.sources", "benchmark.contexts"):
+        flat.pop(key, None)
     return flat
 
 
@@ -713,6 +749,46 @@ def check_run_folder(output_dir: Path, plain: Mapping[str, Any], examples_sha256
 # ---------------------------------------------------------------------------------------------
 
 
+# why a loader left rows out (Benchmark.dropped) and the key that keeps them
+_DROPPED_BECAUSE = {
+    "other_split": (
+        "rows of another split than benchmark.split={split}",
+        "change or remove benchmark.split",
+    ),
+    "other_lang": (
+        "rows of another language than benchmark.lang={lang}",
+        "change or remove benchmark.lang",
+    ),
+    "label_na": (
+        "sentences labelled NA",
+        "benchmark.level=claim reads the claims' labels instead",
+    ),
+    "label_unknown": (
+        "claims labelled unknown or NA",
+        "benchmark.level=sentence reads the sentences' labels instead",
+    ),
+}
+
+
+def _no_examples(name: str, dropped: Mapping[str, int], config: Mapping[str, Any]) -> str:
+    """Why benchmark ``name`` has no example left: the rows its loader dropped, by reason,
+    with the key that keeps them."""
+    if not any(dropped.values()):
+        return f"benchmark {name} has no examples to evaluate (is the file empty?)"
+    reasons = []
+    for reason, count in dropped.items():
+        if reason not in _DROPPED_BECAUSE:
+            reasons.append(f"{count} {reason}")
+            continue
+        what, fix = _DROPPED_BECAUSE[reason]
+        what = what.format(split=config.get("split"), lang=config.get("lang"))
+        reasons.append(f"{count} {what} ({fix})")
+    return (
+        f"benchmark {name} has no examples to evaluate, the loader dropped them all: "
+        + "; ".join(reasons)
+    )
+
+
 def limit_benchmark(benchmark: Benchmark, limit: int | None) -> Benchmark:
     if limit is None or limit >= len(benchmark):
         return benchmark
@@ -731,7 +807,21 @@ def limit_benchmark(benchmark: Benchmark, limit: int | None) -> Benchmark:
         dropped=benchmark.dropped,
         flagged=benchmark.flagged,
         source=benchmark.source,
+        checkworthiness=_units_of(benchmark.checkworthiness, benchmark.examples[:limit]),
     )
+
+
+def _units_of(
+    units: list[dict[str, Any]] | None, examples: Sequence[EvalExample]
+) -> list[dict[str, Any]] | None:
+    """The check-worthiness units of the sentences ``examples`` come from (their claims
+    included), so that a limited run scores the selection stage on what it evaluates. Unit
+    and example ids both begin ``{row}/{sentence key}`` (see
+    :func:`enoki_hd.eval.datasets.factcheck.load_factcheck`)."""
+    if units is None:
+        return None
+    sentences = {tuple(e.id.split("/")[:2]) for e in examples}
+    return [unit for unit in units if tuple(str(unit["id"]).split("/")[:2]) in sentences]
 
 
 def run_eval(
@@ -779,7 +869,7 @@ def run_eval(
             )
         bench = limit_benchmark(full, settings.limit)
         if not bench.examples:
-            raise ValueError(f"benchmark {name} has no examples to evaluate (is the file empty?)")
+            raise ValueError(_no_examples(name, full.dropped, plain["benchmark"]))
         # a caller's own detector is not described by the config, so the config cannot tell
         # whether it is the run the folder holds; such a caller owns its folders
         if detector is None and not settings.overwrite:
@@ -824,9 +914,9 @@ def run_eval(
     detector_cfg = plain.get("detector") or {}
     checkworthiness = (
         checkworthiness_metrics(
-            full.checkworthiness, backend=str(detector_cfg.get("sentence_backend", "spacy"))
+            bench.checkworthiness, backend=str(detector_cfg.get("sentence_backend", "spacy"))
         )
-        if full.checkworthiness and detector_cfg.get("selection", "rules") != "none"
+        if bench.checkworthiness and detector_cfg.get("selection", "rules") != "none"
         else None
     )
     metric_seconds = time.perf_counter() - mark

@@ -80,7 +80,8 @@ def load_enokiqa(
     ``object``) and a ``label`` string (entailment / supported = not hallucinated) or a
     ``hall_prob`` (>= 0.5 = hallucinated; the raw label is then the NLI argmax when the three
     probabilities are given); they become ``claim_labels``, with their spans in the answer in
-    ``metadata["fact_spans"]``. Ids are ``id`` when present, else ``line-{n}``.
+    ``metadata["fact_spans"]``. A row without ``facts`` is kept but has no label to score;
+    it is counted in ``flagged["no_facts"]``. Ids are ``id`` when present, else ``line-{n}``.
     """
     path = Path(path)
     examples: list[EvalExample] = []
@@ -101,7 +102,9 @@ def load_enokiqa(
                 metadata[key] = row.data[key]
         claims = _enokiqa_claims(row, answer, flagged)
         claim_labels = None
-        if claims is not None:
+        if claims is None:
+            flagged["no_facts"] += 1
+        else:
             claim_labels, metadata["fact_spans"] = claims
         examples.append(
             EvalExample(

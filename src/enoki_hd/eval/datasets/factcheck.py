@@ -229,11 +229,14 @@ def _checkworthiness(
     labels = sentence.get("claim_checkworthiness")
     if labels is None:
         return units
-    if not isinstance(labels, list) or len(labels) != len(claims):
+    field = f"sentences.{key}.claim_checkworthiness"
+    if not isinstance(labels, list):
         raise row.error(
-            f"sentences.{key}.claim_checkworthiness",
-            f"must have one entry per claim ({len(claims)}), got {len(labels)}",
+            field,
+            f"must be a list with one entry per claim ({len(claims)}), got {type(labels).__name__}",
         )
+    if len(labels) != len(claims):
+        raise row.error(field, f"must have one entry per claim ({len(claims)}), got {len(labels)}")
     for index, (claim, claim_label) in enumerate(zip(claims, labels, strict=True)):
         units.append(
             {

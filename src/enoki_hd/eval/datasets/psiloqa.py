@@ -140,7 +140,10 @@ def load_psiloqa_csv(
         raise ValueError(f"PsiloQA annotator files must have distinct names, got {stems}")
     gold_stem = gold if gold is not None else stems[0]
     if gold_stem not in stems:
-        raise ValueError(f"gold annotator {gold_stem!r} is not among the files {stems}")
+        raise ValueError(
+            "benchmark.gold (the annotator whose spans are gold) must name one of the "
+            f"annotator files: {', '.join(stems)}; got {gold_stem!r}"
+        )
 
     tables = [_read_psiloqa_file(f) for f in files]
     base, base_name = tables[0], files[0].name

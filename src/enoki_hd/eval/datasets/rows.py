@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from enoki_hd.eval.datasets.schema import DatasetError, EvalExample
+from enoki_hd.text import surrogate_at, surrogate_message
 from enoki_hd.types import Span
 
 
@@ -73,29 +74,39 @@ def read_text(path: Path) -> str:
     skipped.
 
     Raises:
-        DatasetError: the file is not UTF-8; the message names the line of the first byte that
-            is not and the ``iconv`` command that converts the file.
+        DatasetError: the file is not UTF-8 or holds NUL bytes (UTF-16 without a byte-order
+            mark); the message names the line of the first byte that is not UTF-8 text and the
+            ``iconv`` command that converts the file.
     """
     raw = path.read_bytes()
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise _not_utf8(path, raw, 0, "is UTF-16 text, not UTF-8", "UTF-16")
+    # UTF-16 without a byte-order mark decodes as UTF-8 when it is all ASCII, a NUL byte next
+    # to each character: after it ("{\0") in little-endian order, before it in big-endian.
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        source = "UTF-16LE" if nul % 2 else "UTF-16BE"
+        problem = f"holds NUL bytes ({source} text without a byte-order mark?), not UTF-8 text"
+        raise _not_utf8(path, raw, nul, problem, source)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = raw.count(b"\n", 0, err.start) + 1
-        utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        source = "UTF-16" if utf16 else "<enc>"
-        name = shlex.quote(str(path))
-        problem = (
-            "is UTF-16 text, not UTF-8"
-            if utf16
-            else f"is not UTF-8 text (byte 0x{raw[err.start]:02x})"
-        )
-        which = "" if utf16 else ", <enc> being its encoding (e.g. LATIN1, CP1252)"
-        raise DatasetError(
-            path,
-            line,
-            None,
-            f"{problem}; convert the file: iconv -f {source} -t UTF-8 {name} > {name}.utf8{which}",
-        ) from err
+        problem = f"is not UTF-8 text (byte 0x{raw[err.start]:02x})"
+        raise _not_utf8(path, raw, err.start, problem, "<enc>") from err
+
+
+def _not_utf8(path: Path, raw: bytes, at: int, problem: str, source: str) -> DatasetError:
+    """The error for a file in encoding ``source`` (``<enc>`` when unknown) whose first byte
+    that is not UTF-8 text is ``raw[at]``, with the ``iconv`` command that converts it."""
+    line = raw.count(b"\n", 0, at) + 1
+    name = shlex.quote(str(path))
+    which = ", <enc> being its encoding (e.g. LATIN1, CP1252)" if source == "<enc>" else ""
+    return DatasetError(
+        path,
+        line,
+        None,
+        f"{problem}; convert the file: iconv -f {source} -t UTF-8 {name} > {name}.utf8{which}",
+    )
 
 
 def read_jsonl(path: Path) -> Iterator[Row]:
@@ -111,7 +122,32 @@ def read_jsonl(path: Path) -> Iterator[Row]:
             raise DatasetError(path, line_no, None, f"is not valid JSON ({exc.msg})") from exc
         if not isinstance(data, dict):
             raise DatasetError(path, line_no, None, "is not a JSON object")
+        # read_text decodes strictly, so a lone surrogate can only come from a \u escape; it
+        # would pass every check here and fail only when a result is written out.
+        found = _lone_surrogate(data, None) if "\\u" in line else None
+        if found is not None:
+            field, text, at = found
+            raise DatasetError(path, line_no, field, surrogate_message(text, at))
         yield Row(path, line_no, data)
+
+
+def _lone_surrogate(value: Any, field: str | None) -> tuple[str | None, str, int] | None:
+    """The field (``a.b[0]``), text and offset of the first string in ``value`` that holds a
+    lone surrogate; None when none does."""
+    if isinstance(value, str):
+        at = surrogate_at(value)
+        return None if at is None else (field, value, at)
+    if isinstance(value, dict):
+        parts = [(item, key if field is None else f"{field}.{key}") for key, item in value.items()]
+    elif isinstance(value, list):
+        parts = [(item, f"{field}[{i}]") for i, item in enumerate(value)]
+    else:
+        return None
+    for item, name in parts:
+        found = _lone_surrogate(item, name)
+        if found is not None:
+            return found
+    return None
 
 
 def read_csv(path: Path, required: Sequence[str]) -> Iterator[Row]:

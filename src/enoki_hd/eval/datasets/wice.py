@@ -79,6 +79,11 @@ def _wice_example(
     )
 
 
+def _has_chunk_idx(row: Row) -> bool:
+    meta = row.data.get("meta")
+    return isinstance(meta, Mapping) and "chunk_idx" in meta
+
+
 def load_wice(path: PathLike, *, name: str | None = None) -> Benchmark:
     """WiCE claims (claim-level), from ``claims_*.jsonl`` or ``oracle_chunks_*.jsonl``.
 
@@ -101,7 +106,9 @@ def load_wice(path: PathLike, *, name: str | None = None) -> Benchmark:
     """
     path = Path(path)
     rows = list(read_jsonl(path))
-    oracle = bool(rows) and "supporting_sentences" not in rows[0].data
+    # a row with neither key is read as a full-document row, whose error names the
+    # supporting_sentences it lacks
+    oracle = bool(rows) and "supporting_sentences" not in rows[0].data and _has_chunk_idx(rows[0])
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
     if not oracle:
