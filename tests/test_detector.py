@@ -387,6 +387,16 @@ def test_an_answer_in_another_language_is_unchecked_not_passed() -> None:
         assert [s.label for s in report.sentences] == ["unsupported_language"] * 2
 
 
+def test_zero_width_spaces_do_not_make_an_answer_foreign() -> None:
+    answer = "\u200bSuede\u200b was\u200b formed in London."
+    report = Detector(LexicalVerifier(), extractor="rules").detect(
+        answer=answer, context="Suede was formed in London in 1989."
+    )
+    assert report.summary.status == "ok"
+    assert [(s.span.start, s.span.end, s.label) for s in report.sentences] == [(0, 30, "supported")]
+    assert report.spans == []
+
+
 def test_a_partly_foreign_answer_is_not_wholly_checked() -> None:
     answer = "Suede formed in London. Der Hund läuft schnell über die grüne Wiese im Park."
     report = Detector(LexicalVerifier(), extractor="rules").detect(
