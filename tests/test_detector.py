@@ -9,7 +9,7 @@ import pytest
 from fakes import ConstantVerifier, FailingVerifier, LexicalVerifier, content_words
 
 from enoki_hd.detector import Detector
-from enoki_hd.types import FactVerdict, NLIScores, Report
+from enoki_hd.types import FactVerdict, NLIScores, Report, Span
 from enoki_hd.verify.evidence import EvidenceSelector
 from enoki_hd.verify.loading import load_default_verifier
 from enoki_hd.verify.nli import VerifierError
@@ -387,6 +387,30 @@ def test_an_answer_in_another_language_is_unchecked_not_passed() -> None:
         assert report.summary.faithfulness is None and report.summary.hallucinated is None
         assert report.summary.unchecked == 2 and report.checked is False
         assert [s.label for s in report.sentences] == ["unsupported_language"] * 2
+
+
+def test_zero_width_spaces_do_not_make_an_answer_foreign() -> None:
+    answer = "\u200bSuede\u200b was\u200b formed in London."
+    report = Detector(LexicalVerifier(), extractor="rules").detect(
+        answer=answer, context="Suede was formed in London in 1989."
+    )
+    assert report.summary.status == "ok"
+    assert [(s.span.start, s.span.end, s.label) for s in report.sentences] == [(0, 30, "supported")]
+    assert report.spans == []
+
+
+def test_an_entity_inside_a_word_reads_as_its_character_in_the_hypothesis() -> None:
+    answer = "AT&amp;T was founded in 1885."
+    report = Detector(LexicalVerifier(), extractor="rules").detect(
+        answer=answer, context="AT&T was founded in 1885."
+    )
+    assert report.answer == answer
+    assert [(v.hypothesis, v.label) for v in report.facts] == [
+        ("AT&T was founded in 1885.", "supported")
+    ]
+    assert report.facts[0].fact.subject_spans == [Span(0, 8)]  # "AT&amp;T" in the answer
+    assert [(s.span.start, s.span.end, s.label) for s in report.sentences] == [(0, 29, "supported")]
+    assert report.spans == []
 
 
 def test_a_partly_foreign_answer_is_not_wholly_checked() -> None:

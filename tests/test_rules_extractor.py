@@ -268,6 +268,21 @@ def test_numbers_and_emoji_only_are_not_unparseable(extractor: RulesExtractor) -
     assert analysis.unparseable == set()
 
 
+def test_invisible_characters_inside_or_after_words_are_read_as_absent(
+    extractor: RulesExtractor,
+) -> None:
+    # the language check reads a word as every lexical check does (fold_compat): "was\u200b"
+    # is "was" and "ci\u00adty" is "city"
+    answer = (
+        "\u200bSuede\u200b was\u200b formed in London. "
+        "The ci\u00adty has a beau\u00adti\u00adful ca\u00adthe\u00addral."
+    )
+    analysis = extractor.analyze(answer)
+    assert analysis.sentences == [Span(0, 30), Span(31, 71)]
+    assert analysis.unparseable == set()
+    assert unparseable_sentences(answer, analysis.sentences) == set()
+
+
 def _long_sentence(words: int) -> str:
     clauses = [
         "the band released an album in {year}",

@@ -31,6 +31,14 @@ def masked_words(text: str) -> list[str]:
             ["Visit", ".", "Then", ",", "too."],
         ),
         ("![logo](logo.png) Suede<br>rocks", ["Suede", "rocks"]),
+        # a "(...)" pair inside a URL is part of it; an unmatched ")" and a full stop are not
+        (
+            "Suede formed in London (see https://en.wikipedia.org/wiki/Suede_(band)).",
+            ["Suede", "formed", "in", "London", "(see", ")."],
+        ),
+        ("Visit www.example.org/a_(b)_c, then.", ["Visit", ",", "then."]),
+        ("See [Suede](https://en.wikipedia.org/wiki/Suede_(band)) now.", ["See", "Suede", "now."]),
+        ("![logo](logo_(dark).png) Suede", ["Suede"]),
         ("Hot 🔥 band 👍🏽 ok ❤️", ["Hot", "band", "ok"]),
         # written symbols of category So stay for the parser: a degree, a copyright, a number
         (

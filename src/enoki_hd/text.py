@@ -1089,7 +1089,10 @@ def unescape_entities(text: str) -> str:
     """``text`` with each HTML character reference read as its character, the same length:
     the character takes the reference's first place and spaces the rest ("Smith &amp; Wesson"
     → "Smith &     Wesson"), a space-like one ("&nbsp;") is all spaces, so every offset into
-    the result is the same character's offset in ``text``. An unknown name ("&foo;") stays."""
+    the result is the same character's offset in ``text``. Inside a word ("AT&amp;T") the
+    rest is word joiners (U+2060, one of :data:`INVISIBLE_CHARACTERS`), so the word is not
+    cut in two and reads "AT&T" wherever words are compared (:func:`fold_compat`). An unknown
+    name ("&foo;") stays."""
     require_str(text, "text")
     if "&" not in text:
         return text
@@ -1098,8 +1101,16 @@ def unescape_entities(text: str) -> str:
         char = html.unescape(match.group())
         if char == match.group() or len(char) != 1:
             return match.group()
-        width = match.end() - match.start()
-        return " " * width if char.isspace() else char + " " * (width - 1)
+        start, end = match.span()
+        if char.isspace():
+            return " " * (end - start)
+        inside = (
+            start > 0
+            and end < len(text)
+            and _is_word_char(text[start - 1])
+            and _is_word_char(text[end])
+        )
+        return char + ("\u2060" if inside else " ") * (end - start - 1)
 
     return _ENTITY_RE.sub(read, text)
 

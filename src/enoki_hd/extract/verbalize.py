@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from enoki_hd.text import INVISIBLE_CHARACTERS
 from enoki_hd.types import Fact, Span
 
 # the source of the facts a table row gives, one per cell (see :mod:`enoki_hd.select`)
@@ -46,6 +47,7 @@ _NO_ARTICLE_BEFORE = frozenset(
 _A_BEFORE_VOWEL = ("uni", "use", "usu", "eu", "one", "once")
 _AN_BEFORE_CONSONANT = ("hour", "honest", "honor", "honour", "heir")
 _TRAILING = " \t\n,;:"
+_INVISIBLE_TABLE = dict.fromkeys(map(ord, INVISIBLE_CHARACTERS))
 
 
 def _article(phrase: str) -> str:
@@ -139,7 +141,9 @@ def _writes_no_article(fact: Fact, answer: str) -> bool:
 def verbalize(fact: Fact, answer: str | None = None) -> str:
     """The hypothesis for NLI: subject, relation and object as one sentence.
 
-    - Whitespace is collapsed; the first letter is capitalised and a final period added.
+    - Whitespace is collapsed and the invisible characters of scraped text dropped (the word
+      joiners of an entity inside a word too: "AT&amp;T" reads ``AT&T``; the NLI tokenizer
+      drops them as well); the first letter is capitalised and a final period added.
     - A negated fact keeps its negation: the relation text already holds it for the rules
       extractor (``Suede was not formed in London.``); when it does not (``negated`` set by
       another backend), ``not`` goes after a leading auxiliary or before the relation.
@@ -162,7 +166,7 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
         ValueError: ``answer`` is given and a relation or object span lies outside it.
     """
     if fact.source == TABLE_SOURCE:
-        return cell_hypothesis(fact.subject, fact.relation, fact.object)
+        return cell_hypothesis(fact.subject, fact.relation, fact.object).translate(_INVISIBLE_TABLE)
     subject, relation, obj = (
         " ".join(part.split()) for part in (fact.subject, fact.relation, fact.object)
     )
@@ -180,6 +184,7 @@ def verbalize(fact: Fact, answer: str | None = None) -> str:
     ):
         obj = _article(obj)
     text = " ".join(part for part in (subject, relation, obj) if part).rstrip(_TRAILING)
+    text = text.translate(_INVISIBLE_TABLE)
     if not text:
         return ""
     text = text[0].upper() + text[1:]

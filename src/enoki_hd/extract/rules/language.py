@@ -1,7 +1,8 @@
 """Is a sentence English the parser can read? A lexicon share test.
 
 Rule (:func:`english_counts`, :func:`is_unparseable`): over the sentence's tokens that hold a
-letter, a token is *known* when it is ASCII and either an English stop word or, when three
+letter, each read as every lexical check reads words (:func:`enoki_hd.text.fold_compat`: the
+invisible characters of scraped text dropped, compatibility forms folded), a token is *known* when it is ASCII and either an English stop word or, when three
 letters or longer, a word (or the lemma of a word) in the English lexicon of the spaCy
 pipeline's lemmatizer tables (WordNet-derived, ~89k forms). Capitalised tokens are left out —
 names are in no lexicon and German capitalises every noun — except a known first word
@@ -26,7 +27,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from enoki_hd.extract.rules.markdown import mask_markdown
-from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline
+from enoki_hd.text import DEFAULT_SPACY_MODEL, fold_compat, load_spacy_pipeline
 from enoki_hd.types import Span
 
 if TYPE_CHECKING:
@@ -75,18 +76,21 @@ def english_counts(doc: Doc, lexicon: frozenset[str]) -> tuple[int, int]:
     recognised = considered = 0
     first = True
     for token in doc:
-        if not any(c.isalpha() for c in token.text):
+        # a word is read as every lexical check reads it: "was\u200b" is "was"
+        word = fold_compat(token.text)
+        if not any(c.isalpha() for c in word):
             continue
-        known = token.text.isascii() and (
-            token.is_stop
+        lower = word.lower()
+        known = word.isascii() and (
+            (token.is_stop if word == token.text else doc.vocab[word].is_stop)
             or (
-                len(token.lower_) >= _MIN_LEXICON_WORD
-                and (token.lower_ in lexicon or token.lemma_.lower() in lexicon)
+                len(lower) >= _MIN_LEXICON_WORD
+                and (lower in lexicon or fold_compat(token.lemma_).lower() in lexicon)
             )
         )
         # Capitalised words are names (or German nouns) unless the sentence starts with a
         # known word ("The", "Die"): they say nothing about the language.
-        skip = token.text[0].isupper() and not (first and known)
+        skip = word[0].isupper() and not (first and known)
         first = False
         if skip:
             continue

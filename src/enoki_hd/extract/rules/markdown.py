@@ -21,10 +21,19 @@ _LINE_MARKERS = (
     re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])(?=[ \t])"),  # list item
 )
 _RULE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|=+|[|:\- \t]*-[|:\- \t]*)$")
+# A link target or URL holds balanced parentheses, as Markdown renderers and GitHub read
+# ".../wiki/Suede_(band)": a "(...)" pair belongs to it, an unmatched ")" closes what holds it.
+_TARGET = r"(?:[^()\n]|\([^()\n]*\))*"
+_URL_CHAR = r"[^\s<>()\[\]]"
+_URL_PARENS = rf"\({_URL_CHAR}*\)"
 _INLINE = (
-    re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)"),  # image: all of it
+    re.compile(rf"!\[[^\]\n]*\]\({_TARGET}\)"),  # image: all of it
     re.compile(r"<[a-zA-Z/][^<>\n]*>"),  # HTML tag
-    re.compile(r"(?:https?://|ftp://|www\.)[^\s<>()\[\]]*[^\s<>()\[\].,;:!?'\"]"),  # URL
+    # URL: trailing sentence punctuation is not part of it
+    re.compile(
+        rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|{_URL_PARENS})*"
+        rf"(?:[^\s<>()\[\].,;:!?'\"]|{_URL_PARENS})"
+    ),
     re.compile(r"\*\*|__|~~|`+"),  # strong, strikethrough, code ticks (code text stays)
     re.compile(r"(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"),  # *emphasis*
     re.compile(r"\|"),  # table pipes
@@ -39,7 +48,7 @@ _WRITTEN_SYMBOLS = frozenset(
     {*(chr(c) for c in range(0xA0, 0x100)), *(chr(c) for c in range(0x2100, 0x2150))}
 )
 # [text](url): the brackets and the (url) part go, the link text stays.
-_LINK_RE = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
+_LINK_RE = re.compile(rf"\[([^\]\n]*)\]\(({_TARGET})\)")
 
 
 def _inside_word(text: str, i: int) -> bool:
