@@ -100,7 +100,6 @@ TAGGER_DAMAGED_HINT = f"{TAGGER_RESTORE_HINT}, or rebuild the tagger with `make 
 # Labels decode_rows reads on a sentence word; on a sentinel it reads REL only.
 _WORD_LABELS = np.array([label in (ARG1, REL, ARG2, LOC_TMP) for label in range(6)])
 _ONNX_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
-_CLOSERS = "\"'”’»)]}*_"
 
 
 def default_tagger_path() -> Path:
@@ -356,8 +355,11 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
 
 def _is_question(text: str) -> bool:
-    """A sentence ending in ``?`` (before closing quotes or brackets) asks, it asserts nothing."""
-    return text.rstrip().rstrip(_CLOSERS).endswith("?")
+    """A sentence ending in ``?`` asks, it asserts nothing. Its last character decides, as its
+    last token does in the rules extractor (:func:`enoki_hd.extract.rules.extractor.
+    is_question`): a statement ending in a quoted question ("… asked the crowd "Who wants to
+    hear Suede?"") asserts."""
+    return text.rstrip().endswith("?")
 
 
 @dataclass
