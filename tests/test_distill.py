@@ -171,6 +171,23 @@ def test_interrupted_run_resumes_without_losing_a_step(
     assert again["steps"] == 40 and final.stat().st_mtime_ns == before
 
 
+def test_the_model_folder_is_read_in_the_windows_it_was_trained_and_exported_with(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # the tiny model has 256 position embeddings: the torch backend read its folder in windows
+    # of 256 sub-tokens, while training and the exported graph read 128
+    from enoki_hd.extract import get_extractor
+
+    cfg = _plain(_compose(tmp_path, shared_dir, "trainer.max_steps=2", "trainer.eval_every=2"))
+    distill(cfg)
+    model_dir = tmp_path / "run" / "model"
+    backbone = json.loads((model_dir / "config.json").read_text())["backbone"]
+    assert backbone["max_position_embeddings"] == 256
+    extractor = get_extractor("encoder", path=model_dir)
+    assert (extractor.backend, extractor.max_length, extractor.depth) == ("torch", 128, 3)
+    assert extractor.max_length == cfg["model"]["inference_max_length"]
+
+
 def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
     tmp_path: Path, shared_dir: Path
 ) -> None:

@@ -531,15 +531,23 @@ def save_checkpoint(
     return final
 
 
-def _save_model(model, tokenizer, target: Path, extra: Mapping[str, Any]) -> None:
+def _save_model(
+    model, tokenizer, target: Path, extra: Mapping[str, Any], inference: Mapping[str, Any]
+) -> None:
     """``save_pretrained`` of model and tokenizer into ``target`` via a temporary folder, with
-    ``extra`` written as ``dev_metrics.json``."""
+    ``extra`` written as ``dev_metrics.json`` and ``inference`` as the ``inference`` block of
+    a ``manifest.json``, the settings :class:`~enoki_hd.extract.encoder.EncoderExtractor`
+    loads the folder with (as the shipped ONNX folder's manifest gives them)."""
+    from enoki_hd.extract.encoder import MANIFEST_FILE, TAGGER_KIND
+
     tmp = target.with_name(target.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     (tmp / "dev_metrics.json").write_text(json.dumps(dict(extra), indent=2) + "\n")
+    manifest = {"kind": TAGGER_KIND, "inference": dict(inference)}
+    (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     replace_dir(tmp, target)
 
 
@@ -617,7 +625,8 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
     ``cfg`` is the resolved Hydra config as a plain dict (keys: model, data, trainer, logger,
     paths, seed, loss). The best model by dev F1 (the last one without a dev set) is saved with
-    its tokenizer to ``paths.output_dir/model``; ``train_metrics.json`` beside it holds the
+    its tokenizer to ``paths.output_dir/model``, with a ``manifest.json`` whose ``inference``
+    block gives the windows the exported graph reads; ``train_metrics.json`` beside it holds the
     metrics, the data sources, the alignment coverage and the loss / dev F1 history.
     """
     import torch
@@ -644,6 +653,12 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     accelerator = make_accelerator(cfg, trainer)
     model, tokenizer = build_tagger(model_cfg)
     max_length = int(model_cfg.get("max_length", 128))
+    # the windows the exported graph reads (ship_tagger exports with this length), for the
+    # torch backend too: without it, it read the model folder in windows as long as the
+    # position embeddings (256 or 512 sub-tokens where training and the graph read 128)
+    inference = {"backend": "torch", "depth": int(model_cfg.get("depth", 3))}
+    if model_cfg.get("inference_max_length"):
+        inference["max_length"] = int(model_cfg["inference_max_length"])
     train_set = GridDataset(data.train, tokenizer, max_length=max_length)
     dev_set = GridDataset(data.dev, tokenizer, max_length=max_length)
     windows = train_set.windows
@@ -724,7 +739,9 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             run.best_f1, run.bad_evals = scores["dev_f1"], 0
             if accelerator.is_main_process:
                 unwrapped = accelerator.unwrap_model(model)
-                _save_model(unwrapped, tokenizer, model_dir, {"step": run.step, **scores})
+                _save_model(
+                    unwrapped, tokenizer, model_dir, {"step": run.step, **scores}, inference
+                )
         else:
             run.bad_evals += 1
             run.stopped = bool(patience) and run.bad_evals >= patience
@@ -824,7 +841,8 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     accelerator.wait_for_everyone()
 
     if not (model_dir / "dev_metrics.json").exists() and accelerator.is_main_process:
-        _save_model(accelerator.unwrap_model(model), tokenizer, model_dir, {"step": run.step})
+        unwrapped = accelerator.unwrap_model(model)
+        _save_model(unwrapped, tokenizer, model_dir, {"step": run.step}, inference)
     accelerator.wait_for_everyone()
     best = IGLTagger.from_pretrained(model_dir).eval()
     best_scores = json.loads((model_dir / "dev_metrics.json").read_text())
