@@ -23,14 +23,22 @@ logger = logging.getLogger(__name__)
 
 def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     """Compose → train → export → ship → CaRB dev. Returns ``(metrics, objects)``."""
-    from enoki_hd.train.distill import check_carb_files, distill, score_carb, ship_tagger
+    from enoki_hd.train.distill import (
+        check_carb_files,
+        check_ship_settings,
+        distill,
+        score_carb,
+        ship_tagger,
+    )
 
     plain = OmegaConf.to_container(cfg, resolve=True)
     if plain["trainer"].get("num_threads"):
         import torch
 
         torch.set_num_threads(int(plain["trainer"]["num_threads"]))
-    check_carb_files(plain)  # scored after training: a missing file must not wait for it
+    # read after training: a missing file or a typo must not wait for it
+    check_ship_settings(plain)
+    check_carb_files(plain)
     output_dir = Path(plain["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
     # the folder's config.yaml describes the run its state belongs to: a rerun that the saved

@@ -301,3 +301,31 @@ def test_a_refused_rerun_is_one_line_and_keeps_the_runs_config(
     assert message.startswith("error: ") and "\n" not in message
     assert "holds a run made with other settings (trainer.lr: 0.003 → 0.001)" in message
     assert (tmp_path / "run" / "config.yaml").read_text() == config
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("export.quantize=int4", "export.quantize must be 'int8' or null (float), got 'int4'"),
+        (
+            "export.int8.embeddings=bogus",
+            "export.int8.embeddings must be 'fp16', 'int8_rows' or 'float', got 'bogus'",
+        ),
+        ("carb.batch_size=0", "carb.batch_size must be an integer >= 1, got 0"),
+    ],
+)
+def test_export_and_carb_settings_are_checked_before_training(
+    override: str, message: str, tmp_path: Path, shared_dir: Path, monkeypatch
+) -> None:
+    # they were read only after training: a typo cost a whole run
+    import distill as script
+
+    import enoki_hd.train.distill as training
+
+    def trains(cfg):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(training, "distill", trains)
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, override))
+    assert stopped.value.code == f"error: {message}"

@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import random
+import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -48,9 +49,10 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import read_jsonl, stable_fraction
-from enoki_hd.train.settings import check_resume, check_trainer, training_settings
+from enoki_hd.train.settings import SettingsError, check_resume, check_trainer, training_settings
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
+from enoki_hd.verify.evidence import require_bool, require_fraction, require_int
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,10 @@ SOURCE_KINDS = ("lsoie_gpt", "oie2016", "teacher_jsonl", "oie4", "rules", "texts
 STATE_FILE = "state.pt"
 CONFIG_FILE = "config.yaml"
 _CHECKPOINT_PREFIX = "step-"
+# The int8 options export.int8 passes to enoki_hd.export.onnx.quantize_int8, and the storages
+# of the token embeddings it knows.
+_INT8_OPTIONS = ("per_channel", "keep_float", "embeddings")
+_EMBEDDING_STORAGES = ("fp16", "int8_rows", "float")
 # Token-id fields a random backbone takes from the tokenizer (when its config class has them).
 _TOKEN_ID_FIELDS = {
     "pad_token_id": "pad_token_id",
@@ -103,6 +109,47 @@ def check_carb_files(cfg: Mapping[str, Any]) -> None:
     if carb_cfg:
         _existing_path(carb_cfg.get("sentences"), "carb.sentences", "data/carb/")
         _existing_path(carb_cfg.get("gold"), "carb.gold", "data/carb/")
+
+
+def check_ship_settings(cfg: Mapping[str, Any]) -> None:
+    """The ``export`` and ``carb`` settings :func:`ship_tagger` and :func:`score_carb` read
+    after training, checked before it starts: a typo must not cost a whole run.
+
+    Raises:
+        SettingsError: naming the key, what it must be and the value given.
+    """
+    export_cfg, carb_cfg = cfg.get("export") or {}, cfg.get("carb") or {}
+    quantize = export_cfg.get("quantize", "int8")
+    if quantize not in ("int8", None, "none"):
+        raise SettingsError(f"export.quantize must be 'int8' or null (float), got {quantize!r}")
+    int8 = (export_cfg.get("int8") or {}) if quantize == "int8" else {}
+    unknown = sorted(set(int8) - set(_INT8_OPTIONS))
+    if unknown:
+        raise SettingsError(f"export.int8: unknown options {unknown}; known: {list(_INT8_OPTIONS)}")
+    embeddings = int8.get("embeddings", "fp16")
+    if embeddings not in _EMBEDDING_STORAGES:
+        raise SettingsError(
+            f"export.int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
+        )
+    for pattern in int8.get("keep_float") or ():
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as err:
+            raise SettingsError(
+                f"export.int8.keep_float {pattern!r} is not a regular expression ({err})"
+            ) from err
+    try:
+        require_bool(int8.get("per_channel", True), "export.int8.per_channel")
+        require_int(export_cfg.get("opset", 17), "export.opset", minimum=1)
+        require_int(
+            export_cfg.get("parity_sentences"), "export.parity_sentences", minimum=1, optional=True
+        )
+        for key in ("min_label_agreement", "min_row_agreement"):
+            require_fraction(export_cfg.get(key, 0.0), f"export.{key}")
+        require_int(carb_cfg.get("batch_size", 32), "carb.batch_size", minimum=1)
+        require_int(carb_cfg.get("limit"), "carb.limit", minimum=1, optional=True)
+    except (TypeError, ValueError) as err:  # the message names the key
+        raise SettingsError(str(err)) from err
 
 
 def load_source(
