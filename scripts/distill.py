@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +22,28 @@ from enoki_hd.eval.files import atomic_write
 logger = logging.getLogger(__name__)
 
 
-def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Compose → train → export → ship → CaRB dev. Returns ``(metrics, objects)``."""
+def run(
+    cfg: DictConfig, overrides: Sequence[str] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Compose → train → export → ship → CaRB dev. Returns ``(metrics, objects)``.
+
+    ``overrides``: those ``cfg`` was composed with, recorded in the manifest as the command
+    that reruns the run (default: Hydra's task overrides when Hydra composed ``cfg``, else
+    none; a caller that composes ``cfg`` itself passes its own).
+    """
+    from hydra.core.hydra_config import HydraConfig
+
     from enoki_hd.train.distill import (
         check_carb_files,
         check_ship_settings,
         distill,
+        distill_command,
         score_carb,
         ship_tagger,
     )
+
+    if overrides is None:
+        overrides = list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
 
     plain = OmegaConf.to_container(cfg, resolve=True)
     if plain["trainer"].get("num_threads"):
@@ -49,7 +63,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
     metrics, objects = distill(plain)
     atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
-    ship_dir = ship_tagger(plain, metrics, objects)
+    ship_dir = ship_tagger(plain, metrics, objects, reproduce=distill_command(overrides))
     score_carb(plain, ship_dir, metrics)
     logger.info("shipped %s; metrics %s", ship_dir, metrics)
     return metrics, {**objects, "ship_dir": ship_dir}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from enoki_hd.train.distill import (  # noqa: E402
     build_teacher_data,
     checkpoint_dirs,
     distill,
+    distill_command,
     load_source,
 )
 
@@ -97,8 +99,9 @@ def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: 
 def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> None:
     import distill as script
 
-    cfg = _compose(tmp_path, shared_dir, "carb.limit=20", "export.parity_sentences=8")
-    metrics, objects = script.run(cfg)
+    overrides = ["+experiment=cpu_smoke", "carb.limit=20", "export.parity_sentences=8"]
+    cfg = _compose(tmp_path, shared_dir, *overrides[1:])
+    metrics, objects = script.run(cfg, overrides)
     assert metrics["steps"] == 60
     assert metrics["loss_end"] < metrics["loss_start"]
     assert 0.0 <= metrics["dev_f1"] <= 1.0
@@ -113,12 +116,28 @@ def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> 
     assert manifest["inference"] == {"backend": "onnx", "max_length": 128, "depth": 3}
     assert manifest["data"]["alignment"]["lsoie_gpt"]["coverage"] > 0.5
     assert manifest["config"]["trainer"]["max_steps"] == 60
-    assert manifest["reproduce"] == "make distill EXP=cpu_smoke"  # was "make distill" for any run
+    # the run's own command: it was the config's "make distill EXP=cpu_smoke" whatever the
+    # overrides
+    assert manifest["reproduce"] == (
+        "make distill EXP=cpu_smoke 'ARGS=carb.limit=20 export.parity_sentences=8'"
+    )
     carb = manifest["metrics"]["carb_dev"]
     assert carb["n_sentences"] == 20 and {"chains", "collapsed"} <= set(carb)
     assert carb["collapsed"]["n_gold"] > 0
     assert json.loads((run / "metrics.json").read_text())["carb_dev"] == carb
     assert set(manifest["files"]) >= {"model.onnx", "tokenizer.json", "config.json"}
+
+
+def test_the_recorded_command_reruns_the_run_with_its_overrides() -> None:
+    assert distill_command([]) == "make distill"
+    assert distill_command(["+experiment=cpu_smoke"]) == "make distill EXP=cpu_smoke"
+    overrides = ["trainer.max_steps=3000", "+experiment=cpu_smoke", TINY_MODERNBERT]
+    command = distill_command(overrides)
+    assert command.startswith("make distill EXP=cpu_smoke 'ARGS=trainer.max_steps=3000 ")
+    # the shell gives make ARGS, and make's recipe gives the shell ARGS: the overrides again
+    make, target, exp, args = shlex.split(command)
+    assert (make, target, exp) == ("make", "distill", "EXP=cpu_smoke")
+    assert shlex.split(args.removeprefix("ARGS=")) == [overrides[0], overrides[2]]
 
 
 def test_interrupted_run_resumes_without_losing_a_step(

@@ -27,6 +27,7 @@ import math
 import os
 import random
 import re
+import shlex
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -948,13 +949,30 @@ def _write_json_atomic(path: Path, payload: Any) -> None:
     os.replace(tmp, path)
 
 
+def distill_command(overrides: Sequence[str]) -> str:
+    """The ``make distill`` command that reruns a run composed with ``overrides`` (Hydra's task
+    overrides): ``+experiment=<name>`` as ``EXP=<name>``, the others as ``ARGS``."""
+    experiment = "+experiment="
+    words = ["make", "distill"]
+    words += [f"EXP={o[len(experiment) :]}" for o in overrides if o.startswith(experiment)]
+    others = [o for o in overrides if not o.startswith(experiment)]
+    if others:
+        words.append(f"ARGS={shlex.join(others)}")
+    return shlex.join(words)
+
+
 def ship_tagger(
-    cfg: Mapping[str, Any], metrics: dict[str, Any], objects: Mapping[str, Any]
+    cfg: Mapping[str, Any],
+    metrics: dict[str, Any],
+    objects: Mapping[str, Any],
+    *,
+    reproduce: str = "make distill",
 ) -> Path:
     """Export the best model to ONNX (unrolled to ``model.depth``, int8 checked by label
     agreement on ``export.parity_sentences`` dev sentences) and ship it to ``ship_dir`` with a
     manifest: teacher sources with sizes, alignment coverage, encoding counts, the composed
-    config and the metrics. ``metrics`` gains the export's ``onnx_parity``,
+    config, the metrics and ``reproduce``, the command that reruns the run
+    (:func:`distill_command`). ``metrics`` gains the export's ``onnx_parity``,
     ``quantization_attempts`` and ``onnx_size_mb``."""
     from enoki_hd.igl.export import export_tagger
 
@@ -986,6 +1004,7 @@ def ship_tagger(
         },
         config=dict(cfg),
         licence=licence,
+        reproduce=reproduce,
         work_dir=work_dir,
     )
     manifest = json.loads((Path(ship_dir) / "manifest.json").read_text())
