@@ -71,12 +71,18 @@ def run(
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="distill")
 def main(cfg: DictConfig) -> None:
+    from enoki_hd.train.distill import interrupted_message
     from enoki_hd.train.settings import SettingsError
 
     try:
         run(cfg)
     except SettingsError as err:  # the message names the key and the way out
         sys.exit(f"error: {err}")
+    except KeyboardInterrupt:
+        # the state is saved: a traceback would only bury where the rerun picks up
+        plain = OmegaConf.to_container(cfg, resolve=True)
+        sys.stderr.write(f"scripts/distill.py: {interrupted_message(plain)}\n")
+        sys.exit(130)
 
 
 if __name__ == "__main__":

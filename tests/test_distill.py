@@ -207,6 +207,35 @@ def test_the_model_folder_is_read_in_the_windows_it_was_trained_and_exported_wit
     assert extractor.max_length == cfg["model"]["inference_max_length"]
 
 
+def test_ctrl_c_is_one_line_naming_the_checkpoint_the_rerun_resumes_from_exit_130(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # it printed a KeyboardInterrupt traceback of some 30 lines
+    import distill as script
+
+    real_step = torch.optim.AdamW.step
+    calls = {"n": 0}
+
+    def interrupted_step(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:  # Ctrl-C lands inside the optimizer step of step 3
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, "trainer.max_steps=6"))
+    assert stopped.value.code == 130
+    checkpoint = tmp_path / "run" / "train_state" / "step-0000003"
+    assert checkpoint_dirs(checkpoint.parent) == [checkpoint]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        "scripts/distill.py: interrupted; the last checkpoint is step 3: rerun the same "
+        f"command to resume from {checkpoint}"
+    )
+
+
 def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
     tmp_path: Path, shared_dir: Path
 ) -> None:

@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 
 SOURCE_KINDS = ("lsoie_gpt", "oie2016", "teacher_jsonl", "oie4", "rules", "texts")
 STATE_FILE = "state.pt"
+STATE_DIR = "train_state"  # under paths.output_dir: the checkpoints
 CONFIG_FILE = "config.yaml"
 _CHECKPOINT_PREFIX = "step-"
 # The int8 options export.int8 passes to enoki_hd.export.onnx.quantize_int8, and the storages
@@ -550,6 +551,20 @@ def checkpoint_dirs(state_dir: str | Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name[len(_CHECKPOINT_PREFIX) :]))
 
 
+def interrupted_message(cfg: Mapping[str, Any]) -> str:
+    """One line for a run stopped by Ctrl-C: the checkpoint its rerun resumes from (training
+    saves one before it stops; after a second Ctrl-C inside a step, the one before)."""
+    found = checkpoint_dirs(Path(cfg["paths"]["output_dir"]) / STATE_DIR)
+    if not found:
+        return "interrupted before the first checkpoint; rerun the same command to start again"
+    step = int(found[-1].name[len(_CHECKPOINT_PREFIX) :])
+    if cfg["trainer"].get("resume", True):
+        rerun = "rerun the same command"
+    else:
+        rerun = "rerun without trainer.resume=false"
+    return f"interrupted; the last checkpoint is step {step}: {rerun} to resume from {found[-1]}"
+
+
 def save_checkpoint(
     state_dir: str | Path,
     state: dict[str, Any],
@@ -725,7 +740,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         optimizer, lambda s: linear_lr_factor(s, n_steps, warmup_ratio)
     )
 
-    state_dir = output_dir / "train_state"
+    state_dir = output_dir / STATE_DIR
     model_dir = output_dir / "model"
     run = RunState()
     found = checkpoint_dirs(state_dir)
