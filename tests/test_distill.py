@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from enoki_hd.train.distill import (  # noqa: E402
     build_teacher_data,
     checkpoint_dirs,
     distill,
+    distill_command,
     load_source,
 )
 
@@ -97,8 +99,9 @@ def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: 
 def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> None:
     import distill as script
 
-    cfg = _compose(tmp_path, shared_dir, "carb.limit=20", "export.parity_sentences=8")
-    metrics, objects = script.run(cfg)
+    overrides = ["+experiment=cpu_smoke", "carb.limit=20", "export.parity_sentences=8"]
+    cfg = _compose(tmp_path, shared_dir, *overrides[1:])
+    metrics, objects = script.run(cfg, overrides)
     assert metrics["steps"] == 60
     assert metrics["loss_end"] < metrics["loss_start"]
     assert 0.0 <= metrics["dev_f1"] <= 1.0
@@ -113,12 +116,28 @@ def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> 
     assert manifest["inference"] == {"backend": "onnx", "max_length": 128, "depth": 3}
     assert manifest["data"]["alignment"]["lsoie_gpt"]["coverage"] > 0.5
     assert manifest["config"]["trainer"]["max_steps"] == 60
-    assert manifest["reproduce"] == "make distill EXP=cpu_smoke"  # was "make distill" for any run
+    # the run's own command: it was the config's "make distill EXP=cpu_smoke" whatever the
+    # overrides
+    assert manifest["reproduce"] == (
+        "make distill EXP=cpu_smoke 'ARGS=carb.limit=20 export.parity_sentences=8'"
+    )
     carb = manifest["metrics"]["carb_dev"]
     assert carb["n_sentences"] == 20 and {"chains", "collapsed"} <= set(carb)
     assert carb["collapsed"]["n_gold"] > 0
     assert json.loads((run / "metrics.json").read_text())["carb_dev"] == carb
     assert set(manifest["files"]) >= {"model.onnx", "tokenizer.json", "config.json"}
+
+
+def test_the_recorded_command_reruns_the_run_with_its_overrides() -> None:
+    assert distill_command([]) == "make distill"
+    assert distill_command(["+experiment=cpu_smoke"]) == "make distill EXP=cpu_smoke"
+    overrides = ["trainer.max_steps=3000", "+experiment=cpu_smoke", TINY_MODERNBERT]
+    command = distill_command(overrides)
+    assert command.startswith("make distill EXP=cpu_smoke 'ARGS=trainer.max_steps=3000 ")
+    # the shell gives make ARGS, and make's recipe gives the shell ARGS: the overrides again
+    make, target, exp, args = shlex.split(command)
+    assert (make, target, exp) == ("make", "distill", "EXP=cpu_smoke")
+    assert shlex.split(args.removeprefix("ARGS=")) == [overrides[0], overrides[2]]
 
 
 def test_interrupted_run_resumes_without_losing_a_step(
@@ -169,6 +188,52 @@ def test_interrupted_run_resumes_without_losing_a_step(
     before = final.stat().st_mtime_ns
     again, _ = distill(cfg)
     assert again["steps"] == 40 and final.stat().st_mtime_ns == before
+
+
+def test_the_model_folder_is_read_in_the_windows_it_was_trained_and_exported_with(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # the tiny model has 256 position embeddings: the torch backend read its folder in windows
+    # of 256 sub-tokens, while training and the exported graph read 128
+    from enoki_hd.extract import get_extractor
+
+    cfg = _plain(_compose(tmp_path, shared_dir, "trainer.max_steps=2", "trainer.eval_every=2"))
+    distill(cfg)
+    model_dir = tmp_path / "run" / "model"
+    backbone = json.loads((model_dir / "config.json").read_text())["backbone"]
+    assert backbone["max_position_embeddings"] == 256
+    extractor = get_extractor("encoder", path=model_dir)
+    assert (extractor.backend, extractor.max_length, extractor.depth) == ("torch", 128, 3)
+    assert extractor.max_length == cfg["model"]["inference_max_length"]
+
+
+def test_ctrl_c_is_one_line_naming_the_checkpoint_the_rerun_resumes_from_exit_130(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # it printed a KeyboardInterrupt traceback of some 30 lines
+    import distill as script
+
+    real_step = torch.optim.AdamW.step
+    calls = {"n": 0}
+
+    def interrupted_step(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:  # Ctrl-C lands inside the optimizer step of step 3
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, "trainer.max_steps=6"))
+    assert stopped.value.code == 130
+    checkpoint = tmp_path / "run" / "train_state" / "step-0000003"
+    assert checkpoint_dirs(checkpoint.parent) == [checkpoint]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        "scripts/distill.py: interrupted; the last checkpoint is step 3: rerun the same "
+        f"command to resume from {checkpoint}"
+    )
 
 
 def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
@@ -284,3 +349,31 @@ def test_a_refused_rerun_is_one_line_and_keeps_the_runs_config(
     assert message.startswith("error: ") and "\n" not in message
     assert "holds a run made with other settings (trainer.lr: 0.003 → 0.001)" in message
     assert (tmp_path / "run" / "config.yaml").read_text() == config
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("export.quantize=int4", "export.quantize must be 'int8' or null (float), got 'int4'"),
+        (
+            "export.int8.embeddings=bogus",
+            "export.int8.embeddings must be 'fp16', 'int8_rows' or 'float', got 'bogus'",
+        ),
+        ("carb.batch_size=0", "carb.batch_size must be an integer >= 1, got 0"),
+    ],
+)
+def test_export_and_carb_settings_are_checked_before_training(
+    override: str, message: str, tmp_path: Path, shared_dir: Path, monkeypatch
+) -> None:
+    # they were read only after training: a typo cost a whole run
+    import distill as script
+
+    import enoki_hd.train.distill as training
+
+    def trains(cfg):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(training, "distill", trains)
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, override))
+    assert stopped.value.code == f"error: {message}"

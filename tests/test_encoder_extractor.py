@@ -196,6 +196,29 @@ def test_min_confidence_drops_rows_and_questions_yield_nothing(stubbed) -> None:
     assert stubbed.extract(answer, sentences=sentences) == []
 
 
+def test_a_sentence_is_a_question_exactly_when_the_rules_extractor_says_so(stubbed) -> None:
+    # a statement ending in a quoted question used to be skipped: "?" was looked for before
+    # the closing quotes and brackets, while the rules extractor reads the last token
+    from enoki_hd.extract.rules.extractor import is_question
+    from enoki_hd.text import load_spacy_pipeline
+
+    sentences = [
+        'In 1989 Brett Anderson asked the crowd "Who wants to hear Suede?"',
+        "He asked (why?)",
+        "Did Suede play Bath?",
+        "Did Suede play Bath ?  ",
+    ]
+    tagged = []
+    for sentence in sentences:
+        before = stubbed.stats["sentences"]
+        facts = stubbed.extract(sentence, sentences=[Span(0, len(sentence))])
+        tagged.append(stubbed.stats["sentences"] > before)
+        assert bool(facts) == tagged[-1]
+    assert tagged == [True, True, False, False]
+    nlp = load_spacy_pipeline(stubbed.spacy_model)
+    assert tagged == [not is_question(nlp(s)) for s in sentences]
+
+
 def test_split_cuts_the_stub_rows_objects_and_is_part_of_the_config(stubbed) -> None:
     answer = "Suede played Bath in 1990 with Blur."
     stubbed.split = "atoms"

@@ -129,3 +129,69 @@ def test_a_graph_that_runs_but_differs_from_the_manifest_is_warned_about_like_th
         f"{graph} has sha256 {sha256(graph)} but manifest.json records {'0' * 64}: its "
         f"recorded metrics may not describe it; {RESTORE}"
     ]
+
+
+DAMAGED_FIX = f"{RESTORE}, or rebuild the tagger with `make distill`"
+NOT_JSON = "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+
+
+def damage(directory: Path, name: str) -> None:
+    """``name`` in ``directory`` cut to ``{bad`` (``manifest.json-`` removes the manifest)."""
+    if name.endswith("-"):
+        (directory / name[:-1]).unlink()
+    else:
+        (directory / name).write_text("{bad", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("manifest.json", "{d}/manifest.json is not valid JSON ({not_json}); {fix}"),
+        ("config.json", "{d}/config.json is not valid JSON ({not_json}); {fix}"),
+        (
+            "tokenizer_config.json",
+            "{d}/tokenizer_config.json is not valid JSON ({not_json}); {fix}",
+        ),
+        # tokenizers' own reason, as one line
+        ("tokenizer.json", "cannot load the tagger's tokenizer {d}/tokenizer.json: *; {fix}"),
+        (
+            "manifest.json-",
+            "{d} holds model.onnx but no manifest.json, which records the depth the graph was "
+            "unrolled to: the folder is not a tagger checkpoint, or a damaged one; {fix}",
+        ),
+    ],
+    ids=["manifest", "config", "tokenizer_config", "tokenizer", "no_manifest"],
+)
+def test_a_damaged_tagger_folder_is_one_line_naming_the_file_and_the_fix_exit_1(
+    name: str, message: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    # each of these printed a 42-line traceback (a JSONDecodeError, the tokenizers library's
+    # Exception, or "manifest.json records no inference.depth" for a missing manifest)
+    directory = copy_shipped(tmp_path)
+    damage(directory, name)
+    expected = message.format(d=directory, not_json=NOT_JSON, fix=DAMAGED_FIX)
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=directory)
+    assert re.fullmatch(re.escape(expected).replace(r"\*", r"\S[^\n]*"), str(err.value))
+    monkeypatch.setenv("ENOKI_TAGGER", str(directory))
+    (tmp_path / "c.txt").write_text("Apple was founded by Steve Jobs in 1976.", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("Apple was founded by Steve Jobs.", encoding="utf-8")
+    args = ["--answer", str(tmp_path / "a.txt"), "--context", str(tmp_path / "c.txt")]
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", *args, "--extractor", "encoder"])
+    out, printed = capsys.readouterr()
+    assert exit_.value.code == 1 and out == ""
+    assert printed == f"enoki detect: error: {err.value}\n"
+
+
+def test_a_folder_that_is_no_tagger_says_so(tmp_path: Path) -> None:
+    # the verifier's folder was read as a tagger without a depth: "manifest.json records no
+    # inference.depth, so the depth the graph was unrolled to is unknown; re-export the tagger"
+    verifier = SHIPPED.parent / "verifier-minilm"
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=verifier)
+    assert str(err.value) == (
+        f"{verifier} is not a tagger checkpoint: its manifest.json records kind "
+        "'nli-cross-encoder', not 'igl-tagger'; point ENOKI_TAGGER (or path=) at a tagger such "
+        "as checkpoints/tagger-minilm"
+    )

@@ -80,6 +80,8 @@ Backend = Literal["onnx", "torch"]
 TAGGER_ENV = "ENOKI_TAGGER"
 DEFAULT_TAGGER_NAME = "tagger-minilm"
 MANIFEST_FILE = "manifest.json"
+# The manifest's ``kind`` of a tagger (a verifier's folder holds a manifest too).
+TAGGER_KIND = "igl-tagger"
 ONNX_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 TORCH_WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -94,10 +96,11 @@ TAGGER_RESTORE_HINT = (
     f"restore the shipped files (`git checkout -- checkpoints/{DEFAULT_TAGGER_NAME}` or a fresh "
     "clone)"
 )
+# The fix for a tagger file that cannot be read: the shipped one is restored, any other rebuilt.
+TAGGER_DAMAGED_HINT = f"{TAGGER_RESTORE_HINT}, or rebuild the tagger with `make distill`"
 # Labels decode_rows reads on a sentence word; on a sentinel it reads REL only.
 _WORD_LABELS = np.array([label in (ARG1, REL, ARG2, LOC_TMP) for label in range(6)])
 _ONNX_TYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
-_CLOSERS = "\"'”’»)]}*_"
 
 
 def default_tagger_path() -> Path:
@@ -145,14 +148,26 @@ class WordTokenizer:
     @classmethod
     def from_dir(cls, directory: Path) -> WordTokenizer:
         """The tokenizer saved in ``directory`` (``tokenizer.json``; the pad token from
-        ``tokenizer_config.json``)."""
+        ``tokenizer_config.json``).
+
+        Raises:
+            FileNotFoundError: there is no ``tokenizer.json``.
+            TaggerError: ``tokenizer.json`` or ``tokenizer_config.json`` cannot be read (a
+                damaged checkpoint), naming the file and the fix.
+        """
         path = directory / TOKENIZER_FILE
         if not path.is_file():
             raise FileNotFoundError(
                 f"no {TOKENIZER_FILE} in {directory}: the tagger's fast tokenizer (with the "
                 f"sentinels {', '.join(SENTINELS)}) must be saved beside the model; {MISSING_HINT}"
             )
-        tokenizer = Tokenizer.from_file(str(path))
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as err:  # the tokenizers library raises a bare Exception
+            reason = " ".join(str(err).split())
+            raise TaggerError(
+                f"cannot load the tagger's tokenizer {path}: {reason}; {TAGGER_DAMAGED_HINT}"
+            ) from err
         settings = _read_json(directory / "tokenizer_config.json")
         return cls(tokenizer, pad_token_id=pad_token_id(tokenizer, settings))
 
@@ -297,21 +312,41 @@ class _TorchTagger:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    """The JSON object in ``path``, a checkpoint file ({} when there is no such file).
+
+    Raises:
+        TaggerError: the file is not a JSON object (a damaged checkpoint), naming it and the fix.
+    """
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise TaggerError(f"{path} is not valid JSON ({err}); {TAGGER_DAMAGED_HINT}") from err
+    if not isinstance(value, dict):
+        raise TaggerError(
+            f"{path} holds a JSON {type(value).__name__}, not an object; {TAGGER_DAMAGED_HINT}"
+        )
+    return value
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
     """The checkpoint's ``manifest.json`` ({} when it has none), its ``inference`` checked.
 
     Raises:
-        ValueError: the manifest is not valid JSON or its ``inference`` block holds an unknown
-            setting.
+        TaggerError: the manifest is not a JSON object, or it is another model's (its ``kind``
+            is not a tagger's: the folder is no tagger).
+        ValueError: its ``inference`` block holds an unknown setting.
     """
     path = directory / MANIFEST_FILE
-    try:
-        manifest = _read_json(path)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not valid JSON ({err}); re-export the tagger") from err
+    manifest = _read_json(path)
+    kind = manifest.get("kind", TAGGER_KIND)
+    if kind != TAGGER_KIND:
+        raise TaggerError(
+            f"{directory} is not a tagger checkpoint: its {MANIFEST_FILE} records kind {kind!r}, "
+            f"not {TAGGER_KIND!r}; point {TAGGER_ENV} (or path=) at a tagger such as "
+            f"checkpoints/{DEFAULT_TAGGER_NAME}"
+        )
     unknown = sorted(set(manifest.get("inference") or {}) - set(INFERENCE_SETTINGS))
     if unknown:
         raise ValueError(
@@ -321,8 +356,11 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
 
 def _is_question(text: str) -> bool:
-    """A sentence ending in ``?`` (before closing quotes or brackets) asks, it asserts nothing."""
-    return text.rstrip().rstrip(_CLOSERS).endswith("?")
+    """A sentence ending in ``?`` asks, it asserts nothing. Its last character decides, as its
+    last token does in the rules extractor (:func:`enoki_hd.extract.rules.extractor.
+    is_question`): a statement ending in a quoted question ("… asked the crowd "Who wants to
+    hear Suede?"") asserts."""
+    return text.rstrip().endswith("?")
 
 
 @dataclass
@@ -530,10 +568,16 @@ class EncoderExtractor:
         self, explicit: int | None, recorded: int | None, model_config: dict[str, Any]
     ) -> int:
         if self.backend == "onnx":
+            if recorded is None and not (self.path / MANIFEST_FILE).is_file():
+                raise TaggerError(
+                    f"{self.path} holds {ONNX_FILE} but no {MANIFEST_FILE}, which records the "
+                    "depth the graph was unrolled to: the folder is not a tagger checkpoint, or "
+                    f"a damaged one; {TAGGER_DAMAGED_HINT}"
+                )
             if recorded is None:
-                raise ValueError(
+                raise TaggerError(
                     f"{self.path / MANIFEST_FILE} records no inference.depth, so the depth "
-                    "the graph was unrolled to is unknown; re-export the tagger"
+                    f"the graph was unrolled to is unknown; {TAGGER_DAMAGED_HINT}"
                 )
             if explicit is not None and explicit != recorded:
                 raise ValueError(

@@ -41,6 +41,7 @@ from enoki_hd.export.onnx import (
 from enoki_hd.extract.encoder import (
     MODEL_INPUTS,
     MODEL_OUTPUTS,
+    TAGGER_KIND,
     WordTokenizer,
     pad_windows,
 )
@@ -247,6 +248,7 @@ def export_tagger(
     data: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
     licence: str = "",
+    reproduce: str = "make distill",
     work_dir: str | Path | None = None,
 ) -> Path:
     """Export the tagger saved in ``model_dir`` and ship it to ``out_dir``.
@@ -271,6 +273,8 @@ def export_tagger(
             coverage) and composed config, written into the manifest; ``metrics`` gains
             ``onnx_parity``, ``quantization_attempts`` and ``onnx_size_mb``.
         licence: the licence line of the manifest (the backbone's and the data's).
+        reproduce: the command that reruns the training run, recorded in the manifest
+            (:func:`enoki_hd.train.distill.distill_command`).
         work_dir: where intermediate graphs go (default a temporary directory).
 
     Returns the shipped directory.
@@ -328,7 +332,7 @@ def export_tagger(
         backbone = model.config.backbone or {}
         manifest = {
             "name": Path(out_dir).name,
-            "kind": "igl-tagger",
+            "kind": TAGGER_KIND,
             "labels": list(LABELS),
             "sentinels": list(SENTINELS),
             "backbone": backbone.get("_name_or_path") or backbone.get("model_type"),
@@ -341,7 +345,7 @@ def export_tagger(
             "metrics": metrics,
             "git_commit": git_commit(),
             "python": platform.python_version(),
-            "reproduce": (config or {}).get("reproduce") or "make distill",
+            "reproduce": reproduce,
             "licence": licence,
         }
         return ship_model(model_dir, graph, out_dir, manifest=manifest)

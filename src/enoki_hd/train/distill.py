@@ -26,6 +26,8 @@ import logging
 import math
 import os
 import random
+import re
+import shlex
 import shutil
 import time
 from collections.abc import Mapping, Sequence
@@ -48,16 +50,22 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import read_jsonl, stable_fraction
-from enoki_hd.train.settings import check_resume, check_trainer, training_settings
+from enoki_hd.train.settings import SettingsError, check_resume, check_trainer, training_settings
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
+from enoki_hd.verify.evidence import require_bool, require_fraction, require_int
 
 logger = logging.getLogger(__name__)
 
 SOURCE_KINDS = ("lsoie_gpt", "oie2016", "teacher_jsonl", "oie4", "rules", "texts")
 STATE_FILE = "state.pt"
+STATE_DIR = "train_state"  # under paths.output_dir: the checkpoints
 CONFIG_FILE = "config.yaml"
 _CHECKPOINT_PREFIX = "step-"
+# The int8 options export.int8 passes to enoki_hd.export.onnx.quantize_int8, and the storages
+# of the token embeddings it knows.
+_INT8_OPTIONS = ("per_channel", "keep_float", "embeddings")
+_EMBEDDING_STORAGES = ("fp16", "int8_rows", "float")
 # Token-id fields a random backbone takes from the tokenizer (when its config class has them).
 _TOKEN_ID_FIELDS = {
     "pad_token_id": "pad_token_id",
@@ -103,6 +111,47 @@ def check_carb_files(cfg: Mapping[str, Any]) -> None:
     if carb_cfg:
         _existing_path(carb_cfg.get("sentences"), "carb.sentences", "data/carb/")
         _existing_path(carb_cfg.get("gold"), "carb.gold", "data/carb/")
+
+
+def check_ship_settings(cfg: Mapping[str, Any]) -> None:
+    """The ``export`` and ``carb`` settings :func:`ship_tagger` and :func:`score_carb` read
+    after training, checked before it starts: a typo must not cost a whole run.
+
+    Raises:
+        SettingsError: naming the key, what it must be and the value given.
+    """
+    export_cfg, carb_cfg = cfg.get("export") or {}, cfg.get("carb") or {}
+    quantize = export_cfg.get("quantize", "int8")
+    if quantize not in ("int8", None, "none"):
+        raise SettingsError(f"export.quantize must be 'int8' or null (float), got {quantize!r}")
+    int8 = (export_cfg.get("int8") or {}) if quantize == "int8" else {}
+    unknown = sorted(set(int8) - set(_INT8_OPTIONS))
+    if unknown:
+        raise SettingsError(f"export.int8: unknown options {unknown}; known: {list(_INT8_OPTIONS)}")
+    embeddings = int8.get("embeddings", "fp16")
+    if embeddings not in _EMBEDDING_STORAGES:
+        raise SettingsError(
+            f"export.int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
+        )
+    for pattern in int8.get("keep_float") or ():
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as err:
+            raise SettingsError(
+                f"export.int8.keep_float {pattern!r} is not a regular expression ({err})"
+            ) from err
+    try:
+        require_bool(int8.get("per_channel", True), "export.int8.per_channel")
+        require_int(export_cfg.get("opset", 17), "export.opset", minimum=1)
+        require_int(
+            export_cfg.get("parity_sentences"), "export.parity_sentences", minimum=1, optional=True
+        )
+        for key in ("min_label_agreement", "min_row_agreement"):
+            require_fraction(export_cfg.get(key, 0.0), f"export.{key}")
+        require_int(carb_cfg.get("batch_size", 32), "carb.batch_size", minimum=1)
+        require_int(carb_cfg.get("limit"), "carb.limit", minimum=1, optional=True)
+    except (TypeError, ValueError) as err:  # the message names the key
+        raise SettingsError(str(err)) from err
 
 
 def load_source(
@@ -502,6 +551,20 @@ def checkpoint_dirs(state_dir: str | Path) -> list[Path]:
     return sorted(found, key=lambda p: int(p.name[len(_CHECKPOINT_PREFIX) :]))
 
 
+def interrupted_message(cfg: Mapping[str, Any]) -> str:
+    """One line for a run stopped by Ctrl-C: the checkpoint its rerun resumes from (training
+    saves one before it stops; after a second Ctrl-C inside a step, the one before)."""
+    found = checkpoint_dirs(Path(cfg["paths"]["output_dir"]) / STATE_DIR)
+    if not found:
+        return "interrupted before the first checkpoint; rerun the same command to start again"
+    step = int(found[-1].name[len(_CHECKPOINT_PREFIX) :])
+    if cfg["trainer"].get("resume", True):
+        rerun = "rerun the same command"
+    else:
+        rerun = "rerun without trainer.resume=false"
+    return f"interrupted; the last checkpoint is step {step}: {rerun} to resume from {found[-1]}"
+
+
 def save_checkpoint(
     state_dir: str | Path,
     state: dict[str, Any],
@@ -531,15 +594,23 @@ def save_checkpoint(
     return final
 
 
-def _save_model(model, tokenizer, target: Path, extra: Mapping[str, Any]) -> None:
+def _save_model(
+    model, tokenizer, target: Path, extra: Mapping[str, Any], inference: Mapping[str, Any]
+) -> None:
     """``save_pretrained`` of model and tokenizer into ``target`` via a temporary folder, with
-    ``extra`` written as ``dev_metrics.json``."""
+    ``extra`` written as ``dev_metrics.json`` and ``inference`` as the ``inference`` block of
+    a ``manifest.json``, the settings :class:`~enoki_hd.extract.encoder.EncoderExtractor`
+    loads the folder with (as the shipped ONNX folder's manifest gives them)."""
+    from enoki_hd.extract.encoder import MANIFEST_FILE, TAGGER_KIND
+
     tmp = target.with_name(target.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     (tmp / "dev_metrics.json").write_text(json.dumps(dict(extra), indent=2) + "\n")
+    manifest = {"kind": TAGGER_KIND, "inference": dict(inference)}
+    (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
     replace_dir(tmp, target)
 
 
@@ -617,7 +688,8 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
     ``cfg`` is the resolved Hydra config as a plain dict (keys: model, data, trainer, logger,
     paths, seed, loss). The best model by dev F1 (the last one without a dev set) is saved with
-    its tokenizer to ``paths.output_dir/model``; ``train_metrics.json`` beside it holds the
+    its tokenizer to ``paths.output_dir/model``, with a ``manifest.json`` whose ``inference``
+    block gives the windows the exported graph reads; ``train_metrics.json`` beside it holds the
     metrics, the data sources, the alignment coverage and the loss / dev F1 history.
     """
     import torch
@@ -644,6 +716,12 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     accelerator = make_accelerator(cfg, trainer)
     model, tokenizer = build_tagger(model_cfg)
     max_length = int(model_cfg.get("max_length", 128))
+    # the windows the exported graph reads (ship_tagger exports with this length), for the
+    # torch backend too: without it, it read the model folder in windows as long as the
+    # position embeddings (256 or 512 sub-tokens where training and the graph read 128)
+    inference = {"backend": "torch", "depth": int(model_cfg.get("depth", 3))}
+    if model_cfg.get("inference_max_length"):
+        inference["max_length"] = int(model_cfg["inference_max_length"])
     train_set = GridDataset(data.train, tokenizer, max_length=max_length)
     dev_set = GridDataset(data.dev, tokenizer, max_length=max_length)
     windows = train_set.windows
@@ -662,7 +740,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         optimizer, lambda s: linear_lr_factor(s, n_steps, warmup_ratio)
     )
 
-    state_dir = output_dir / "train_state"
+    state_dir = output_dir / STATE_DIR
     model_dir = output_dir / "model"
     run = RunState()
     found = checkpoint_dirs(state_dir)
@@ -724,7 +802,9 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             run.best_f1, run.bad_evals = scores["dev_f1"], 0
             if accelerator.is_main_process:
                 unwrapped = accelerator.unwrap_model(model)
-                _save_model(unwrapped, tokenizer, model_dir, {"step": run.step, **scores})
+                _save_model(
+                    unwrapped, tokenizer, model_dir, {"step": run.step, **scores}, inference
+                )
         else:
             run.bad_evals += 1
             run.stopped = bool(patience) and run.bad_evals >= patience
@@ -824,7 +904,8 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     accelerator.wait_for_everyone()
 
     if not (model_dir / "dev_metrics.json").exists() and accelerator.is_main_process:
-        _save_model(accelerator.unwrap_model(model), tokenizer, model_dir, {"step": run.step})
+        unwrapped = accelerator.unwrap_model(model)
+        _save_model(unwrapped, tokenizer, model_dir, {"step": run.step}, inference)
     accelerator.wait_for_everyone()
     best = IGLTagger.from_pretrained(model_dir).eval()
     best_scores = json.loads((model_dir / "dev_metrics.json").read_text())
@@ -883,13 +964,30 @@ def _write_json_atomic(path: Path, payload: Any) -> None:
     os.replace(tmp, path)
 
 
+def distill_command(overrides: Sequence[str]) -> str:
+    """The ``make distill`` command that reruns a run composed with ``overrides`` (Hydra's task
+    overrides): ``+experiment=<name>`` as ``EXP=<name>``, the others as ``ARGS``."""
+    experiment = "+experiment="
+    words = ["make", "distill"]
+    words += [f"EXP={o[len(experiment) :]}" for o in overrides if o.startswith(experiment)]
+    others = [o for o in overrides if not o.startswith(experiment)]
+    if others:
+        words.append(f"ARGS={shlex.join(others)}")
+    return shlex.join(words)
+
+
 def ship_tagger(
-    cfg: Mapping[str, Any], metrics: dict[str, Any], objects: Mapping[str, Any]
+    cfg: Mapping[str, Any],
+    metrics: dict[str, Any],
+    objects: Mapping[str, Any],
+    *,
+    reproduce: str = "make distill",
 ) -> Path:
     """Export the best model to ONNX (unrolled to ``model.depth``, int8 checked by label
     agreement on ``export.parity_sentences`` dev sentences) and ship it to ``ship_dir`` with a
     manifest: teacher sources with sizes, alignment coverage, encoding counts, the composed
-    config and the metrics. ``metrics`` gains the export's ``onnx_parity``,
+    config, the metrics and ``reproduce``, the command that reruns the run
+    (:func:`distill_command`). ``metrics`` gains the export's ``onnx_parity``,
     ``quantization_attempts`` and ``onnx_size_mb``."""
     from enoki_hd.igl.export import export_tagger
 
@@ -921,6 +1019,7 @@ def ship_tagger(
         },
         config=dict(cfg),
         licence=licence,
+        reproduce=reproduce,
         work_dir=work_dir,
     )
     manifest = json.loads((Path(ship_dir) / "manifest.json").read_text())
