@@ -151,12 +151,13 @@ def test_the_llm_judge_checks_its_quote_against_the_context() -> None:
             '```json\n{"label": "supported", "evidence": "opened in 1889"}\n```',
         )
         llm.route(
-            "Claim: It has 3 elevators",
+            # the judge reads the answer's "It" as the tower it stands for (restate_pronouns)
+            "Claim: The tower has 3 elevators",
             '{"label": "contradicted", "evidence": "Visitors climb 674  steps"}',
         )
         # the quote is not in the context: the answer is not trusted
         llm.route(
-            "Claim: It was designed by Gustave Eiffel",
+            "Claim: The tower was designed by Gustave Eiffel",
             '{"label": "supported", "evidence": "Eiffel himself designed every rivet"}',
         )
         judge = LLMJudge("m", llm.url, api_key="k", max_retries=0)
