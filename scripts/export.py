@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,19 +46,12 @@ def check_config(plain: dict[str, Any]) -> None:
     if quantize != "int8":
         return
     int8 = plain.get("int8") or {}
-    # the storages enoki_hd.export.onnx.quantize_int8 knows
-    embeddings = int8.get("embeddings", "fp16")
-    if embeddings not in ("fp16", "int8_rows", "float"):
-        raise ExportConfigError(
-            f"int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
-        )
-    for pattern in int8.get("keep_float") or ():
-        try:
-            re.compile(pattern)
-        except (re.error, TypeError) as err:
-            raise ExportConfigError(
-                f"int8.keep_float {pattern!r} is not a regular expression ({err})"
-            ) from err
+    from enoki_hd.export.onnx import check_int8_storage
+
+    try:
+        check_int8_storage(int8, "int8")
+    except ValueError as err:
+        raise ExportConfigError(str(err)) from err
 
 
 def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:

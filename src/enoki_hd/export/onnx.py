@@ -154,6 +154,29 @@ def strip_nan_guards_file(path: str | Path) -> int:
     return removed
 
 
+EMBEDDING_STORAGES = ("fp16", "int8_rows", "float")
+"""How :func:`quantize_int8` can store the token-embedding table."""
+
+
+def check_int8_storage(int8: Any, key: str) -> None:
+    """Raise ``ValueError`` naming ``key`` (where the options sit in the config, e.g.
+    ``"export.int8"``) when ``int8``'s ``embeddings`` is no storage :func:`quantize_int8` knows
+    or one of its ``keep_float`` patterns is no regular expression — checked before a run that
+    ends in an export, so a typo does not surface after training."""
+    embeddings = int8.get("embeddings", "fp16")
+    if embeddings not in EMBEDDING_STORAGES:
+        raise ValueError(
+            f"{key}.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
+        )
+    for pattern in int8.get("keep_float") or ():
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError) as err:
+            raise ValueError(
+                f"{key}.keep_float {pattern!r} is not a regular expression ({err})"
+            ) from err
+
+
 def quantize_int8(
     onnx_path: str | Path,
     out_path: str | Path,
@@ -189,7 +212,7 @@ def quantize_int8(
         for n in quantized.graph.node
         if n.name in excluded and len(n.input) > 1 and n.input[1] in initializers
     ]
-    if embeddings not in ("fp16", "int8_rows", "float"):
+    if embeddings not in EMBEDDING_STORAGES:
         raise ValueError(
             f"int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
         )

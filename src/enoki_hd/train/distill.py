@@ -26,7 +26,6 @@ import logging
 import math
 import os
 import random
-import re
 import shlex
 import shutil
 import time
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from enoki_hd.eval.files import replace_dir
+from enoki_hd.export.onnx import check_int8_storage
 from enoki_hd.igl.align import AlignmentReport, SourceCoverage, load_lsoie_gpt, load_oie2016
 from enoki_hd.igl.labels import (
     IGNORE,
@@ -65,7 +65,6 @@ _CHECKPOINT_PREFIX = "step-"
 # The int8 options export.int8 passes to enoki_hd.export.onnx.quantize_int8, and the storages
 # of the token embeddings it knows.
 _INT8_OPTIONS = ("per_channel", "keep_float", "embeddings")
-_EMBEDDING_STORAGES = ("fp16", "int8_rows", "float")
 # Token-id fields a random backbone takes from the tokenizer (when its config class has them).
 _TOKEN_ID_FIELDS = {
     "pad_token_id": "pad_token_id",
@@ -128,18 +127,10 @@ def check_ship_settings(cfg: Mapping[str, Any]) -> None:
     unknown = sorted(set(int8) - set(_INT8_OPTIONS))
     if unknown:
         raise SettingsError(f"export.int8: unknown options {unknown}; known: {list(_INT8_OPTIONS)}")
-    embeddings = int8.get("embeddings", "fp16")
-    if embeddings not in _EMBEDDING_STORAGES:
-        raise SettingsError(
-            f"export.int8.embeddings must be 'fp16', 'int8_rows' or 'float', got {embeddings!r}"
-        )
-    for pattern in int8.get("keep_float") or ():
-        try:
-            re.compile(pattern)
-        except (re.error, TypeError) as err:
-            raise SettingsError(
-                f"export.int8.keep_float {pattern!r} is not a regular expression ({err})"
-            ) from err
+    try:
+        check_int8_storage(int8, "export.int8")
+    except ValueError as err:
+        raise SettingsError(str(err)) from err
     try:
         require_bool(int8.get("per_channel", True), "export.int8.per_channel")
         require_int(export_cfg.get("opset", 17), "export.opset", minimum=1)
