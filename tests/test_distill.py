@@ -9,6 +9,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,6 +141,22 @@ def test_the_recorded_command_reruns_the_run_with_its_overrides() -> None:
     assert shlex.split(args.removeprefix("ARGS=")) == [overrides[0], overrides[2]]
 
 
+def _ctrl_c_in_step(step: int, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Make a Ctrl-C land inside the optimizer step of training step ``step``; returns the
+    real ``AdamW.step`` for a test that goes on training after it."""
+    real_step = torch.optim.AdamW.step
+    calls = {"n": 0}
+
+    def interrupted_step(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == step:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    return real_step
+
+
 def test_interrupted_run_resumes_without_losing_a_step(
     tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,16 +167,7 @@ def test_interrupted_run_resumes_without_losing_a_step(
     distill(straight_cfg)
 
     cfg = _plain(_compose(tmp_path / "resumed", shared_dir, *overrides))
-    real_step = torch.optim.AdamW.step
-    calls = {"n": 0}
-
-    def interrupted_step(self, *args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 26:  # Ctrl-C lands inside the optimizer step of step 26
-            os.kill(os.getpid(), signal.SIGINT)
-        return real_step(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    real_step = _ctrl_c_in_step(26, monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         distill(cfg)
     monkeypatch.setattr(torch.optim.AdamW, "step", real_step)
@@ -213,16 +221,7 @@ def test_ctrl_c_is_one_line_naming_the_checkpoint_the_rerun_resumes_from_exit_13
     # it printed a KeyboardInterrupt traceback of some 30 lines
     import distill as script
 
-    real_step = torch.optim.AdamW.step
-    calls = {"n": 0}
-
-    def interrupted_step(self, *args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:  # Ctrl-C lands inside the optimizer step of step 3
-            os.kill(os.getpid(), signal.SIGINT)
-        return real_step(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.optim.AdamW, "step", interrupted_step)
+    _ctrl_c_in_step(3, monkeypatch)
     with pytest.raises(SystemExit) as stopped:
         script.main(_compose(tmp_path, shared_dir, "trainer.max_steps=6"))
     assert stopped.value.code == 130
