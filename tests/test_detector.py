@@ -702,3 +702,19 @@ def test_an_unanchored_fact_is_reported_but_decides_nothing() -> None:
     assert [(s.label, s.facts) for s in report.sentences] == [("supported", ["f0.0"])]
     assert report.spans == []
     assert (report.summary.faithfulness, report.summary.hallucinated) == (1.0, False)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Suede formed in London (see https://en.wikipedia.org/wiki/Suede_(band)).",
+        "Suede formed in London, see https://en.wikipedia.org/wiki/Britpop for more.",
+        "Suede formed in London [source](https://en.wikipedia.org/wiki/Suede).",
+    ],
+)
+def test_a_url_the_answer_cites_is_no_claim(answer: str) -> None:
+    """A URL, a link's target and the words that point to them are references, as "[1]" is:
+    "see https://…" was flagged, and "[source](…)" judged as "Suede formed in source"."""
+    report = Detector().detect(answer=answer, context="Suede formed in London in 1989.")
+    assert report.spans == []
+    assert [v.hypothesis for v in report.facts] == ["Suede formed in London."]

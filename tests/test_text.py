@@ -715,6 +715,21 @@ def test_strip_span() -> None:
         ("In `arr[1]` and ``b[2]`` the first [3].", ["[3]"]),
         ("[citation needed] and [a] and [10000].", []),
         ("Rooms (1 and 2) and (Passage 12 and Other) stay.", []),
+        # URLs and link targets are references too, with the words that point to them
+        (
+            "London (see https://en.wikipedia.org/wiki/Suede_(band)).",
+            ["see https://en.wikipedia.org/wiki/Suede_(band)"],
+        ),
+        (
+            "Formed in 1989, see www.suede.co.uk for more details.",
+            ["see www.suede.co.uk for more details"],
+        ),
+        (
+            "London [source](https://x.org/a_(b)).",
+            ["[source]", "(https://x.org/a_(b))", "https://x.org/a_(b)"],
+        ),
+        ("The [BBC](https://bbc.co.uk) reported it.", ["(https://bbc.co.uk)", "https://bbc.co.uk"]),
+        ("I visit Paris; see you at `http://x.y`.", []),
     ],
 )
 def test_citation_spans(text: str, markers: list[str]) -> None:

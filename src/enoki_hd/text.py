@@ -1050,6 +1050,26 @@ _CITATION_RE = re.compile(
     re.IGNORECASE,
 )
 _INLINE_CODE_RE = re.compile(r"(`+)[^\n]*?\1")
+# A URL holds balanced parentheses, as Markdown renderers and GitHub read
+# ".../wiki/Suede_(band)"; trailing sentence punctuation is not part of it.
+_URL_CHAR = r"[^\s<>()\[\]]"
+_URL_PARENS = rf"\({_URL_CHAR}*\)"
+URL_RE = re.compile(
+    rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|{_URL_PARENS})*"
+    rf"(?:[^\s<>()\[\].,;:!?'\"]|{_URL_PARENS})"
+)
+# the "(target)" of a Markdown link "[text](target)": where the text comes from, no claim
+_LINK_TARGET_RE = re.compile(r"(?<=\])\((?:[^()\s]|\([^()\s]*\))+\)")
+# what points the reader to a URL ("see https://…", "more at https://…", "… for more details")
+# is part of the reference; so is a link whose text only says it is one ("[source](…)")
+_REFERENCE_RE = re.compile(
+    rf"(?:\b(?:see(?:\s+also)?|more\s+at|available\s+at|visit|via|sources?:)\s+)?"
+    rf"(?:{URL_RE.pattern})"
+    rf"(?:\s+for\s+(?:more|further)(?:\s+(?:information|info|details))?\b)?"
+    r"|\[(?:sources?|link|here|reference|ref|more|read more|details|website|article)\]"
+    r"(?=\()",
+    re.IGNORECASE,
+)
 
 
 def citation_spans(text: str) -> list[Span]:
@@ -1058,17 +1078,23 @@ def citation_spans(text: str) -> list[Span]:
     Marked: bracketed source numbers (``[1]``, ``[1, 2]``, ``[2-4]``, ``[1][2]``), bracketed or
     parenthesised source names with a number (``[Doc 1]``, ``[source: 2]``, ``[citation:3]``,
     ``(Source 1)``, ``(Document 2, 3)``, ``(Passages 1 and 2)``), Markdown footnote references (``[^1]``; not the
-    definition line ``[^1]: ...``) and ``【1†source】``. Not marked, because they are claims or
+    definition line ``[^1]: ...``), ``【1†source】``, URLs (``https://…``, ``www.…``; a URL's
+    own parentheses included, ``…/wiki/Suede_(band)``) and a Markdown link's target (the
+    ``(…)`` of ``[text](…)``; the text stays unless it only says it is a reference,
+    ``[source](…)``), with the words that point to a URL ("see", "more at", "via", "… for
+    more details"). Not marked, because they are claims or
     may be: ``(1)``, ``(2020)``, author–year citations (``(Smith et al., 2020)``), numbers
     starting with 0 (``[0, 1]`` is an interval) and anything inside inline code (``arr[1]``).
     """
     require_str(text, "text")
     code = [m.span() for m in _INLINE_CODE_RE.finditer(text)]
-    return [
+    found = [
         Span(m.start(), m.end())
-        for m in _CITATION_RE.finditer(text)
+        for pattern in (_CITATION_RE, _REFERENCE_RE, _LINK_TARGET_RE)
+        for m in pattern.finditer(text)
         if not any(a <= m.start() < b for a, b in code)
     ]
+    return sorted(set(found), key=lambda span: (span.start, span.end))
 
 
 def blank_spans(text: str, spans: Iterable[Span]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from enoki_hd.text import unescape_entities
+from enoki_hd.text import URL_RE, unescape_entities
 
 _FENCE_RE = re.compile(r"[ \t]{0,3}(```|~~~)")
 _LINE_MARKERS = (
@@ -24,16 +24,10 @@ _RULE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|=+|[|:\- \t]*-[|:\- \t]*)$"
 # A link target or URL holds balanced parentheses, as Markdown renderers and GitHub read
 # ".../wiki/Suede_(band)": a "(...)" pair belongs to it, an unmatched ")" closes what holds it.
 _TARGET = r"(?:[^()\n]|\([^()\n]*\))*"
-_URL_CHAR = r"[^\s<>()\[\]]"
-_URL_PARENS = rf"\({_URL_CHAR}*\)"
 _INLINE = (
     re.compile(rf"!\[[^\]\n]*\]\({_TARGET}\)"),  # image: all of it
     re.compile(r"<[a-zA-Z/][^<>\n]*>"),  # HTML tag
-    # URL: trailing sentence punctuation is not part of it
-    re.compile(
-        rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|{_URL_PARENS})*"
-        rf"(?:[^\s<>()\[\].,;:!?'\"]|{_URL_PARENS})"
-    ),
+    URL_RE,  # a URL: trailing sentence punctuation is not part of it
     re.compile(r"\*\*|__|~~|`+"),  # strong, strikethrough, code ticks (code text stays)
     re.compile(r"(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])"),  # *emphasis*
     re.compile(r"\|"),  # table pipes
