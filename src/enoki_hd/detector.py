@@ -175,7 +175,8 @@ class Detector:
             (default: non-claims reported ``not_a_claim``, Markdown lists and tables read with
             their structure) or ``none`` (every sentence is checked as written).
         mask_citations: the answer's citation markers (``[1]``, ``[Doc 2]``, ``(Source 3)``,
-            ``[^4]``, ``【5†source】``; :func:`enoki_hd.text.citation_spans`) are not part of any
+            ``[^4]``, ``【5†source】``, URLs and link targets with the words that point to them,
+            "see https://…"; :func:`enoki_hd.text.citation_spans`) are not part of any
             claim: they are read as spaces (offsets unchanged), so they are never verified,
             flagged or split into sentences of their own. The report keeps the answer as given.
         mask_frames: the attribution frames and openers that begin a sentence ("According to
