@@ -726,9 +726,12 @@ def test_strip_span() -> None:
         ),
         (
             "London [source](https://x.org/a_(b)).",
-            ["[source]", "(https://x.org/a_(b))", "https://x.org/a_(b)"],
+            ["[", "[source]", "](https://x.org/a_(b))", "https://x.org/a_(b)"],
         ),
-        ("The [BBC](https://bbc.co.uk) reported it.", ["(https://bbc.co.uk)", "https://bbc.co.uk"]),
+        (
+            "The [BBC](https://bbc.co.uk) reported it.",
+            ["[", "](https://bbc.co.uk)", "https://bbc.co.uk"],
+        ),
         ("I visit Paris; see you at `http://x.y`.", []),
     ],
 )

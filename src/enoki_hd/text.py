@@ -1058,8 +1058,9 @@ URL_RE = re.compile(
     rf"(?:https?://|ftp://|www\.)(?:{_URL_CHAR}|{_URL_PARENS})*"
     rf"(?:[^\s<>()\[\].,;:!?'\"]|{_URL_PARENS})"
 )
-# the "(target)" of a Markdown link "[text](target)": where the text comes from, no claim
-_LINK_TARGET_RE = re.compile(r"(?<=\])\((?:[^()\s]|\([^()\s]*\))+\)")
+# a Markdown link "[text](target)": its brackets and its target (where the text comes from) are
+# no claim, its text may be one
+_LINK_RE = re.compile(r"(\[)[^\]\n]*(\]\((?:[^()\s]|\([^()\s]*\))+\))")
 # what points the reader to a URL ("see https://…", "more at https://…", "… for more details")
 # is part of the reference; so is a link whose text only says it is one ("[source](…)")
 _REFERENCE_RE = re.compile(
@@ -1079,8 +1080,8 @@ def citation_spans(text: str) -> list[Span]:
     parenthesised source names with a number (``[Doc 1]``, ``[source: 2]``, ``[citation:3]``,
     ``(Source 1)``, ``(Document 2, 3)``, ``(Passages 1 and 2)``), Markdown footnote references (``[^1]``; not the
     definition line ``[^1]: ...``), ``【1†source】``, URLs (``https://…``, ``www.…``; a URL's
-    own parentheses included, ``…/wiki/Suede_(band)``) and a Markdown link's target (the
-    ``(…)`` of ``[text](…)``; the text stays unless it only says it is a reference,
+    own parentheses included, ``…/wiki/Suede_(band)``) and a Markdown link's brackets and
+    target (``[``, ``](…)`` of ``[text](…)``; the text stays unless it only says it is a reference,
     ``[source](…)``), with the words that point to a URL ("see", "more at", "via", "… for
     more details"). Not marked, because they are claims or
     may be: ``(1)``, ``(2020)``, author–year citations (``(Smith et al., 2020)``), numbers
@@ -1090,11 +1091,16 @@ def citation_spans(text: str) -> list[Span]:
     code = [m.span() for m in _INLINE_CODE_RE.finditer(text)]
     found = [
         Span(m.start(), m.end())
-        for pattern in (_CITATION_RE, _REFERENCE_RE, _LINK_TARGET_RE)
+        for pattern in (_CITATION_RE, _REFERENCE_RE)
         for m in pattern.finditer(text)
-        if not any(a <= m.start() < b for a, b in code)
     ]
-    return sorted(set(found), key=lambda span: (span.start, span.end))
+    found += [
+        Span(*m.span(group)) for m in _LINK_RE.finditer(text) for group in (1, 2)
+    ]  # "[" and "](target)"
+    return sorted(
+        {span for span in found if not any(a <= span.start < b for a, b in code)},
+        key=lambda span: (span.start, span.end),
+    )
 
 
 def blank_spans(text: str, spans: Iterable[Span]) -> str:
