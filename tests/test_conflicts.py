@@ -89,6 +89,83 @@ def test_role_check_matches_word_forms_and_skips_determiners() -> None:
     assert conflict is not None and conflict.kind == "role"
 
 
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        (
+            "Hansol Cells",
+            "imports",
+            "its battery cells from Velmora Electric",
+            "Velmora Electric imports its battery cells from the Korean supplier Hansol Cells"
+            " and assembles the packs in Grantham.",
+        ),
+        (
+            "Acme",
+            "sold",
+            "the factory to Brixton Holdings",
+            "Brixton Holdings sold the factory to Acme in 2019.",
+        ),
+        ("The team", "sent", "a letter to Parliament", "Parliament sent a letter to the team."),
+    ],
+)
+def test_a_name_after_the_objects_preposition_swapped_with_the_subject_is_a_role_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = role_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence) == ("role", evidence)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the roles as stated
+        (
+            "Hansol Cells",
+            "imports",
+            "its cells from Velmora Electric",
+            "Hansol Cells imports its cells from Velmora Electric.",
+        ),
+        # both orders stated
+        (
+            "Acme",
+            "sold",
+            "the factory to Brixton Holdings",
+            "Brixton Holdings sold the factory to Acme. Acme sold the factory to Brixton Holdings.",
+        ),
+        # a passive, another verb, a clause between the relation and the preposition
+        (
+            "Acme",
+            "sold",
+            "the factory to Brixton Holdings",
+            "Brixton Holdings was sold the factory to Acme.",
+        ),
+        ("Keldara", "shipped", "wheat to Tarsovia", "Tarsovia imported wheat from Keldara."),
+        (
+            "Acme",
+            "sold",
+            "the factory to Brixton Holdings",
+            "Brixton Holdings sold the warehouse, which it bought from Acme.",
+        ),
+        # "with" is mostly symmetric, a lower-case phrase is no name, nor a pronoun
+        ("Arden", "shares", "a plant with Lumicell", "Lumicell shares a plant with Arden."),
+        ("Acme", "sold", "the factory to a rival", "A rival sold the factory to Acme."),
+        ("Acme", "sold", "the factory to them", "They sold the factory to Acme."),
+        # a negated fact
+        (
+            "Acme",
+            "did not sell",
+            "the factory to Brixton Holdings",
+            "Brixton Holdings sold the factory to Acme.",
+        ),
+    ],
+)
+def test_the_oblique_role_check_stays_silent_where_the_order_proves_nothing(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert role_conflict(fact(subject, relation, obj), evidence) is None
+
+
 # ---------------------------------------------------------------------------------------------
 # exception
 # ---------------------------------------------------------------------------------------------

@@ -151,6 +151,9 @@ _CLAUSE_WORDS = _set(
 )
 _EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
 _MAX_GAP = 6  # words between an argument and the relation at most
+# Prepositions that give a verb's second party ("imports … from X", "sold … to X"); not "with"
+# (mostly symmetric: "merged with", "partnered with") nor "by" (a passive's agent).
+_ROLE_PREPOSITIONS = _set("from to for against into")
 
 
 @dataclass(frozen=True)
@@ -366,21 +369,105 @@ def _ordered(
     return False
 
 
+def _oblique_name(obj: str) -> tuple[str, list[str]] | None:
+    """``(preposition, stems of the name)`` for an object that ends in a phrase naming someone
+    after one of :data:`_ROLE_PREPOSITIONS` ("its battery cells *from Velmora Electric*"):
+    the name's words all capitalised, at most four, no digit, and a word before the
+    preposition; None otherwise."""
+    spans = tokenize_words(obj)
+    texts = [s.text(obj).replace("’", "'") for s in spans]
+    for p in range(len(texts) - 1, 0, -1):
+        if texts[p].lower() not in _ROLE_PREPOSITIONS:
+            continue
+        name = texts[p + 1 :]
+        while name and name[0].lower() in _DETERMINERS:
+            name = name[1:]
+        if not name or len(name) > 4 or not all(w[:1].isupper() for w in name if w != "&"):
+            return None
+        if any(c.isdigit() for w in name for c in w) or name[0].lower() in _PRONOUNS:
+            return None
+        return texts[p].lower(), [_stem(w) for w in name]
+    return None
+
+
+def _oblique_ordered(
+    words: list[str],
+    stems: list[str],
+    first: list[str],
+    relation: str,
+    preposition: str,
+    second: list[str],
+) -> bool:
+    """Whether ``first R … preposition … second`` occurs in the active voice: ``first`` at
+    most _MAX_GAP words before the relation word with no clause word between and no form of
+    "be" right before it, the preposition at most eight words after it with no clause word,
+    preposition or punctuation between, and ``second`` at most four words after the
+    preposition with none of those either ("Velmora Electric imports its battery cells from
+    the Korean supplier Hansol Cells")."""
+
+    def plain(span: list[str]) -> bool:
+        return not any(
+            w in _PREPOSITIONS or w in _CLAUSE_WORDS or not any(c.isalnum() for c in w)
+            for w in span
+        )
+
+    for _, f_end in _occurrences(stems, first):
+        for r in range(f_end, min(len(stems), f_end + _MAX_GAP + 1)):
+            if stems[r] != relation:
+                continue
+            if any(w in _CLAUSE_WORDS for w in words[f_end:r]):
+                break
+            if r > 0 and words[r - 1] in _BE_FORMS:
+                continue
+            for q in range(r + 1, min(len(words), r + 9)):
+                if words[q] != preposition:
+                    continue
+                if not plain(words[r + 1 : q]):
+                    break
+                for s_start, _ in _occurrences(stems, second):
+                    if q < s_start <= q + 5 and plain(words[q + 1 : s_start]):
+                        return True
+    return False
+
+
+def _oblique_role_conflict(
+    fact: Fact, evidence: str, subject: list[str], head: str
+) -> Conflict | None:
+    """The role-reversal check for a name after a preposition of the object ("Hansol Cells
+    imports its battery cells from Velmora Electric" against "Velmora Electric imports its
+    battery cells from the Korean supplier Hansol Cells"): an evidence sentence says *N R …
+    p S* and none says *S R … p N*."""
+    found = _oblique_name(fact.object)
+    if found is None:
+        return None
+    preposition, name = found
+    if set(subject) & set(name):
+        return None
+    sentences = _evidence_sentences(evidence)
+    if any(_oblique_ordered(w, s, subject, head, preposition, name) for _, w, s in sentences):
+        return None
+    for text, words, stems in sentences:
+        if _oblique_ordered(words, stems, name, head, preposition, subject):
+            return Conflict("role", text)
+    return None
+
+
 def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The role-reversal check of the module docstring."""
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
     head, oblique, negated = _relation_head(fact.relation)
-    if subject is None or obj is None or head is None or oblique or negated or fact.negated:
+    if subject is None or head is None or oblique or negated or fact.negated:
         return None
-    if head in _SYMMETRIC or head in _SAYING or set(subject) & set(obj):
+    if head in _SYMMETRIC or head in _SAYING:
         return None
-    sentences = _evidence_sentences(evidence)
-    if any(_ordered(w, s, subject, head, obj) for _, w, s in sentences):
-        return None
-    for text, words, stems in sentences:
-        if _ordered(words, stems, obj, head, subject):
-            return Conflict("role", text)
-    return None
+    if obj is not None and not set(subject) & set(obj):
+        sentences = _evidence_sentences(evidence)
+        if any(_ordered(w, s, subject, head, obj) for _, w, s in sentences):
+            return None
+        for text, words, stems in sentences:
+            if _ordered(words, stems, obj, head, subject):
+                return Conflict("role", text)
+    return _oblique_role_conflict(fact, evidence, subject, head)
 
 
 def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
