@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from enoki_hd.igl.decode import decode_rows, keep_negations
+from enoki_hd.igl.decode import decode_rows, edges_trimmed, keep_negations
 from enoki_hd.igl.labels import (
     ARG1,
     ARG2,
@@ -339,3 +339,47 @@ def test_keep_negations_leaves_labelled_words_and_sentinels_alone() -> None:
         "not",
         "play",
     ]
+
+
+def _labelled(text: str, labels: list[tuple[int, int]]) -> tuple[list[Span], np.ndarray]:
+    """The words of ``text`` and a row giving word ``k`` label ``l`` for each ``(k, l)``."""
+    words = tokenize_words(text)
+    row = np.full(len(words) + len(SENTINELS), NONE, dtype=np.int64)
+    for k, label in labels:
+        row[k] = label
+    return words, row
+
+
+@pytest.mark.parametrize(
+    ("text", "labels", "expected"),
+    [
+        # an opening quote the object does not close
+        ('It won " 10 Day " in 2015 .', [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2)],
+         ("It", "won", "10 Day")),
+        # a closing quote of a pair the object leaves open, after a conjunction
+        ('It merged " Delley " and " Font " .',
+         [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2), (5, ARG2), (6, ARG2)],
+         ("It", "merged", '" Delley " and')),
+        # a comma alone is no object; a relation's trailing comma goes too
+        ("He said , then left .", [(0, ARG1), (1, REL), (2, REL)], ("He", "said", "")),
+        # pairs the part closes stay
+        ('It won " 10 Day " .', [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2), (5, ARG2)],
+         ("It", "won", '" 10 Day "')),
+        ("The Fédération ( FIDE ) ruled .",
+         [(0, ARG1), (1, ARG1), (2, ARG1), (3, ARG1), (4, ARG1), (5, REL)],
+         ("The Fédération ( FIDE )", "ruled", "")),
+    ],
+)  # fmt: skip
+def test_edges_trimmed_drops_the_punctuation_a_part_begins_or_ends_on(
+    text: str, labels: list[tuple[int, int]], expected: tuple[str, str, str]
+) -> None:
+    words, row = _labelled(text, labels)
+    trimmed = edges_trimmed(row, text, words)
+    (fact,) = decode_rows(text, words, [trimmed])
+    assert (fact.subject, fact.relation, fact.object) == expected
+
+
+def test_edges_trimmed_returns_the_row_itself_when_nothing_is_trimmed() -> None:
+    text = "Suede played Bath ."
+    words, row = _labelled(text, [(0, ARG1), (1, REL), (2, ARG2)])
+    assert edges_trimmed(row, text, words) is row

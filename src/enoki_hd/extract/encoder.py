@@ -53,7 +53,7 @@ from enoki_hd.extract.rules.families.polarity import negated_text
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
-from enoki_hd.igl.decode import Split, decode_rows, keep_negations
+from enoki_hd.igl.decode import Split, decode_rows, edges_trimmed, keep_negations
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
@@ -537,6 +537,7 @@ class EncoderExtractor:
             "model_calls": 0,
             "rejected_sentences": 0,
             "unasserted_rows": 0,
+            "trimmed_edges": 0,
             "filled_relations": 0,
             "filled_objects": 0,
             "filled_subjects": 0,
@@ -755,6 +756,9 @@ class EncoderExtractor:
                     joined = pieces_joined(kept, unit.text, unit.words)
                     self.stats["joined_pieces"] += int(joined is not kept)
                     kept = joined
+                trimmed = edges_trimmed(kept, unit.text, unit.words)
+                self.stats["trimmed_edges"] += int(trimmed is not kept)
+                kept = trimmed
                 rows.append(kept)
                 confidences.append(score)
         facts = decode_rows(

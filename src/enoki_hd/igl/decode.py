@@ -51,7 +51,7 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.types import Fact, Span
 
-__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows", "keep_negations"]
+__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows", "edges_trimmed", "keep_negations"]
 
 Split = Literal["none", "chain", "atoms"]
 
@@ -150,6 +150,55 @@ def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[S
             ):
                 out[i - 1] = REL  # "did not play", not "not play"
         i = j + 1
+    return out
+
+
+_PAIRS = {"(": ")", "[": "]", "{": "}", "\u201c": "\u201d", "\u2018": "\u2019"}
+_SAME_QUOTES = frozenset("\"'")
+
+
+def _is_punctuation(word: str) -> bool:
+    return not any(c.isalnum() for c in word)
+
+
+def _balanced_at(part: list[str], k: int) -> bool:
+    """Whether the punctuation word ``part[k]`` at an edge of a part is one of a pair the part
+    closes or opens within itself (the quotes of ``the episode "Scrubbed"``, the brackets of
+    ``Échecs (FIDE)``)."""
+    mark = part[k]
+    if mark in _SAME_QUOTES:  # paired left to right: of three, the last is the odd one
+        same = [i for i, w in enumerate(part) if w == mark]
+        return len(same) % 2 == 0 or k != same[-1]
+    if mark in _PAIRS:
+        return _PAIRS[mark] in part[k + 1 :]
+    openers = [o for o, c in _PAIRS.items() if c == mark]
+    return bool(openers) and openers[0] in part[:k]
+
+
+def edges_trimmed(row: np.ndarray, text: str, words: Sequence[Span]) -> np.ndarray:
+    """``row`` (a copy when changed) without the punctuation its parts begin or end on,
+    except a quote or bracket the part pairs within itself: ``,`` alone is no object,
+    ``"10 Day`` is ``10 Day``, ``"Delley" and "`` is ``"Delley" and``, and ``"Scrubbed"``
+    keeps its quotes. A part of punctuation only is left out."""
+    n = len(words)
+    out = row
+    for label in (ARG1, REL, ARG2, LOC_TMP):
+        indices = [k for k in range(n) if row[k] == label]
+        part = [text[words[k].start : words[k].end] for k in indices]
+        first, last = 0, len(indices)
+        while last > first and _is_punctuation(part[last - 1]):
+            if _balanced_at(part[first:last], last - 1 - first):
+                break
+            last -= 1
+        while first < last and _is_punctuation(part[first]):
+            if _balanced_at(part[first:last], 0):
+                break
+            first += 1
+        dropped = indices[:first] + indices[last:]
+        if dropped:
+            if out is row:
+                out = row.copy()
+            out[dropped] = NONE
     return out
 
 
