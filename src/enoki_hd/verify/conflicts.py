@@ -11,6 +11,12 @@ firing only when it is sure; silence means "no conflict found", never "supported
   (no digits, no pronouns), a relation that is not symmetric ("married", "met") nor a verb of
   saying (a quote before "said Danielle Busby" is reporting order), and no
   preposition, passive ("was bought by") or clause boundary between the relation and *S*.
+  The same for a name after a preposition of the fact's object ("from", "to", "for",
+  "against", "into"; not "with", mostly symmetric, nor "by"): "Hansol Cells imports its
+  battery cells from Velmora Electric" against "Velmora Electric imports its battery cells
+  from the Korean supplier Hansol Cells" — the evidence says *N R … p S* (the preposition at
+  most eight words after the relation, *S* at most four after it, no clause word,
+  preposition or punctuation between) and none says *S R … p N*.
 - **exception**: the evidence states the relation for all but *X* ("open every day except
   Mondays") and the fact states it for *X* ("open on Mondays"): the fact's subject and
   relation words occur before ``except`` / ``other than`` / ``apart from`` / ``excluding``,
