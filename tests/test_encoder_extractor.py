@@ -178,9 +178,7 @@ def test_long_sentences_are_windowed_and_spans_shifted_into_the_answer(stubbed) 
     assert stubbed.stats["windows"] > 3 and stubbed.session.batches[0] == 2
     by_sentence = [[f for f in facts if f.sentence == i] for i in (0, 1)]
     # the stub labels the final period too; a part does not end on punctuation
-    assert [(f.subject, f.relation, f.object) for f in by_sentence[0]] == [
-        ("Short", "one", "here")
-    ]
+    assert [(f.subject, f.relation, f.object) for f in by_sentence[0]] == [("Short", "one", "here")]
     assert stubbed.stats["trimmed_edges"] == 2
     subjects = [f.subject for f in by_sentence[1]]
     assert subjects[0] == "w0" and len(subjects) == len(set(subjects)) > 3
