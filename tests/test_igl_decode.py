@@ -365,6 +365,10 @@ def _labelled(text: str, labels: list[tuple[int, int]]) -> tuple[list[Span], np.
         # pairs the part closes stay
         ('It won " 10 Day " .', [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2), (5, ARG2)],
          ("It", "won", '" 10 Day "')),
+        # a value's symbols are no punctuation
+        ("It returned 6.2 % , then $ 5 .", [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2)],
+         ("It", "returned", "6.2 %")),
+        ("It cost $ 5 .", [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2)], ("It", "cost", "$ 5")),
         ("The Fédération ( FIDE ) ruled .",
          [(0, ARG1), (1, ARG1), (2, ARG1), (3, ARG1), (4, ARG1), (5, REL)],
          ("The Fédération ( FIDE )", "ruled", "")),

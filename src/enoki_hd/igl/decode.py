@@ -157,8 +157,13 @@ _PAIRS = {"(": ")", "[": "]", "{": "}", "\u201c": "\u201d", "\u2018": "\u2019"}
 _SAME_QUOTES = frozenset("\"'")
 
 
+# marks a part does not begin or end on; not "%", "$", "€", "°" or "&", which belong to a value
+# or a name ("6.2%", "$5", "Brook &")
+_EDGE_MARKS = frozenset(",.;:!?\"'\u201c\u201d\u2018\u2019()[]{}\u2026-\u2013\u2014/")
+
+
 def _is_punctuation(word: str) -> bool:
-    return not any(c.isalnum() for c in word)
+    return bool(word) and all(c in _EDGE_MARKS for c in word)
 
 
 def _balanced_at(part: list[str], k: int) -> bool:
