@@ -354,6 +354,26 @@ def _ordered(
     before the relation word (no clause word between), the relation not after a form of
     "be", and ``second`` at most _MAX_GAP words after it with no preposition, clause word or
     punctuation between."""
+    for r in _active_relations(words, stems, first, relation):
+        for s_start, _ in _occurrences(stems, second):
+            if r < s_start <= r + _MAX_GAP + 1 and _plain(words[r + 1 : s_start]):
+                return True
+    return False
+
+
+def _plain(between: list[str]) -> bool:
+    """Whether no preposition, clause word or punctuation stands in ``between``."""
+    return not any(
+        w in _PREPOSITIONS or w in _CLAUSE_WORDS or not any(c.isalnum() for c in w) for w in between
+    )
+
+
+def _active_relations(
+    words: list[str], stems: list[str], first: list[str], relation: str
+) -> Iterator[int]:
+    """The positions of the relation word with ``first`` as its subject in the active voice:
+    ``first`` at most _MAX_GAP words before it with no clause word between, and no form of
+    "be" right before it."""
     for _, f_end in _occurrences(stems, first):
         for r in range(f_end, min(len(stems), f_end + _MAX_GAP + 1)):
             if stems[r] != relation:
@@ -362,17 +382,7 @@ def _ordered(
                 break
             if r > 0 and words[r - 1] in _BE_FORMS:
                 continue
-            for s_start, _ in _occurrences(stems, second):
-                if not r < s_start <= r + _MAX_GAP + 1:
-                    continue
-                between = words[r + 1 : s_start]
-                if any(
-                    w in _PREPOSITIONS or w in _CLAUSE_WORDS or not any(c.isalnum() for c in w)
-                    for w in between
-                ):
-                    continue
-                return True
-    return False
+            yield r
 
 
 def _oblique_name(obj: str) -> tuple[str, list[str]] | None:
@@ -411,28 +421,15 @@ def _oblique_ordered(
     preposition with none of those either ("Velmora Electric imports its battery cells from
     the Korean supplier Hansol Cells")."""
 
-    def plain(span: list[str]) -> bool:
-        return not any(
-            w in _PREPOSITIONS or w in _CLAUSE_WORDS or not any(c.isalnum() for c in w)
-            for w in span
-        )
-
-    for _, f_end in _occurrences(stems, first):
-        for r in range(f_end, min(len(stems), f_end + _MAX_GAP + 1)):
-            if stems[r] != relation:
+    for r in _active_relations(words, stems, first, relation):
+        for q in range(r + 1, min(len(words), r + 9)):
+            if words[q] != preposition:
                 continue
-            if any(w in _CLAUSE_WORDS for w in words[f_end:r]):
+            if not _plain(words[r + 1 : q]):
                 break
-            if r > 0 and words[r - 1] in _BE_FORMS:
-                continue
-            for q in range(r + 1, min(len(words), r + 9)):
-                if words[q] != preposition:
-                    continue
-                if not plain(words[r + 1 : q]):
-                    break
-                for s_start, _ in _occurrences(stems, second):
-                    if q < s_start <= q + 5 and plain(words[q + 1 : s_start]):
-                        return True
+            for s_start, _ in _occurrences(stems, second):
+                if q < s_start <= q + 5 and _plain(words[q + 1 : s_start]):
+                    return True
     return False
 
 
