@@ -124,6 +124,37 @@ def test_a_bad_fusion_file_is_refused_with_its_field(tmp_path: Path, edit, messa
         FusionCalibration.load(path)
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[1, 2]", "not a fusion file (a JSON object), got list"),
+        ({"coef": 5}, "field 'coef' must be a list of 10 numbers, got 5"),
+        ({"mean": [0.0] * (N - 1) + [None]}, "field 'mean' must be a list of 10 numbers"),
+        ({"threshold": "high"}, "field 'threshold' must be a number, got 'high'"),
+        ({"intercept": True}, "field 'intercept' must be a number, got True"),
+        ({"features": None}, "field 'features' must be a list of feature names, got None"),
+        ({"verifier_sha256": 5}, "field 'verifier_sha256' must be a string or null, got 5"),
+        ({"metadata": [1]}, "field 'metadata' must be an object, got list"),
+        ({"scale": [0.0] * N}, "fusion scale values must be > 0"),
+        (b"\xff\xfe{", "not a readable fusion JSON file"),
+    ],
+)
+def test_a_malformed_fusion_file_names_the_file_and_field(tmp_path: Path, content, message) -> None:
+    """A hand-edited or foreign fusion file is a CalibrationError naming the file and the field
+    (it used to escape as an AttributeError or TypeError, or a ValueError naming neither)."""
+    path = tmp_path / "fusion.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif isinstance(content, dict):
+        path.write_text(json.dumps({**_calibration().to_dict(), **content}), encoding="utf-8")
+    else:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(CalibrationError) as caught:
+        FusionCalibration.load(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+
+
 ANSWER = "Suede sold 12 albums."
 CONTEXT = "Suede released 12 albums."
 

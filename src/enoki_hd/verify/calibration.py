@@ -143,25 +143,76 @@ class FusionCalibration:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, path: str | None = None) -> FusionCalibration:
         where = path or "fusion file"
+        if not isinstance(d, Mapping):
+            raise CalibrationError(
+                f"{where}: not a fusion file (a JSON object), got {type(d).__name__}; re-run "
+                "`make calibrate`"
+            )
         if d.get("format_version") != FORMAT_VERSION:
             raise CalibrationError(
                 f"{where}: format_version {d.get('format_version')!r}, this enoki-hd reads "
                 f"{FORMAT_VERSION}; re-run `make calibrate`"
             )
+
+        def field_value(name: str) -> Any:
+            if name not in d:
+                raise CalibrationError(f"{where}: missing field {name!r}")
+            return d[name]
+
+        def is_number(value: Any) -> bool:
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+        def number(name: str) -> float:
+            value = field_value(name)
+            if not is_number(value):
+                raise CalibrationError(
+                    f"{where}: field {name!r} must be a number, got {value!r}; re-run "
+                    "`make calibrate`"
+                )
+            return float(value)
+
+        def numbers(name: str) -> tuple[float, ...]:
+            value = field_value(name)
+            if not isinstance(value, list) or not all(is_number(v) for v in value):
+                raise CalibrationError(
+                    f"{where}: field {name!r} must be a list of {len(FEATURES)} numbers, got "
+                    f"{value!r}; re-run `make calibrate`"
+                )
+            return tuple(float(v) for v in value)
+
+        features = field_value("features")
+        if not isinstance(features, list):
+            raise CalibrationError(
+                f"{where}: field 'features' must be a list of feature names, got {features!r}; "
+                "re-run `make calibrate`"
+            )
+        sha256 = d.get("verifier_sha256")
+        if sha256 is not None and not isinstance(sha256, str):
+            raise CalibrationError(
+                f"{where}: field 'verifier_sha256' must be a string or null, got {sha256!r}"
+            )
+        metadata = d.get("metadata") or {}
+        if not isinstance(metadata, Mapping):
+            raise CalibrationError(
+                f"{where}: field 'metadata' must be an object, got {type(metadata).__name__}"
+            )
+        values: dict[str, Any] = {
+            "coef": numbers("coef"),
+            "intercept": number("intercept"),
+            "mean": numbers("mean"),
+            "scale": numbers("scale"),
+            "threshold": number("threshold"),
+        }
         try:
             return cls(
-                coef=tuple(float(c) for c in d["coef"]),
-                intercept=float(d["intercept"]),
-                mean=tuple(float(m) for m in d["mean"]),
-                scale=tuple(float(s) for s in d["scale"]),
-                threshold=float(d["threshold"]),
-                features=tuple(d["features"]),
-                verifier_sha256=d.get("verifier_sha256"),
-                metadata=dict(d.get("metadata") or {}),
+                **values,
+                features=tuple(features),
+                verifier_sha256=sha256,
+                metadata=dict(metadata),
                 path=path,
             )
-        except KeyError as err:
-            raise CalibrationError(f"{where}: missing field {err.args[0]!r}") from None
+        except CalibrationError as err:  # the checks of __post_init__ do not know the file
+            raise CalibrationError(f"{where}: {err}") from None
 
     def save(self, path: str | Path) -> Path:
         from enoki_hd.eval.files import atomic_write
@@ -186,7 +237,7 @@ class FusionCalibration:
             )
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as err:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
             raise CalibrationError(f"{path}: not a readable fusion JSON file ({err})") from None
         calibration = cls.from_dict(data, path=str(path))
         if (
