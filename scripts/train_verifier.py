@@ -26,7 +26,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     from enoki_hd.train.verifier import train_verifier
 
     plain = OmegaConf.to_container(cfg, resolve=True)
-    if plain["trainer"].get("smoke"):
+    if plain["trainer"].get("smoke") or plain["data"].get("smoke"):
         _keep_smoke_apart(plain)
     output_dir = Path(plain["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -56,9 +56,10 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _keep_smoke_apart(plain: dict[str, Any]) -> None:
-    """A smoke run (``trainer=tiny``) that would ship into ``checkpoints/`` never replaces the
-    shipped verifier nor leaves its state where the real run resumes from: both move under
-    ``<output_dir>/smoke``. An explicit ``ship_dir`` elsewhere is the caller's choice."""
+    """A smoke run (``trainer=tiny``, or ``data=nli_tiny`` under any trainer) that would ship
+    into ``checkpoints/`` never replaces the shipped verifier nor leaves its state where the
+    real run resumes from: both move under ``<output_dir>/smoke``. An explicit ``ship_dir``
+    elsewhere is the caller's choice."""
     root = Path(plain["paths"]["root_dir"]).resolve()
     if not Path(plain["ship_dir"]).resolve().is_relative_to(root / "checkpoints"):
         return

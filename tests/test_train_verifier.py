@@ -12,8 +12,11 @@ import pytest
 from hydra import compose, initialize
 
 from enoki_hd.train.nli_data import load_pairs, split_heldout
+from enoki_hd.train.settings import SettingsError
 from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
 from enoki_hd.train.verifier import (
+    build_pair_data,
+    check_data_sources,
     keep_first_layers,
     length_grouped_batches,
     linear_lr_factor,
@@ -96,6 +99,84 @@ def test_validate_lr_stages_names_the_field() -> None:
         validate_lr_stages([{"until": 5, "total": 5}, {"until": 4, "total": 10}], 10)
     with pytest.raises(ValueError, match=r"trainer.lr_stages\[0\] must be a mapping"):
         validate_lr_stages([{"until": 5}], 5)
+
+
+SNLI = {"path": "snli.jsonl.gz", "kind": "three_way"}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"sources": {"rte": {**SNLI, "kind": "two-way"}}},
+            "data.sources.rte.kind must be one of three_way, two_way, fool_me_twice, synthetic, "
+            "perturbation, got 'two-way'",
+        ),
+        (
+            {"sources": {"snli": {**SNLI, "heldot": 0.1}}},
+            "data.sources.snli.heldot is not read by a three_way source (did you mean "
+            "data.sources.snli.heldout?)",
+        ),
+        (
+            {"sources": {"snli": {**SNLI, "heldout": 10}}},
+            "data.sources.snli.heldout must be a fraction in [0, 1), got 10",
+        ),
+        (
+            {"sources": {"lsoie_gpt": {"kind": "lsoie_gpt", "path": "x.tsv"}}},
+            "data.sources.lsoie_gpt.kind must be one of",
+        ),
+        ({"sources": {}}, "data.sources must name at least one source"),
+        (
+            {"sources": {"snli": SNLI}, "dev_fraction": 0.05},
+            "data.dev_fraction is not read by the verifier trainer; use data=nli_mix, "
+            "data=nli_v2 or data=nli_tiny (data=oie_* is the tagger's, make distill)",
+        ),
+    ],
+)
+def test_a_data_source_the_trainer_would_misread_is_refused(data, message) -> None:
+    """An unknown kind used to be read as three_way, a misspelt key was ignored (no held-out
+    set, every pair trained on), a tagger's data group died reading its TSV as JSON lines."""
+    with pytest.raises(SettingsError) as caught:
+        build_pair_data(data, seed=13)
+    assert message in str(caught.value)
+
+
+def test_every_verifier_data_group_passes_the_source_check() -> None:
+    from omegaconf import OmegaConf
+
+    for name in ("nli_mix", "nli_v2", "nli_tiny"):
+        with initialize(version_base="1.3", config_path="../configs"):
+            cfg = compose(config_name="train_verifier", overrides=[f"data={name}"])
+        check_data_sources(OmegaConf.to_container(cfg.data, resolve=True))
+
+
+@pytest.mark.parametrize("trainer", ["cpu", "tiny"])
+def test_a_run_on_the_smoke_data_never_ships_into_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trainer: str
+) -> None:
+    """data=nli_tiny under the full trainer used to ship a model trained on 96 pairs over
+    checkpoints/verifier-minilm (and drop its fusion.json)."""
+    import train_verifier
+
+    import enoki_hd.train.verifier as verifier_module
+
+    seen: dict = {}
+
+    def stop(plain: dict) -> None:
+        seen.update(plain)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(verifier_module, "train_verifier", stop)
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="train_verifier",
+            overrides=[f"trainer={trainer}", "data=nli_tiny", f"paths.root_dir={ROOT}"],
+        )
+    cfg.paths.output_dir = str(tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        train_verifier.run(cfg)
+    assert seen["ship_dir"] == str(tmp_path / "run" / "smoke" / "ship")
+    assert seen["paths"]["output_dir"] == str(tmp_path / "run" / "smoke")
 
 
 def test_detokenize_ptb() -> None:

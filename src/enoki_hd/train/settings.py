@@ -32,6 +32,7 @@ _FREE = frozenset(
         "trainer.eval_batch_size",
         "trainer.keep_checkpoints",
         "trainer.smoke",
+        "data.smoke",
         "trainer.max_steps",
         "trainer.epochs",
         "trainer.lr_stages",

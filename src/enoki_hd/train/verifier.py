@@ -8,6 +8,7 @@ same config resumes from it and replays nothing that was already trained.
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import math
@@ -30,7 +31,12 @@ from enoki_hd.train.nli_data import (
     load_pairs,
     split_heldout,
 )
-from enoki_hd.train.settings import check_resume, check_trainer, training_settings
+from enoki_hd.train.settings import (
+    SettingsError,
+    check_resume,
+    check_trainer,
+    training_settings,
+)
 from enoki_hd.train.teacher import distillation_loss, teacher_probabilities, validate_teacher
 from enoki_hd.types import NLI_LABELS
 
@@ -62,14 +68,86 @@ def resolve_backbone(name: str) -> str:
     return name
 
 
+# The keys a data source of each kind reads (build_pair_data and the builders it calls).
+_SOURCE_KEYS = frozenset({"kind", "heldout", "eval_only", "limit", "eval_limit", "repeat"})
+_KIND_KEYS: dict[str, frozenset[str]] = {
+    "three_way": _SOURCE_KEYS | {"path"},
+    "two_way": _SOURCE_KEYS | {"path"},
+    "fool_me_twice": _SOURCE_KEYS | {"path"},
+    "synthetic": _SOURCE_KEYS | {"carb_sentences", "mushroom", "spacy_model", "max_sentences"},
+    "perturbation": _SOURCE_KEYS
+    | {
+        "lsoie",
+        "oie2016",
+        "conjnli",
+        "carb",
+        "fool_me_twice",
+        "fool_me_twice_heldout",
+        "spacy_model",
+        "max_sentences",
+        "distractor_share",
+        "compositional_share",
+    },
+}
+# Keys of the data group besides its sources: smoke marks a data set for smoke runs only.
+_DATA_KEYS = frozenset({"sources", "smoke"})
+_WHICH_DATA = (
+    "data=nli_mix, data=nli_v2 or data=nli_tiny (data=oie_* is the tagger's, make distill)"
+)
+
+
+def check_data_sources(data_cfg: Mapping[str, Any]) -> None:
+    """Refuse a ``data`` group the verifier trainer would misread, before any data is read: a
+    source ``kind`` it does not know (it used to be read as ``three_way``), a source key its
+    kind does not read (a misspelt ``heldout`` or ``limit`` was ignored: no held-out set, or
+    every pair trained on) or a ``heldout`` fraction outside [0, 1).
+
+    Raises:
+        SettingsError: naming ``data.sources.<name>.<key>`` and what it accepts.
+    """
+    unknown = sorted(set(data_cfg) - _DATA_KEYS)
+    if unknown:
+        raise SettingsError(
+            f"data.{unknown[0]} is not read by the verifier trainer; use {_WHICH_DATA}"
+        )
+    sources = data_cfg.get("sources")
+    if not isinstance(sources, Mapping) or not sources:
+        raise SettingsError(f"data.sources must name at least one source; use {_WHICH_DATA}")
+    for name, spec in sources.items():
+        where = f"data.sources.{name}"
+        if not isinstance(spec, Mapping):
+            raise SettingsError(f"{where} must be a mapping of its settings, got {spec!r}")
+        kind = spec.get("kind", "three_way")
+        if kind not in _KIND_KEYS:
+            raise SettingsError(
+                f"{where}.kind must be one of {', '.join(_KIND_KEYS)}, got {kind!r}; "
+                f"use {_WHICH_DATA}"
+            )
+        for key in spec:
+            if key not in _KIND_KEYS[kind]:
+                close = difflib.get_close_matches(str(key), sorted(_KIND_KEYS[kind]), n=1)
+                hint = f" (did you mean {where}.{close[0]}?)" if close else ""
+                raise SettingsError(
+                    f"{where}.{key} is not read by a {kind} source{hint}; it reads "
+                    f"{', '.join(sorted(_KIND_KEYS[kind]))}"
+                )
+        heldout = spec.get("heldout", 0.0)
+        if isinstance(heldout, bool) or not isinstance(heldout, (int, float)):
+            raise SettingsError(f"{where}.heldout must be a fraction in [0, 1), got {heldout!r}")
+        if not 0.0 <= heldout < 1.0:
+            raise SettingsError(f"{where}.heldout must be a fraction in [0, 1), got {heldout!r}")
+
+
 def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairData:
     """Assemble the training mixture and the held-out evaluation sets from ``data_cfg``.
 
     ``data_cfg["sources"]`` maps a source name to ``{path, kind, limit, repeat, heldout}``;
     ``kind`` is ``three_way``, ``two_way`` (RTE), ``fool_me_twice``, ``synthetic`` or
     ``perturbation`` (:mod:`enoki_hd.train.perturb`; held out by premise sentence, so a
-    sentence's pairs with and without distractors stay on one side).
+    sentence's pairs with and without distractors stay on one side). The group is checked
+    first (:func:`check_data_sources`).
     """
+    check_data_sources(data_cfg)
     rng = random.Random(seed)
     train: list[NLIPair] = []
     evaluation: dict[str, list[NLIPair]] = {}
@@ -423,6 +501,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     seed = int(cfg.get("seed", 13))
     trainer = cfg["trainer"]
     check_trainer(trainer, every=("log_every", "save_every"))  # before any data is read
+    check_data_sources(cfg["data"])
     settings = training_settings(cfg)
     model_cfg = cfg["model"]
     output_dir = Path(cfg["paths"]["output_dir"])
