@@ -67,6 +67,19 @@ def test_malformed_rows_name_the_file_line_and_field(tmp_path, change, message) 
     assert f"{path}:2:" in str(error.value)
 
 
+def test_an_id_repeated_in_another_suite_file_names_that_file(tmp_path) -> None:
+    """The message used to say "of line 1" with the other file's line, as if in this file."""
+    row = json.loads(TINY.read_text().splitlines()[0])
+    (tmp_path / "a.jsonl").write_text(json.dumps({**row, "id": "other"}) + "\n" + json.dumps(row))
+    (tmp_path / "b.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(DatasetError) as error:
+        load_capabilities(tmp_path)
+    assert str(error.value) == (
+        f"{tmp_path / 'b.jsonl'}:1: field 'id' repeats the id {row['id']!r} of "
+        f"{tmp_path / 'a.jsonl'}:2"
+    )
+
+
 def prediction(labels: list[str], spans: list[tuple[int, int]] = ()) -> dict:
     return {
         "sentences": [{"label": label} for label in labels],

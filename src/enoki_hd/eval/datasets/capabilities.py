@@ -89,7 +89,7 @@ def load_capabilities(
         else:
             raise FileNotFoundError(f"capability suite path {path} does not exist")
     examples: list[EvalExample] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for file in files:
         for row in read_jsonl(file):
             check_unique(row, "id", row.text("id"), seen)

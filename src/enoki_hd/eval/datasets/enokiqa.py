@@ -86,7 +86,7 @@ def load_enokiqa(
     path = Path(path)
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         example_id = row.ident("id") if row.has("id") else f"line-{row.line}"
         check_unique(row, "id", example_id, seen)

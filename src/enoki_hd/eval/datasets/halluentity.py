@@ -90,7 +90,7 @@ def load_halluentity(
 
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for index, row in enumerate(rows):
         example_id = row.ident("id") if row.has("id") else str(index)
         check_unique(row, "id", example_id, seen)

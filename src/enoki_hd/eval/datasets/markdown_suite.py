@@ -147,7 +147,7 @@ def load_markdown_suite(
     if not file.is_file():
         raise FileNotFoundError(f"Markdown suite file {file} does not exist")
     examples: list[EvalExample] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(file):
         check_unique(row, "id", row.text("id"), seen)
         examples.append(_example(row))

@@ -56,7 +56,7 @@ def load_mushroom(path: PathLike, *, name: str = "mushroom") -> Benchmark:
     path = Path(path)
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         example_id = row.ident("id")
         check_unique(row, "id", example_id, seen)

@@ -92,7 +92,7 @@ class _PsiloRow:
 
 def _read_psiloqa_file(path: Path) -> dict[str, _PsiloRow]:
     rows: dict[str, _PsiloRow] = {}
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_csv(path, ("id", "question", "wiki_passage", "annotated_span")):
         example_id = row.text("id")
         check_unique(row, "id", example_id, seen)
@@ -212,7 +212,7 @@ def load_psiloqa_hub(
     examples: list[EvalExample] = []
     dropped: Counter[str] = Counter()
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         if lang is not None and row.data.get("lang") != lang:
             dropped["other_lang"] += 1

@@ -108,7 +108,7 @@ def _ragtruth_context(row: Row, task_type: str) -> tuple[str | None, str]:
 
 def _read_ragtruth_sources(path: Path) -> dict[str, _RagtruthSource]:
     sources: dict[str, _RagtruthSource] = {}
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         source_id = row.ident("source_id")
         check_unique(row, "source_id", source_id, seen)
@@ -150,7 +150,7 @@ def load_ragtruth(
     examples: list[EvalExample] = []
     dropped: Counter[str] = Counter()
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(response_path):
         row_split = row.optional_text("split")
         if split is not None and row_split != split:
@@ -212,7 +212,7 @@ def load_ragtruth_processed(
     examples: list[EvalExample] = []
     dropped: Counter[str] = Counter()
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         row_split = row.optional_text("split")
         if split is not None and row_split != split:

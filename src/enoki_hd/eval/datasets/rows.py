@@ -198,10 +198,14 @@ def pair_spans(row: Row, name: str, value: Any, length: int, length_of: str) -> 
     return spans
 
 
-def check_unique(row: Row, name: str, value: str, seen: dict[str, int]) -> None:
+def check_unique(row: Row, name: str, value: str, seen: dict[str, tuple[Path, int]]) -> None:
+    """Refuse a ``value`` of field ``name`` that an earlier row holds; ``seen`` maps each
+    value to its row's file and line (rows of several files may share it)."""
     if value in seen:
-        raise row.error(name, f"repeats the {name} {value!r} of line {seen[value]}")
-    seen[value] = row.line
+        path, line = seen[value]
+        where = f"line {line}" if path == row.path else f"{path}:{line}"
+        raise row.error(name, f"repeats the {name} {value!r} of {where}")
+    seen[value] = (row.path, row.line)
 
 
 def context_or_missing(context: str | None, metadata: dict[str, Any], flagged: Counter) -> str:

@@ -58,7 +58,7 @@ def load_sentence_sample(path: PathLike, *, name: str = "sentence_sample") -> Be
     path = Path(path)
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[Path, int]] = {}
     for row in read_jsonl(path):
         sentence = row.text("sentence")
         context_field = "context" if row.has("context") else "reference"

@@ -112,7 +112,7 @@ def load_wice(path: PathLike, *, name: str | None = None) -> Benchmark:
     examples: list[EvalExample] = []
     flagged: Counter[str] = Counter()
     if not oracle:
-        seen: dict[str, int] = {}
+        seen: dict[str, tuple[Path, int]] = {}
         for row in rows:
             meta = row.mapping("meta")
             example_id = _wice_meta_id(row, meta)
