@@ -19,6 +19,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 
 from enoki_hd.train.calibrate import run_calibrate
+from enoki_hd.train.settings import SettingsError
 
 logger = logging.getLogger(__name__)
 
@@ -31,15 +32,18 @@ def main(cfg: DictConfig) -> None:
         raise SystemExit(
             "limit is for smoke runs: add ship=false (a fusion fitted on a sample is not shipped)"
         )
-    record = run_calibrate(
-        benchmarks=list(plain["benchmarks"]),
-        eval_overrides=list(plain.get("eval_overrides") or []),
-        output_dir=plain["output_dir"],
-        c=float(plain["C"]),
-        ship=bool(plain["ship"]),
-        limit=plain.get("limit"),
-        progress=bool(plain.get("progress", True)),
-    )
+    try:
+        record = run_calibrate(
+            benchmarks=list(plain["benchmarks"]),
+            eval_overrides=list(plain.get("eval_overrides") or []),
+            output_dir=plain["output_dir"],
+            c=plain["C"],
+            ship=bool(plain["ship"]),
+            limit=plain.get("limit"),
+            progress=bool(plain.get("progress", True)),
+        )
+    except SettingsError as err:  # the message names the key and what it accepts
+        sys.exit(f"error: {err}")
     sys.stdout.write((Path(plain["output_dir"]) / "summary.md").read_text(encoding="utf-8"))
     logger.info("fusion: %s; shipped: %s", record["fusion"], record["shipped"])
 

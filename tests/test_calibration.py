@@ -18,9 +18,11 @@ from enoki_hd.train.calibrate import (
     choose_threshold,
     fact_label,
     fit_fusion,
+    run_calibrate,
     ship_fusion,
     weighted_macro_f1,
 )
+from enoki_hd.train.settings import SettingsError
 from enoki_hd.types import Evidence, Fact, NLIScores, Span
 from enoki_hd.verify.calibration import (
     FEATURES,
@@ -254,6 +256,36 @@ def _example(**gold) -> EvalExample:
 
 
 SENTENCES = [{"index": 0, "start": 0, "end": 21}, {"index": 1, "start": 22, "end": 34}]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"benchmarks": ["capabilities", "nope"]},
+            "benchmarks: no benchmark named 'nope'; known: capabilities, capabilities_markdown,",
+        ),
+        (
+            {"benchmarks": ["capabilities", "capabilities"]},
+            "benchmarks: leave-one-benchmark-out needs at least two distinct benchmarks, got "
+            "['capabilities', 'capabilities']",
+        ),
+        ({"c": -1.0}, "C (the inverse L2 strength) must be a number > 0, got -1.0"),
+        ({"c": "abc"}, "C (the inverse L2 strength) must be a number > 0, got 'abc'"),
+        ({"limit": 0}, "limit must be a whole number >= 1 or null, got 0"),
+    ],
+)
+def test_calibrate_refuses_bad_settings_before_any_benchmark_runs(
+    tmp_path: Path, settings: dict, message: str
+) -> None:
+    """An unknown benchmark used to fail as a Hydra traceback once the benchmarks before it
+    had been evaluated; C <= 0 only in the fit, after every benchmark."""
+    options = {"benchmarks": ["capabilities", "mushroom_dev30"], "c": 1.0, "limit": None}
+    options.update(settings)
+    with pytest.raises(SettingsError) as caught:
+        run_calibrate(output_dir=tmp_path, ship=False, **options)
+    assert message in str(caught.value)
+    assert not any(tmp_path.iterdir())
 
 
 def test_fact_labels_come_from_span_sentence_and_claim_gold() -> None:

@@ -282,6 +282,34 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def check_calibrate_settings(
+    benchmarks: Sequence[str], c: Any, limit: Any, *, known: Sequence[str]
+) -> None:
+    """Settings of ``make calibrate`` no run can finish with, refused before any benchmark is
+    evaluated (a benchmark name without a config used to fail only once the ones before it
+    had been evaluated, and a C <= 0 only in the fit after all of them).
+
+    Raises:
+        SettingsError: naming ``benchmarks``, ``C`` or ``limit`` and what it accepts.
+    """
+    from enoki_hd.train.settings import SettingsError
+
+    unknown = [name for name in benchmarks if name not in known]
+    if unknown:
+        raise SettingsError(
+            f"benchmarks: no benchmark named {unknown[0]!r}; known: {', '.join(known)}"
+        )
+    if len(set(benchmarks)) < 2:
+        raise SettingsError(
+            "benchmarks: leave-one-benchmark-out needs at least two distinct benchmarks, got "
+            f"{list(benchmarks)}"
+        )
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not c > 0:
+        raise SettingsError(f"C (the inverse L2 strength) must be a number > 0, got {c!r}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise SettingsError(f"limit must be a whole number >= 1 or null, got {limit!r}")
+
+
 def run_calibrate(
     *,
     benchmarks: Sequence[str] = DEFAULT_BENCHMARKS,
@@ -297,13 +325,13 @@ def run_calibrate(
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
     from enoki_hd.eval.methods import _detector_config
-    from enoki_hd.eval.runner import _plain_config, compose_eval_config, run_eval
+    from enoki_hd.eval.runner import _plain_config, benchmark_names, compose_eval_config, run_eval
     from enoki_hd.export.onnx import git_commit
 
+    check_calibrate_settings(benchmarks, c, limit, known=benchmark_names())
+    c = float(c)
     started = time.perf_counter()
     output_dir = Path(output_dir)
-    if len(set(benchmarks)) < 2:
-        raise ValueError("leave-one-benchmark-out needs at least two distinct benchmarks")
     base_overrides = [
         *eval_overrides,
         f"limit={'null' if limit is None else limit}",
