@@ -31,6 +31,7 @@ from enoki_hd.train.distill import (  # noqa: E402
     distill_command,
     load_source,
 )
+from enoki_hd.train.settings import SettingsError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -191,6 +192,8 @@ def test_interrupted_run_resumes_without_losing_a_step(
     assert resumed["model"].keys() == straight["model"].keys()
     assert all(torch.equal(resumed["model"][k], straight["model"][k]) for k in straight["model"])
     assert [h["step"] for h in resumed["run"]["history"] if "dev_f1" in h] == [20, 40]
+    # the loss mean logged at step 30 averages steps 26-30 too (it averaged 27-30 alone)
+    assert resumed["run"]["history"] == straight["run"]["history"]
 
     # a rerun of a finished run trains nothing and writes no checkpoint
     before = final.stat().st_mtime_ns
@@ -256,10 +259,76 @@ def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
 
 def test_bad_data_path_names_the_config_field(tmp_path: Path, shared_dir: Path) -> None:
     cfg = _compose(tmp_path, shared_dir, f"data.sources.lsoie_gpt.path={tmp_path / 'nope.tsv'}")
-    with pytest.raises(FileNotFoundError, match=r"data\.sources\.lsoie_gpt\.path: .*nope\.tsv"):
+    with pytest.raises(
+        SettingsError, match=r"^teacher data: data\.sources\.lsoie_gpt\.path: .*nope\.tsv"
+    ):
         distill(_plain(cfg))
     with pytest.raises(ValueError, match=r"data\.sources\.x\.kind must be one of"):
         build_teacher_data({"sources": {"x": {"kind": "csv", "path": "a"}}})
+
+
+def test_a_teacher_file_error_names_the_field_it_was_given_in(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # data.teacher=FILE was named data.sources.teacher_<stem>.path, with a hint to set
+    # paths.shared_dir; an empty file trained nothing while the manifest listed it
+    missing, empty = tmp_path / "nope.jsonl", tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    cfg = _compose(tmp_path, shared_dir, f"data.teacher={missing}")
+    with pytest.raises(SettingsError) as refused:
+        distill(_plain(cfg))
+    assert (
+        str(refused.value) == f"teacher data: data.teacher: {missing} does not exist; fix the path"
+    )
+    cfg = _compose(tmp_path, shared_dir, f"data.teacher={empty}")
+    with pytest.raises(SettingsError) as refused:
+        distill(_plain(cfg))
+    assert str(refused.value) == (
+        f"teacher data: data.teacher: {empty} gives no sentence; fix the file (one {{text, "
+        "facts} record per line for teacher JSONL), or drop the source"
+    )
+    with pytest.raises(
+        IsADirectoryError, match=r"^data\.teacher_jsonl\[0\]: .* is a folder; give the "
+    ):
+        build_teacher_data({"teacher_jsonl": [str(tmp_path)]})
+    with pytest.raises(ValueError, match=r"^data\.teacher_jsonl\[0\]: .*empty\.jsonl gives no "):
+        build_teacher_data({"teacher_jsonl": [str(empty)]})
+
+
+def test_resume_false_starts_over_without_the_earlier_checkpoints(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # the earlier run's step-6 outlived this run's step-4 (keep_checkpoints keeps the newest
+    # by step) and the next rerun "resumed from step 6 of 4", its metrics saying 6 steps
+    saves = ("trainer.save_every=2", "trainer.eval_every=2")
+    distill(_plain(_compose(tmp_path, shared_dir, "trainer.max_steps=6", *saves)))
+    state_dir = tmp_path / "run" / "train_state"
+    over = _compose(tmp_path, shared_dir, "trainer.max_steps=4", "trainer.resume=false", *saves)
+    metrics, _ = distill(_plain(over))
+    assert metrics["steps"] == 4
+    assert [p.name for p in checkpoint_dirs(state_dir)] == ["step-0000004"]
+    rerun, _ = distill(_plain(_compose(tmp_path, shared_dir, "trainer.max_steps=4", *saves)))
+    assert rerun["steps"] == 4 and rerun["max_steps"] == 4
+
+
+def test_without_evaluations_the_last_model_is_shipped_after_a_longer_rerun(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # without a dev set the model folder was written only when missing: a rerun training
+    # on from step 2 to 4 kept (and shipped) the step-2 model under metrics saying 4 steps
+    no_dev = ("data.dev_fraction=0", "trainer.save_every=2")
+    distill(_plain(_compose(tmp_path, shared_dir, "trainer.max_steps=2", *no_dev)))
+    metrics, objects = distill(
+        _plain(_compose(tmp_path, shared_dir, "trainer.max_steps=4", *no_dev))
+    )
+    model_dir = tmp_path / "run" / "model"
+    assert metrics["steps"] == 4 and metrics["best_step"] == 4
+    assert json.loads((model_dir / "dev_metrics.json").read_text()) == {"step": 4}
+    state = torch.load(
+        tmp_path / "run" / "train_state" / "step-0000004" / STATE_FILE, weights_only=False
+    )
+    shipped = objects["model"].state_dict()
+    assert all(torch.equal(shipped[k], v) for k, v in state["model"].items())
 
 
 def test_rules_teacher_source_is_cached(tmp_path: Path, shared_dir: Path) -> None:

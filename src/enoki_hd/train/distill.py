@@ -90,17 +90,22 @@ class TeacherData:
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _existing_path(value: Any, where: str, holder: str = "data/oie_train/") -> Path:
-    """``value`` as a path that exists, else a ``FileNotFoundError`` naming the config field
-    and the shared folder it should be in."""
+def _existing_path(value: Any, where: str, holder: str | None = "data/oie_train/") -> Path:
+    """``value`` as the path of a file that exists, else a ``FileNotFoundError`` (an
+    ``IsADirectoryError`` for a folder) naming the config field and the shared folder it
+    should be in (``holder`` None: a file of the user's own)."""
     if value in (None, ""):
         raise ValueError(f"{where} is not set; give the path of the file to read")
     path = Path(str(value)).expanduser()
     if not path.exists():
-        raise FileNotFoundError(
-            f"{where}: {path} does not exist; fix the path, or set paths.shared_dir "
-            f"(or ENOKI_SHARED_DIR) to the folder that holds {holder}"
-        )
+        fix = "fix the path"
+        if holder is not None:
+            fix += (
+                f", or set paths.shared_dir (or ENOKI_SHARED_DIR) to the folder that holds {holder}"
+            )
+        raise FileNotFoundError(f"{where}: {path} does not exist; {fix}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{where}: {path} is a folder; give the path of the file in it")
     return path
 
 
@@ -146,7 +151,11 @@ def check_ship_settings(cfg: Mapping[str, Any]) -> None:
 
 
 def load_source(
-    name: str, spec: Mapping[str, Any], *, cache_dir: str | Path | None = None
+    name: str,
+    spec: Mapping[str, Any],
+    *,
+    cache_dir: str | Path | None = None,
+    where: str | None = None,
 ) -> tuple[list[GridExample], AlignmentReport]:
     """The grid examples of one ``data.sources`` entry and their coverage.
 
@@ -157,11 +166,15 @@ def load_source(
     rules extractor over the sentences of the source ``spec["sentences"]``, itself a source
     spec). ``limit`` keeps the first sentences.
 
+    ``where``: the config field errors name (default ``data.sources.<name>``; a file of
+    ``data.teacher`` is named so, not by the source name made up for it).
+
     Raises:
         FileNotFoundError / ValueError: a missing file or an unknown kind, naming the field
             (``data.sources.<name>.path``).
     """
-    where = f"data.sources.{name}"
+    own_file = where is not None
+    where = where or f"data.sources.{name}"
     kind = spec.get("kind")
     if kind not in SOURCE_KINDS:
         raise ValueError(f"{where}.kind must be one of {', '.join(SOURCE_KINDS)}; got {kind!r}")
@@ -183,7 +196,10 @@ def load_source(
             extractor=dict(spec.get("extractor") or {"name": "rules"}),
             cache_dir=cache_dir,
         )
-    path = _existing_path(spec.get("path"), f"{where}.path")
+    if own_file:
+        path = _existing_path(spec.get("path"), where, holder=None)
+    else:
+        path = _existing_path(spec.get("path"), f"{where}.path")
     if kind == "lsoie_gpt":
         examples, report = load_lsoie_gpt(path, source=name, limit=limit)
     elif kind == "oie2016":
@@ -338,12 +354,18 @@ def build_teacher_data(
     training). A sentence in two sources is used once, from the first. Sentences without rows
     are left out of training unless ``keep_empty``, and always out of dev."""
     sources = dict(data_cfg.get("sources") or {})
+    # the config field each teacher file came from, named in its errors
+    fields: dict[str, str] = {}
     teacher = data_cfg.get("teacher")  # one file: make distill ARGS="data.teacher=FILE"
-    for path in [*(data_cfg.get("teacher_jsonl") or []), *([teacher] if teacher else [])]:
+    files = [
+        (f"data.teacher_jsonl[{i}]", p) for i, p in enumerate(data_cfg.get("teacher_jsonl") or [])
+    ]
+    for where, path in [*files, *([("data.teacher", teacher)] if teacher else [])]:
         name = f"teacher_{Path(str(path)).stem}"
         if name in sources:
-            raise ValueError(f"data.teacher_jsonl: a source named {name!r} is already given")
+            raise ValueError(f"{where}: a source named {name!r} is already given")
         sources[name] = {"kind": "teacher_jsonl", "path": path}
+        fields[name] = where
     if not sources:
         raise ValueError("data.sources is empty: name at least one teacher source")
     fraction = float(data_cfg.get("dev_fraction", 0.05))
@@ -355,7 +377,15 @@ def build_teacher_data(
     summary: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for name, spec in sources.items():
-        examples, report = load_source(name, spec, cache_dir=cache_dir)
+        examples, report = load_source(name, spec, cache_dir=cache_dir, where=fields.get(name))
+        if not examples and spec.get("limit") != 0:
+            # it trained nothing while the manifest listed it among the teachers
+            where = fields.get(name, f"data.sources.{name}")
+            path = spec.get("path") or (spec.get("sentences") or {}).get("path")
+            raise ValueError(
+                f"{where}: {path} gives no sentence; fix the file (one {{text, facts}} record "
+                "per line for teacher JSONL), or drop the source"
+            )
         alignment = alignment.merge(report)
         unique = [e for e in examples if e.text not in seen]
         seen.update(e.text for e in unique)
@@ -703,7 +733,10 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     torch.manual_seed(seed)
     config_yaml = _config_yaml(cfg)
 
-    data = build_teacher_data(cfg["data"], cache_dir=cfg["paths"].get("cache_dir"))
+    try:
+        data = build_teacher_data(cfg["data"], cache_dir=cfg["paths"].get("cache_dir"))
+    except (OSError, ValueError) as err:  # a missing or malformed file: the message names it
+        raise SettingsError(f"teacher data: {err}") from err
     accelerator = make_accelerator(cfg, trainer)
     model, tokenizer = build_tagger(model_cfg)
     max_length = int(model_cfg.get("max_length", 128))
@@ -734,9 +767,21 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     state_dir = output_dir / STATE_DIR
     model_dir = output_dir / "model"
     run = RunState()
+    # the losses since the last logged mean: saved with the state, so that the first mean
+    # logged after a resume averages the steps the uninterrupted run's mean averages
+    running: list[float] = []
     found = checkpoint_dirs(state_dir)
     settings = training_settings(cfg)
-    if found and trainer.get("resume", True):
+    if found and not trainer.get("resume", True):
+        # left in place, the newest by step number outlived this run's own checkpoints (kept
+        # by keep_checkpoints) and the next rerun resumed the old run
+        logger.warning(
+            "trainer.resume=false: removing the %d earlier checkpoints in %s", len(found), state_dir
+        )
+        for old in found:
+            shutil.rmtree(old)
+        found = []
+    if found:
         state = torch.load(found[-1] / STATE_FILE, map_location="cpu", weights_only=False)
         check_resume(state.get("settings"), settings, found[-1])
         model.load_state_dict(state["model"])
@@ -744,6 +789,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         scheduler.load_state_dict(state["scheduler"])
         _set_rng_state(state["rng"])
         run = RunState.from_dict(state["run"])
+        running = [float(x) for x in state.get("running_losses", [])]
         logger.info("resuming from step %d of %d (%s)", run.step, n_steps, found[-1])
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
 
@@ -775,6 +821,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             "rng": rng,
             "run": {**run.to_dict(), "train_seconds": run.train_seconds + time.time() - started},
             "settings": settings,
+            "running_losses": list(running),
         }
         save_checkpoint(state_dir, state, config_yaml=config_yaml, keep=keep)
 
@@ -819,7 +866,6 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
     if run.best_f1 is not None:
         show(dev_f1=next(h["dev_f1"] for h in reversed(run.history) if "dev_f1" in h))
-    running: list[float] = []
     epoch = run.step // steps_per_epoch
     # Ctrl-C stops between steps (after the step's evaluation and saves), never inside one
     interrupt = StepBoundaryInterrupt()
@@ -894,7 +940,9 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         run.train_seconds += time.time() - started
     accelerator.wait_for_everyone()
 
-    if not (model_dir / "dev_metrics.json").exists() and accelerator.is_main_process:
+    # no evaluation chose a best model (no dev set, or eval_every 0): the last one is shipped,
+    # also over the folder an earlier, shorter run of the same state left behind
+    if run.best_f1 is None and accelerator.is_main_process:
         unwrapped = accelerator.unwrap_model(model)
         _save_model(unwrapped, tokenizer, model_dir, {"step": run.step}, inference)
     accelerator.wait_for_everyone()
