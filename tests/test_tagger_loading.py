@@ -195,3 +195,28 @@ def test_a_folder_that_is_no_tagger_says_so(tmp_path: Path) -> None:
         "'nli-cross-encoder', not 'igl-tagger'; point ENOKI_TAGGER (or path=) at a tagger such "
         "as checkpoints/tagger-minilm"
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        (
+            "max_length",
+            "abc",
+            "inference.max_length must be an integer >= 1 or None, got str 'abc'",
+        ),
+        ("depth", 0, "inference.depth must be an integer >= 1 or None, got 0"),
+        ("backend", "tensorrt", "inference.backend must be 'onnx' or 'torch', got 'tensorrt'"),
+    ],
+)
+def test_a_bad_inference_setting_in_the_manifest_is_a_tagger_error_naming_it(
+    key: str, value: object, message: str, tmp_path: Path
+) -> None:
+    # max_length "abc" was a TypeError traceback from inside loading ('>' between str and
+    # int); depth 0 was blamed on the graph (unrolled to another depth); an unknown backend
+    # was silently ignored
+    directory = copy_shipped(tmp_path)
+    edit_manifest(directory, lambda m: m["inference"].update({key: value}))
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=directory)
+    assert str(err.value) == f"{directory}/manifest.json: {message}; {DAMAGED_FIX}"

@@ -335,7 +335,9 @@ def read_manifest(directory: Path) -> dict[str, Any]:
 
     Raises:
         TaggerError: the manifest is not a JSON object, or it is another model's (its ``kind``
-            is not a tagger's: the folder is no tagger).
+            is not a tagger's: the folder is no tagger), or an ``inference`` setting is not
+            one a checkpoint can hold (a backend other than onnx / torch, a ``max_length`` or
+            ``depth`` that is no integer >= 1).
         ValueError: its ``inference`` block holds an unknown setting.
     """
     path = directory / MANIFEST_FILE
@@ -352,6 +354,19 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise ValueError(
             f"{path}: unknown inference settings {unknown}; known: {list(INFERENCE_SETTINGS)}"
         )
+    # a hand-edited value surfaced as a TypeError deep in loading, or (a backend) was ignored
+    inference = manifest.get("inference") or {}
+    backend = inference.get("backend")
+    if backend not in (None, "onnx", "torch"):
+        raise TaggerError(
+            f"{path}: inference.backend must be 'onnx' or 'torch', got {backend!r}; "
+            f"{TAGGER_DAMAGED_HINT}"
+        )
+    for key in ("max_length", "depth"):
+        try:
+            require_int(inference.get(key), f"inference.{key}", minimum=1, optional=True)
+        except (TypeError, ValueError) as err:
+            raise TaggerError(f"{path}: {err}; {TAGGER_DAMAGED_HINT}") from err
     return manifest
 
 
