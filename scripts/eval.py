@@ -21,6 +21,7 @@ from omegaconf import DictConfig
 
 from enoki_hd.eval.datasets import BenchmarkConfigError
 from enoki_hd.eval.runner import EvalSetupError, run_eval
+from enoki_hd.verify.nli import VerifierError
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,11 @@ def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         # a traceback would only bury it. Exit 2, as `enoki eval` does.
         sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
+    except VerifierError as err:
+        # a damaged verifier or tagger checkpoint (TaggerError is one): the message names the
+        # file and how to restore it. One line, exit 1, as `enoki eval` does.
+        sys.stderr.write(f"error: {' '.join(str(err).split())}\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         # every finished example is in the prediction cache: the same command resumes there
         sys.stderr.write("scripts/eval.py: interrupted (rerun the same command to resume)\n")

@@ -1150,6 +1150,20 @@ def test_the_eval_script_reports_an_interrupt_and_config_errors_in_one_line(
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.startswith("error: benchmark.format is not set; give one of")
 
+    # a damaged tagger or verifier checkpoint was a Hydra traceback (enoki eval: one line)
+    from enoki_hd.extract.encoder import TaggerError
+
+    def damaged(*args, **kwargs):
+        raise TaggerError("/x/tagger/manifest.json is not valid JSON (...);\n restore it")
+
+    monkeypatch.setattr(script, "run_eval", damaged)
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(cfg)
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err == (
+        "error: /x/tagger/manifest.json is not valid JSON (...); restore it\n"
+    )
+
 
 def test_compare_names_the_file_or_flag_at_fault(tmp_path, capsys) -> None:
     first, second = two_runs(tmp_path)
