@@ -248,6 +248,7 @@ def test_modernbert_config_trains_one_step_on_a_tiny_random_modernbert(
         "model.tokenizer=minilm",
         TINY_MODERNBERT,
         "model.max_length=64",
+        "model.inference_max_length=64",  # within the tiny model's 128 positions
         "trainer.max_steps=1",
         "trainer.eval_every=1",
     )
@@ -445,3 +446,45 @@ def test_export_and_carb_settings_are_checked_before_training(
     with pytest.raises(SystemExit) as stopped:
         script.main(_compose(tmp_path, shared_dir, override))
     assert stopped.value.code == f"error: {message}"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        # model.depth=0: "depth must be at least 1" from inside the model, without its key
+        ("model.depth=0", "model.depth must be an integer >= 1, got 0"),
+        # seed=abc: "invalid literal for int() with base 10: 'abc'"
+        ("seed=abc", "seed must be an integer >= 0, got str 'abc'"),
+        ("loss=foo", "loss must be 'hungarian' or 'position', got 'foo'"),
+        (
+            "data.sources.lsoie_gpt.limit=abc",
+            "data.sources.lsoie_gpt.limit must be an integer >= 0 or None, got str 'abc'",
+        ),
+        # transformers: "Repo id must use alphanumeric chars ...: '/nonexistent/backbone'"
+        (
+            "model.backbone=/nonexistent/backbone",
+            "model.backbone: /nonexistent/backbone does not exist; give a local folder, a hub "
+            "id (e.g. answerdotai/ModernBERT-base) or minilm",
+        ),
+        # refused by the export only after the whole run had trained
+        (
+            "model.inference_max_length=1000",
+            "model.inference_max_length=1000 exceeds the 256 position embeddings of the "
+            "backbone 'minilm'; set it to at most 256",
+        ),
+        (
+            "model.max_length=5",
+            "model.max_length=5: no training window survived encoding (a window holds the "
+            "special tokens, the sentinels and whole words); raise model.max_length",
+        ),
+    ],
+)
+def test_model_and_run_settings_are_one_line_naming_the_key_before_training(
+    override: str, message: str, tmp_path: Path, shared_dir: Path
+) -> None:
+    import distill as script
+
+    with pytest.raises(SystemExit) as stopped:
+        script.main(_compose(tmp_path, shared_dir, override))
+    assert stopped.value.code == f"error: {message}"
+    assert not (tmp_path / "run" / "train_state").exists()

@@ -697,6 +697,43 @@ class RunState:
         )
 
 
+def check_distill_settings(cfg: Mapping[str, Any]) -> None:
+    """The ``loss``, ``seed``, ``model`` and source ``limit`` settings :func:`distill` reads,
+    checked before any data is read (they failed inside numpy, transformers or the model
+    without their key, or after a whole run).
+
+    Raises:
+        SettingsError: naming the key, what it must be and the value given.
+    """
+    loss = cfg.get("loss", "hungarian")
+    if loss not in ("hungarian", "position"):
+        raise SettingsError(f"loss must be 'hungarian' or 'position', got {loss!r}")
+    model_cfg = cfg["model"]
+    try:
+        require_int(cfg.get("seed", 13), "seed", minimum=0)
+        require_int(model_cfg.get("depth", 3), "model.depth", minimum=1)
+        require_int(model_cfg.get("iterative_layers", 2), "model.iterative_layers", minimum=0)
+        require_int(model_cfg.get("max_length", 128), "model.max_length", minimum=1)
+        require_int(
+            model_cfg.get("inference_max_length"),
+            "model.inference_max_length",
+            minimum=1,
+            optional=True,
+        )
+        for name, spec in (cfg.get("data", {}).get("sources") or {}).items():
+            require_int(spec.get("limit"), f"data.sources.{name}.limit", minimum=0, optional=True)
+    except (TypeError, ValueError) as err:  # the message names the key
+        raise SettingsError(str(err)) from err
+    for key in ("backbone", "tokenizer"):
+        # a local folder that is not there was reported by transformers as a malformed hub id
+        name = str(model_cfg.get(key) or "")
+        if name.startswith(("/", "./", "../", "~")) and not Path(name).expanduser().exists():
+            raise SettingsError(
+                f"model.{key}: {name} does not exist; give a local folder, a hub id "
+                "(e.g. answerdotai/ModernBERT-base) or minilm"
+            )
+
+
 def total_steps(trainer: Mapping[str, Any], steps_per_epoch: int) -> int:
     """``trainer.max_steps``, else ``trainer.epochs`` epochs of ``steps_per_epoch``."""
     if trainer.get("max_steps"):
@@ -719,13 +756,12 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     from enoki_hd.igl.data import GridDataset, collate
     from enoki_hd.igl.model import IGLTagger
 
-    seed = int(cfg.get("seed", 13))
     trainer = cfg["trainer"]
     check_trainer(trainer)  # before any data is read
+    check_distill_settings(cfg)
+    seed = int(cfg.get("seed", 13))
     model_cfg = cfg["model"]
     loss_type = str(cfg.get("loss", "hungarian"))
-    if loss_type not in ("hungarian", "position"):
-        raise ValueError(f"loss must be 'hungarian' or 'position', got {loss_type!r}")
     output_dir = Path(cfg["paths"]["output_dir"])
     output_dir.mkdir(parents=True, exist_ok=True)
     random.seed(seed)
@@ -740,6 +776,16 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     accelerator = make_accelerator(cfg, trainer)
     model, tokenizer = build_tagger(model_cfg)
     max_length = int(model_cfg.get("max_length", 128))
+    # longer windows overran the position embeddings inside torch, or (inference_max_length)
+    # failed the export after the whole run
+    positions = model.config.backbone_config().max_position_embeddings
+    for key in ("max_length", "inference_max_length"):
+        value = max_length if key == "max_length" else model_cfg.get(key)
+        if positions and value and int(value) > positions:
+            raise SettingsError(
+                f"model.{key}={value} exceeds the {positions} position embeddings of the "
+                f"backbone {model_cfg['backbone']!r}; set it to at most {positions}"
+            )
     # the windows the exported graph reads (ship_tagger exports with this length), for the
     # torch backend too: without it, it read the model folder in windows as long as the
     # position embeddings (256 or 512 sub-tokens where training and the graph read 128)
@@ -750,7 +796,10 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     dev_set = GridDataset(data.dev, tokenizer, max_length=max_length)
     windows = train_set.windows
     if not windows:
-        raise ValueError("no training window survived encoding; check model.max_length")
+        raise SettingsError(
+            f"model.max_length={max_length}: no training window survived encoding (a window "
+            "holds the special tokens, the sentinels and whole words); raise model.max_length"
+        )
     batch_size = int(trainer["batch_size"])
     steps_per_epoch = math.ceil(len(windows) / batch_size)
     n_steps = total_steps(trainer, steps_per_epoch)
