@@ -132,6 +132,28 @@ def test_tokens_map_to_the_word_they_start_in(nlp) -> None:
     ]
 
 
+def test_the_token_map_reads_the_docs_text_once(nlp) -> None:
+    # Doc.text joins every token: read once per token, a 20,000-character sentence spent
+    # seconds (most of `enoki extract --extractor encoder` on it) in this map alone
+    text = "Bass violins were smaller ."
+    doc = nlp(text)
+
+    class CountingDoc:
+        reads = 0
+
+        @property
+        def text(self) -> str:
+            CountingDoc.reads += 1
+            return doc.text
+
+        def __iter__(self):
+            return iter(doc)
+
+    words = tokenize_words(text)
+    assert word_of_tokens(CountingDoc(), words) == [0, 1, 2, 3, 4]  # type: ignore[arg-type]
+    assert CountingDoc.reads == 1
+
+
 def test_a_subject_in_pieces_keeps_the_piece_its_clause_has_as_subject(nlp) -> None:
     # the tagger's row merged the condition's subject into the main clause's
     text = "If red wine has been left overnight, it may have left stains."

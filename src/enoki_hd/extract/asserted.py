@@ -74,10 +74,13 @@ _NOT_IN_A_VERB_GROUP = frozenset({"PUNCT", "CCONJ", "SCONJ", "NOUN", "PROPN", "P
 
 def word_of_tokens(doc: Doc, words: Sequence[Span]) -> list[int]:
     """For each token of ``doc``, the index of the word its first character is in (-1: none)."""
-    owner = np.full(len(doc.text) + 1, -1, dtype=np.int64)
+    # Doc.text joins every token: read once, not once per token (that was quadratic, seconds
+    # on one long sentence)
+    length = len(doc.text)
+    owner = np.full(length + 1, -1, dtype=np.int64)
     for k, word in enumerate(words):
         owner[word.start : word.end] = k
-    return [int(owner[token.idx]) if token.idx < len(doc.text) else -1 for token in doc]
+    return [int(owner[token.idx]) if token.idx < length else -1 for token in doc]
 
 
 def _words_under(token: Token, token_words: Sequence[int]) -> set[int]:
