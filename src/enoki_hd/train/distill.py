@@ -14,8 +14,9 @@ kept, early stopping after ``patience`` evaluations without a better F1. A check
 optimizer, scheduler, random states, early-stopping state) is written every ``save_every``
 steps, after each evaluation and on interruption, into a temporary folder that is then renamed:
 a crash leaves the previous checkpoint or the new one, never half of one. A rerun with the same
-config resumes from the newest checkpoint and replays no finished step. The composed config is
-saved beside each checkpoint.
+config resumes from the newest checkpoint and replays no finished step; ``trainer.resume=false``
+removes the earlier checkpoints and starts over. The composed config is saved beside each
+checkpoint.
 """
 
 from __future__ import annotations
