@@ -296,6 +296,40 @@ def test_a_teacher_file_error_names_the_field_it_was_given_in(
         build_teacher_data({"teacher_jsonl": [str(empty)]})
 
 
+def test_a_teacher_files_coverage_counts_the_facts_that_gave_no_row(tmp_path: Path) -> None:
+    # the manifest said triples == aligned for a teacher file: facts that gave no row (no
+    # span at all, or no relation word left) were dropped without a count
+    text = "Suede formed in Bath. It's big."
+    facts = [
+        {"id": "a", "subject": "Suede", "relation": "formed in", "object": "Bath",
+         "subject_spans": [[0, 5]], "relation_spans": [[6, 15]], "object_spans": [[16, 20]]},
+        # "It" and "'s" lie in one word "It's": no relation word is left
+        {"id": "b", "subject": "It", "relation": "'s", "object": "big",
+         "subject_spans": [[22, 24]], "relation_spans": [[24, 26]], "object_spans": [[27, 30]]},
+        {"id": "c", "subject": "It", "relation": "is", "object": "big"},
+    ]  # fmt: skip
+    teacher = tmp_path / "mine.jsonl"
+    teacher.write_text(json.dumps({"text": text, "facts": facts}) + "\n")
+    data = build_teacher_data({"teacher": str(teacher), "dev_fraction": 0})
+    assert data.alignment.to_dict()["teacher_mine"] == {
+        "sentences": 2,
+        "sentences_with_rows": 1,
+        "sentences_skipped": 0,
+        "triples": 3,
+        "aligned": 1,
+        "exact": 1,
+        "implicit": 0,
+        "coverage": 0.3333,
+        "dropped": {"no_spans": 1, "no_subject_or_relation": 1},
+    }
+    # limit: the first sentence only, and only its facts are counted
+    _, report = load_source("t", {"kind": "teacher_jsonl", "path": str(teacher), "limit": 1})
+    assert (report.sources["t"].triples, dict(report.sources["t"].dropped)) == (
+        2,
+        {"no_spans": 1},
+    )
+
+
 def test_resume_false_starts_over_without_the_earlier_checkpoints(
     tmp_path: Path, shared_dir: Path
 ) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -233,6 +235,27 @@ def test_teacher_jsonl_errors_name_the_line_and_field(tmp_path, line, message):
     path = _write_lines(tmp_path / "t.jsonl", [good, line])
     with pytest.raises(ValueError, match=message):
         list(read_teacher_jsonl(path))
+
+
+def test_teacher_counts_name_every_fact_that_gave_no_row(tmp_path):
+    facts = [f.to_dict() for f in paris_facts()]
+    # "It" and "'s" lie in one word "It's": the subject takes it, no relation word is left
+    contraction = Fact("f1.0", 1, "It", "'s", "big", [Span(38, 40)], [Span(40, 42)], [Span(43, 46)])
+    no_spans = Fact("f1.1", 1, "It", "is", "big", [], [], [])
+    records = [
+        {"text": PARIS + " It's big.", "facts": [*facts, contraction.to_dict()]},
+        {"text": "Rome is old.", "facts": [no_spans.to_dict()]},
+        {"text": PARIS, "facts": facts},
+    ]
+    path = _write_lines(tmp_path / "t.jsonl", [json.dumps(r) for r in records])
+    counts: Counter[str] = Counter()
+    examples = list(read_teacher_jsonl(path, counts=counts))
+    assert [len(e.rows) for e in examples] == [3, 0, 0, 3]
+    assert counts == {"facts": 8, "rows": 6, "no_spans": 1, "no_subject_or_relation": 1}
+    # a reader that stops early counts only the examples it took
+    counts = Counter()
+    assert len(list(islice(read_teacher_jsonl(path, counts=counts), 1))) == 1
+    assert counts == {"facts": 3, "rows": 3, "no_spans": 0, "no_subject_or_relation": 0}
 
 
 def test_teacher_parent_must_be_among_the_facts(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -313,8 +314,27 @@ def teacher_examples(
 ) -> list[GridExample]:
     """One grid example per sentence of ``text`` from facts anchored to it (spans into
     ``text``). Facts go to the sentence their spans lie in (sentences a fact crosses are
-    merged); sentences without facts give examples without rows unless ``keep_empty`` is
-    False. Example ids are ``{id}:{k}`` for the k-th sentence."""
+    merged); a fact without any span lies in none and gives no row. Sentences without facts
+    give examples without rows unless ``keep_empty`` is False. Example ids are ``{id}:{k}``
+    for the k-th sentence."""
+    return [
+        example
+        for example, _ in _sentence_examples(
+            text, facts, source=source, id=id, segmenter=segmenter, keep_empty=keep_empty
+        )
+    ]
+
+
+def _sentence_examples(
+    text: str,
+    facts: Sequence[Fact],
+    *,
+    source: str,
+    id: str,
+    segmenter: SegmentBackend,
+    keep_empty: bool,
+) -> list[tuple[GridExample, int]]:
+    """:func:`teacher_examples`, each with the number of facts its sentence holds."""
     examples = []
     for k, region in enumerate(_sentence_regions(text, facts, segmenter)):
         inside = [
@@ -328,8 +348,28 @@ def teacher_examples(
         if not inside and not keep_empty:
             continue
         sentence = region.text(text)
-        examples.append(facts_to_example(sentence, inside, source=source, id=f"{id}:{k}"))
+        example = facts_to_example(sentence, inside, source=source, id=f"{id}:{k}")
+        examples.append((example, len(inside)))
     return examples
+
+
+def _counted(
+    pairs: list[tuple[GridExample, int]], facts: Sequence[Fact], counts: Counter[str] | None
+) -> Iterator[GridExample]:
+    """The examples of ``pairs``; each one's facts and rows go into ``counts`` as it is taken
+    (a reader that stops early counts no fact of the examples it did not take)."""
+    if counts is not None:
+        unplaced = sum(
+            1 for f in facts if not (f.subject_spans or f.relation_spans or f.object_spans)
+        )
+        counts["facts"] += unplaced
+        counts["no_spans"] += unplaced
+    for example, inside in pairs:
+        if counts is not None:
+            counts["facts"] += inside
+            counts["rows"] += len(example.rows)
+            counts["no_subject_or_relation"] += inside - len(example.rows)
+        yield example
 
 
 def read_teacher_jsonl(
@@ -339,6 +379,7 @@ def read_teacher_jsonl(
     source: str = "teacher_jsonl",
     segmenter: SegmentBackend = "regex",
     keep_empty: bool = True,
+    counts: Counter[str] | None = None,
 ) -> Iterator[GridExample]:
     """Grid examples from a teacher JSONL file, one per sentence.
 
@@ -348,6 +389,10 @@ def read_teacher_jsonl(
       fact spans are offsets into that record's ``text``; ``id`` is optional);
     - one fact per line, as ``enoki extract`` writes them for ONE answer; that answer must be
       passed as ``text``.
+
+    ``counts``, when given, is updated as each example is yielded: ``facts`` read, ``rows``
+    made, and the facts that gave no row by reason, ``no_spans`` (no span at all, so no
+    sentence) and ``no_subject_or_relation`` (:func:`facts_to_example`).
 
     Raises ``ValueError`` naming the file, line and field of the first bad entry.
     """
@@ -367,7 +412,9 @@ def read_teacher_jsonl(
             if "facts" in record or "text" in record:
                 if fact_lines:
                     raise _bad(where, "a {text, facts} record after fact lines; use one layout")
-                yield from _record_examples(record, where, lineno, source, segmenter, keep_empty)
+                yield from _record_examples(
+                    record, where, lineno, source, segmenter, keep_empty, counts
+                )
             elif "subject" in record:
                 fact_lines.append((lineno, record))
             else:
@@ -386,9 +433,10 @@ def read_teacher_jsonl(
         )
     facts = [_parse_fact(d, f"{path}:{lineno}", len(text)) for lineno, d in fact_lines]
     _check_parents(facts, str(path))
-    yield from teacher_examples(
+    pairs = _sentence_examples(
         text, facts, source=source, id=path.stem, segmenter=segmenter, keep_empty=keep_empty
     )
+    yield from _counted(pairs, facts, counts)
 
 
 def _record_examples(
@@ -398,7 +446,8 @@ def _record_examples(
     source: str,
     segmenter: SegmentBackend,
     keep_empty: bool,
-) -> list[GridExample]:
+    counts: Counter[str] | None,
+) -> Iterator[GridExample]:
     text = record.get("text")
     if not isinstance(text, str):
         raise _bad(f"{where}: field 'text'", f"expected a string, got {type(text).__name__}")
@@ -412,7 +461,7 @@ def _record_examples(
     ]
     _check_parents(facts, where)
     record_id = record.get("id")
-    return teacher_examples(
+    pairs = _sentence_examples(
         text,
         facts,
         source=str(record.get("source", source)),
@@ -420,6 +469,7 @@ def _record_examples(
         segmenter=segmenter,
         keep_empty=keep_empty,
     )
+    return _counted(pairs, facts, counts)
 
 
 def _check_parents(facts: Sequence[Fact], where: str) -> None:

@@ -30,8 +30,10 @@ import random
 import shlex
 import shutil
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -213,12 +215,11 @@ def load_source(
         examples = text_sentences(path, field=field_name, source=name, limit=limit)
         report = _rows_report(name, examples)
     else:
-        examples = []
-        for example in read_teacher_jsonl(path, source=name):
-            if limit is not None and len(examples) >= limit:
-                break
-            examples.append(example)
-        report = _rows_report(name, examples)
+        counts: Counter[str] = Counter()
+        # islice: the example past the limit is never read, so its facts are not counted
+        examples = list(islice(read_teacher_jsonl(path, source=name, counts=counts), limit))
+        dropped = {k: counts[k] for k in ("no_spans", "no_subject_or_relation")}
+        report = _rows_report(name, examples, dropped=dropped)
     return examples, report
 
 
@@ -260,20 +261,19 @@ def text_sentences(
 
 
 def _rows_report(
-    name: str, examples: Sequence[GridExample], facts: int | None = None
+    name: str, examples: Sequence[GridExample], dropped: Mapping[str, int] | None = None
 ) -> AlignmentReport:
-    """Coverage of a source whose rows need no alignment: every row counts as aligned
-    (``facts``, when given, is the number of teacher facts the rows came from)."""
+    """Coverage of a source whose rows need no alignment: every row counts as aligned, and
+    ``dropped`` counts the teacher facts that gave no row, by reason."""
     report = AlignmentReport()
     coverage: SourceCoverage = report.source(name)
     rows = sum(len(e.rows) for e in examples)
     coverage.sentences = len(examples)
     coverage.sentences_with_rows = sum(1 for e in examples if e.rows)
-    coverage.triples = rows if facts is None else facts
     coverage.aligned = rows
     coverage.exact = rows
-    if facts is not None and facts > rows:
-        coverage.dropped["no_subject_or_relation"] = facts - rows
+    coverage.dropped.update({k: v for k, v in (dropped or {}).items() if v > 0})
+    coverage.triples = rows + sum(coverage.dropped.values())
     return report
 
 
@@ -329,7 +329,8 @@ def rules_teacher_examples(
         )
         for r in records
     ]
-    report = _rows_report(source, examples, facts=sum(len(r["facts"]) for r in records))
+    unrowed = sum(len(r["facts"]) for r in records) - sum(len(e.rows) for e in examples)
+    report = _rows_report(source, examples, dropped={"no_subject_or_relation": unrowed})
     return examples, report
 
 
