@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -369,6 +370,54 @@ def test_extract_names_its_choices_and_prints_nothing_for_no_fact(tmp_path, caps
         ["extract", "--answer", str(tmp_path / "a.txt"), "--extractor", "none"], capsys
     )
     assert code == 2 and "unknown extractor 'none'; choose from encoder, rules" in err
+
+
+def test_extract_teacher_records_are_what_distill_reads_back(tmp_path, capsys) -> None:
+    # `enoki extract` wrote only fact lines, without their text: make distill
+    # ARGS="data.teacher=FILE" refused the file ("pass text=<that answer>")
+    from enoki_hd.igl.decode import decode_rows
+    from enoki_hd.igl.labels import read_teacher_jsonl
+
+    answers = [
+        "The café “Le Zéphyr” opened in Montréal in 1998 😀. It serves crêpes to tourists. "
+        "東京 is the capital of Japan.",
+        "Marie Curie was born in Warsaw.\nShe won the Nobel Prize in Physics.",
+    ]
+    lines = []
+    for k, answer in enumerate(answers):
+        (tmp_path / f"a{k}.txt").write_text(answer, encoding="utf-8")
+        args = ["extract", "--answer", str(tmp_path / f"a{k}.txt"), "--format", "teacher"]
+        code, out, _ = run_cli(args, capsys)
+        assert code == 0 and out.count("\n") == 1
+        lines.append(out)
+    (tmp_path / "teacher.jsonl").write_text("".join(lines), encoding="utf-8")
+    records = [json.loads(line) for line in lines]
+    assert [r["text"] for r in records] == answers
+    counts: Counter[str] = Counter()
+    examples = list(read_teacher_jsonl(tmp_path / "teacher.jsonl", counts=counts))
+    assert counts["facts"] == counts["rows"] == sum(len(r["facts"]) for r in records) == 9
+
+    def key(f: dict) -> tuple:
+        parts = ("subject", "relation", "object", "subject_spans", "relation_spans")
+        return tuple(json.dumps(f[p], ensure_ascii=False) for p in (*parts, "object_spans"))
+
+    # rows decode back to the teacher's facts: strings and character offsets into the answer
+    for record in records:
+        text, teacher = record["text"], record["facts"]
+        decoded = []
+        for example in (e for e in examples if e.text in text):
+            offset = text.index(example.text)
+            rows = decode_rows(example.text, example.words, example.rows, offset=offset)
+            decoded.extend(f.to_dict() for f in rows)
+        assert sorted(map(key, decoded)) == sorted(map(key, teacher))
+        for fact in teacher:  # offsets count characters of the answer (emoji, CJK)
+            for part in ("subject", "object"):
+                spans = fact[f"{part}_spans"]
+                assert " ".join(text[s["start"] : s["end"]] for s in spans) == fact[part]
+    # parent links: row i of a sentence refines the row of its teacher parent
+    by_text = {e.text: e for e in examples}
+    chain = by_text["It serves crêpes to tourists."]
+    assert (len(chain.rows), chain.parents) == (2, [None, 0])
 
 
 def test_ctrl_c_is_one_line_with_the_way_to_resume(capsys, monkeypatch, tmp_path) -> None:

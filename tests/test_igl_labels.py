@@ -191,7 +191,9 @@ def test_teacher_records_give_one_example_per_sentence(tmp_path):
 def test_teacher_fact_lines_need_their_text(tmp_path):
     lines = [json.dumps(f.to_dict()) for f in paris_facts()]
     path = _write_lines(tmp_path / "extract.jsonl", lines)
-    with pytest.raises(ValueError, match=r"facts without their text .* pass text="):
+    with pytest.raises(
+        ValueError, match=r"facts without their text .* `enoki extract --format teacher` .* text="
+    ):
         list(read_teacher_jsonl(path))
     (example,) = read_teacher_jsonl(path, text=PARIS)
     assert (example.text, example.rows, example.parents) == (PARIS, PARIS_ROWS, [None, 0, None])

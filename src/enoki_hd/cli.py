@@ -240,6 +240,13 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument(
         "--extractor", default="rules", help="extractor name: rules (default) or encoder"
     )
+    extract.add_argument(
+        "--format",
+        choices=("facts", "teacher"),
+        default="facts",
+        help="facts (default): one fact a line; teacher: one {text, facts} line, the teacher "
+        'JSONL make distill reads (append answers with >>, then ARGS="data.teacher=FILE")',
+    )
 
     evaluate = commands.add_parser(
         "eval",
@@ -686,6 +693,10 @@ def _run_extract(args: argparse.Namespace) -> int:
 
     answer = _read_text("--answer", args.answer, stdin_used=[])
     facts = _extractor(args.extractor, none=False).extract(answer)
+    if args.format == "teacher":  # the fact spans are offsets into this text
+        record = {"text": answer, "facts": [f.to_dict() for f in facts]}
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return 0
     # JSON lines: no line at all when there is no fact (an empty line is no JSON)
     sys.stdout.write("".join(json.dumps(f.to_dict(), ensure_ascii=False) + "\n" for f in facts))
     return 0

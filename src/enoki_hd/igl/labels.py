@@ -428,8 +428,8 @@ def read_teacher_jsonl(
     if text is None:
         raise ValueError(
             f"{path}: the lines are facts without their text (as `enoki extract` writes them "
-            "for one answer); pass text=<that answer>, or write one record per line "
-            '{"text": ..., "facts": [...]}'
+            "for one answer); write one record per line with `enoki extract --format teacher` "
+            '({"text": ..., "facts": [...]}), or pass text=<that answer>'
         )
     facts = [_parse_fact(d, f"{path}:{lineno}", len(text)) for lineno, d in fact_lines]
     _check_parents(facts, str(path))

@@ -2,10 +2,10 @@
 
 Teacher data (``data`` config group) become grid examples: LSOIE-GPT's LLM-extracted triples
 and OIE2016's human extractions aligned to their sentences (:mod:`enoki_hd.igl.align`), teacher
-JSONL files (what ``enoki extract`` writes), OIE4 files, or the rules extractor run over the
-sentences of another source (cached under ``paths.cache_dir``). A held-out share of the
-sentences (by a hash of the text, so the split never depends on the order or the seed) is the
-dev set for early stopping.
+JSONL files (what ``enoki teach`` and ``enoki extract --format teacher`` write), OIE4 files, or
+the rules extractor run over the sentences of another source (cached under
+``paths.cache_dir``). A held-out share of the sentences (by a hash of the text, so the split
+never depends on the order or the seed) is the dev set for early stopping.
 
 The loop runs through ``accelerate`` (CPU, one GPU or many with the same code): linear warm-up
 and decay, gradient clipping, depths matched to gold rows by the Hungarian loss (or the
