@@ -23,9 +23,10 @@ logger = logging.getLogger(__name__)
 def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     """Compose → train → export → parity → ship. Returns ``(metrics, objects)``."""
     from enoki_hd.export.onnx import export_and_ship
-    from enoki_hd.train.verifier import train_verifier
+    from enoki_hd.train.verifier import check_verifier_settings, train_verifier
 
     plain = OmegaConf.to_container(cfg, resolve=True)
+    check_verifier_settings(plain)  # before the output folder and its config.yaml are written
     if plain["trainer"].get("smoke") or plain["data"].get("smoke"):
         _keep_smoke_apart(plain)
     output_dir = Path(plain["paths"]["output_dir"])

@@ -17,6 +17,7 @@ from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
 from enoki_hd.train.verifier import (
     build_pair_data,
     check_data_sources,
+    check_model_settings,
     keep_first_layers,
     length_grouped_batches,
     linear_lr_factor,
@@ -177,6 +178,107 @@ def test_a_run_on_the_smoke_data_never_ships_into_checkpoints(
         train_verifier.run(cfg)
     assert seen["ship_dir"] == str(tmp_path / "run" / "smoke" / "ship")
     assert seen["paths"]["output_dir"] == str(tmp_path / "run" / "smoke")
+
+
+def _verifier_cfg(tmp_path: Path, *overrides: str):
+    """The ``trainer=tiny data=nli_tiny`` config with ``overrides``, its output folder
+    ``tmp_path/run``."""
+    with initialize(version_base="1.3", config_path="../configs"):
+        return compose(
+            config_name="train_verifier",
+            overrides=[
+                "trainer=tiny",
+                "data=nli_tiny",
+                f"paths.root_dir={ROOT}",
+                f"paths.output_dir={tmp_path / 'run'}",
+                f"ship_dir={tmp_path / 'ship'}",
+                *overrides,
+            ],
+        )
+
+
+def _refused_before_any_data(cfg, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The message ``scripts/train_verifier.py`` exits with on ``cfg`` (a message: exit
+    status 1), failing the test if any data is read first."""
+    import train_verifier
+
+    import enoki_hd.train.verifier as verifier_module
+
+    def reads(*args, **kwargs):
+        raise AssertionError("data read")
+
+    monkeypatch.setattr(verifier_module, "build_pair_data", reads)
+    with pytest.raises(SystemExit) as stopped:
+        train_verifier.main(cfg)
+    return str(stopped.value.code)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        # a tagger's model group trained the full MiniLM verifier, its keys ignored
+        (
+            "model=igl_tiny",
+            "model.depth is not read by the verifier trainer; use model=minilm_nli or "
+            "model=modernbert_large_nli (model=igl_* is the tagger's, make distill)",
+        ),
+        (
+            "+model.max_lenght=64",
+            "model.max_lenght is not read by the verifier trainer (did you mean "
+            "model.max_length?); use model=minilm_nli",
+        ),
+        # these were tracebacks (exit 1) whose last line was the message or a ValueError
+        ("export.quantize=int4", "export.quantize must be 'int8' or null (float), got 'int4'"),
+        ("seed=abc", "seed must be an integer >= 0, got str 'abc'"),
+        (
+            "model.backbone=/nonexistent",
+            "model.backbone: /nonexistent does not exist; give a local folder, a hub id "
+            "(e.g. answerdotai/ModernBERT-base) or minilm",
+        ),
+        # parity was checked on all but the last 3 SNLI test pairs
+        ("export.parity_pairs=-3", "export.parity_pairs must be an integer >= 1 or None, got -3"),
+        ("export.parity_pairs=0", "export.parity_pairs must be an integer >= 1 or None, got 0"),
+        ("model.max_length=0", "model.max_length must be an integer >= 1, got 0"),
+        ("model.num_layers=0", "model.num_layers must be an integer >= 1 or None, got 0"),
+        (
+            "model.inference_max_length=null",
+            "model.inference_max_length must be an integer >= 1, got NoneType None",
+        ),
+    ],
+)
+def test_a_setting_no_run_can_start_with_is_one_line_before_any_work(
+    override: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = _refused_before_any_data(_verifier_cfg(tmp_path, override), monkeypatch)
+    assert code.startswith(f"error: {message}") and "\n" not in code
+    assert not (tmp_path / "run").exists()  # nor its config.yaml
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("model.num_layers=99", "model.num_layers must be in [1, 2] for this backbone, got 99"),
+        (
+            "model.max_length=1000",
+            "model.max_length=1000 exceeds the 128 position embeddings of the backbone",
+        ),
+    ],
+)
+def test_a_setting_the_backbone_refuses_is_one_line_before_any_data(
+    override: str, message: str, tiny_nli_dir: Path, tmp_path: Path, monkeypatch
+) -> None:
+    cfg = _verifier_cfg(tmp_path, f"model.backbone={tiny_nli_dir}", override)
+    code = _refused_before_any_data(cfg, monkeypatch)
+    assert code.startswith(f"error: {message}") and "\n" not in code
+
+
+def test_every_verifier_model_group_passes_the_model_check() -> None:
+    from omegaconf import OmegaConf
+
+    for name in ("minilm_nli", "modernbert_large_nli"):
+        with initialize(version_base="1.3", config_path="../configs"):
+            cfg = compose(config_name="train_verifier", overrides=[f"model={name}"])
+        check_model_settings(OmegaConf.to_container(cfg.model, resolve=True))
 
 
 def test_detokenize_ptb() -> None:
@@ -369,7 +471,9 @@ def test_keep_first_layers_rejects_counts_outside_the_model(tiny_nli_dir: Path) 
     transformers = pytest.importorskip("transformers")
     model = transformers.AutoModelForSequenceClassification.from_pretrained(tiny_nli_dir)
     for bad in (0, 3):
-        with pytest.raises(ValueError, match=rf"model.num_layers must be in \[1, 2\].*got {bad}"):
+        with pytest.raises(
+            SettingsError, match=rf"model.num_layers must be in \[1, 2\].*got {bad}"
+        ):
             keep_first_layers(model, bad)
     assert len(model.bert.encoder.layer) == 2
 

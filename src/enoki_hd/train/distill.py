@@ -53,7 +53,13 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import read_jsonl, stable_fraction
-from enoki_hd.train.settings import SettingsError, check_resume, check_trainer, training_settings
+from enoki_hd.train.settings import (
+    SettingsError,
+    check_model_folders,
+    check_resume,
+    check_trainer,
+    training_settings,
+)
 from enoki_hd.train.verifier import linear_lr_factor, make_accelerator, resolve_backbone
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.evidence import require_bool, require_fraction, require_int
@@ -726,14 +732,7 @@ def check_distill_settings(cfg: Mapping[str, Any]) -> None:
             require_int(spec.get("limit"), f"data.sources.{name}.limit", minimum=0, optional=True)
     except (TypeError, ValueError) as err:  # the message names the key
         raise SettingsError(str(err)) from err
-    for key in ("backbone", "tokenizer"):
-        # a local folder that is not there was reported by transformers as a malformed hub id
-        name = str(model_cfg.get(key) or "")
-        if name.startswith(("/", "./", "../", "~")) and not Path(name).expanduser().exists():
-            raise SettingsError(
-                f"model.{key}: {name} does not exist; give a local folder, a hub id "
-                "(e.g. answerdotai/ModernBERT-base) or minilm"
-            )
+    check_model_folders(model_cfg, ("backbone", "tokenizer"))
 
 
 def total_steps(trainer: Mapping[str, Any], steps_per_epoch: int) -> int:

@@ -116,3 +116,21 @@ def check_trainer(trainer: Mapping[str, Any], *, every: tuple[str, ...] = ("log_
         if value is not None and value < low:
             bound = ">= 1" if low else ">= 0 (0: never)"
             raise SettingsError(f"trainer.{key} must be {bound}, got {trainer[key]!r}")
+
+
+def check_model_folders(
+    model_cfg: Mapping[str, Any], keys: tuple[str, ...] = ("backbone",)
+) -> None:
+    """Refuse a ``model.<key>`` (of ``keys``) that names a local folder (it starts with ``/``,
+    ``./``, ``../`` or ``~``) that is not there: transformers reported it as a malformed hub id.
+
+    Raises:
+        SettingsError: naming ``model.<key>``, what it accepts and the value given.
+    """
+    for key in keys:
+        name = str(model_cfg.get(key) or "")
+        if name.startswith(("/", "./", "../", "~")) and not Path(name).expanduser().exists():
+            raise SettingsError(
+                f"model.{key}: {name} does not exist; give a local folder, a hub id "
+                "(e.g. answerdotai/ModernBERT-base) or minilm"
+            )

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from enoki_hd.eval.files import replace_dir
+from enoki_hd.export.onnx import check_int8_storage
 from enoki_hd.train.nli_data import (
     TWO_WAY,
     NLIPair,
@@ -33,12 +34,14 @@ from enoki_hd.train.nli_data import (
 )
 from enoki_hd.train.settings import (
     SettingsError,
+    check_model_folders,
     check_resume,
     check_trainer,
     training_settings,
 )
 from enoki_hd.train.teacher import distillation_loss, teacher_probabilities, validate_teacher
 from enoki_hd.types import NLI_LABELS
+from enoki_hd.verify.evidence import require_bool, require_int
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +139,93 @@ def check_data_sources(data_cfg: Mapping[str, Any]) -> None:
             raise SettingsError(f"{where}.heldout must be a fraction in [0, 1), got {heldout!r}")
         if not 0.0 <= heldout < 1.0:
             raise SettingsError(f"{where}.heldout must be a fraction in [0, 1), got {heldout!r}")
+
+
+# The keys of a verifier model group (configs/model/minilm_nli.yaml and its kin).
+_MODEL_KEYS = frozenset(
+    {
+        "backbone",
+        "max_length",
+        "inference_max_length",
+        "num_layers",
+        "local_files_only",
+        "revision",
+        "trust_remote_code",
+    }
+)
+_WHICH_MODEL = (
+    "model=minilm_nli or model=modernbert_large_nli (model=igl_* is the tagger's, make distill)"
+)
+
+
+def check_model_settings(model_cfg: Mapping[str, Any]) -> None:
+    """Refuse a ``model`` group the verifier trainer would misread, before any data is read: a
+    key it does not read (a tagger's group, ``model=igl_tiny``, trained the full MiniLM
+    verifier, its own keys ignored), lengths or a layer count that are no positive integers, a
+    local backbone folder that is not there.
+
+    Raises:
+        SettingsError: naming ``model.<key>``, what it accepts and the value given.
+    """
+    unknown = sorted(set(model_cfg) - _MODEL_KEYS)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(_MODEL_KEYS), n=1)
+        hint = f" (did you mean model.{close[0]}?)" if close else ""
+        raise SettingsError(
+            f"model.{unknown[0]} is not read by the verifier trainer{hint}; use {_WHICH_MODEL}"
+        )
+    if not model_cfg.get("backbone"):
+        raise SettingsError(f"model.backbone is not set; use {_WHICH_MODEL}")
+    try:
+        require_int(model_cfg.get("max_length", 128), "model.max_length", minimum=1)
+        # read by the export after training
+        require_int(model_cfg.get("inference_max_length"), "model.inference_max_length", minimum=1)
+        require_int(model_cfg.get("num_layers"), "model.num_layers", minimum=1, optional=True)
+        for key in ("local_files_only", "trust_remote_code"):
+            require_bool(model_cfg.get(key, False), f"model.{key}")
+    except (TypeError, ValueError) as err:  # the message names the key
+        raise SettingsError(str(err)) from err
+    check_model_folders(model_cfg)
+
+
+def check_export_settings(export_cfg: Mapping[str, Any]) -> None:
+    """The ``export`` settings ``scripts/train_verifier.py`` reads after training, checked
+    before it starts: ``export.parity_pairs=-3`` checked parity on all but the last 3 pairs.
+
+    Raises:
+        SettingsError: naming ``export.<key>``, what it accepts and the value given.
+    """
+    quantize = export_cfg.get("quantize", "int8")
+    if quantize not in ("int8", None, "none"):
+        raise SettingsError(f"export.quantize must be 'int8' or null (float), got {quantize!r}")
+    try:
+        require_int(export_cfg.get("opset", 17), "export.opset", minimum=1)
+        # null: the whole SNLI test set
+        require_int(export_cfg.get("parity_pairs"), "export.parity_pairs", minimum=1, optional=True)
+        if quantize == "int8":
+            check_int8_storage(export_cfg.get("int8") or {}, "export.int8")
+    except (TypeError, ValueError) as err:  # the message names the key
+        raise SettingsError(str(err)) from err
+
+
+def check_verifier_settings(cfg: Mapping[str, Any]) -> None:
+    """Every setting a train-verifier run reads that no run can start with, checked before any
+    data is read: ``trainer`` (:func:`~enoki_hd.train.settings.check_trainer`), ``data``
+    (:func:`check_data_sources`), ``model`` (:func:`check_model_settings`), ``seed`` and, when
+    the config has one, ``export`` (:func:`check_export_settings`).
+
+    Raises:
+        SettingsError: naming the key, what it accepts and the value given.
+    """
+    check_trainer(cfg["trainer"], every=("log_every", "save_every"))
+    check_data_sources(cfg["data"])
+    check_model_settings(cfg["model"])
+    try:
+        require_int(cfg.get("seed", 13), "seed", minimum=0)
+    except (TypeError, ValueError) as err:
+        raise SettingsError(str(err)) from err
+    if cfg.get("export") is not None:
+        check_export_settings(cfg["export"])
 
 
 def build_pair_data(data_cfg: dict[str, Any], *, seed: int, nlp=None) -> PairData:
@@ -464,21 +554,21 @@ def keep_first_layers(model: Any, num_layers: int) -> None:
     2023) and makes every token cost ``num_layers / total`` as much.
 
     Raises:
-        ValueError: ``num_layers`` is not in [1, the model's layer count], or the model keeps
-            its layers neither as ``encoder.layer`` (BERT family) nor as ``layers``
+        SettingsError: ``num_layers`` is not in [1, the model's layer count], or the model
+            keeps its layers neither as ``encoder.layer`` (BERT family) nor as ``layers``
             (ModernBERT).
     """
     base = model.base_model
     holder, name = (base.encoder, "layer") if hasattr(base, "encoder") else (base, "layers")
     layers = getattr(holder, name, None)
     if layers is None:
-        raise ValueError(
+        raise SettingsError(
             f"model.num_layers: cannot find the layers of a {type(base).__name__} (neither "
             "encoder.layer nor layers); leave model.num_layers null for this backbone"
         )
     total = len(layers)
     if not 1 <= num_layers <= total:
-        raise ValueError(
+        raise SettingsError(
             f"model.num_layers must be in [1, {total}] for this backbone, got {num_layers}"
         )
     setattr(holder, name, layers[:num_layers])
@@ -498,10 +588,9 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         AutoTokenizer,
     )
 
+    check_verifier_settings(cfg)  # before any data is read
     seed = int(cfg.get("seed", 13))
     trainer = cfg["trainer"]
-    check_trainer(trainer, every=("log_every", "save_every"))  # before any data is read
-    check_data_sources(cfg["data"])
     settings = training_settings(cfg)
     model_cfg = cfg["model"]
     output_dir = Path(cfg["paths"]["output_dir"])
@@ -531,6 +620,15 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     if num_layers is not None:
         keep_first_layers(model, int(num_layers))
     max_length = int(model_cfg.get("max_length", 128))
+    # longer pairs overran the position embeddings inside torch, or (inference_max_length)
+    # failed the export after the whole run
+    positions = getattr(model.config, "max_position_embeddings", None)
+    for key in ("max_length", "inference_max_length"):
+        if positions and int(model_cfg[key]) > positions:
+            raise SettingsError(
+                f"model.{key}={model_cfg[key]} exceeds the {positions} position embeddings of "
+                f"the backbone {model_cfg['backbone']!r}; set it to at most {positions}"
+            )
 
     data = build_pair_data(cfg["data"], seed=seed)
     batch_size = int(trainer["batch_size"])
