@@ -16,6 +16,7 @@ from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from enoki_hd.eval.files import atomic_write
 
@@ -74,15 +75,17 @@ def main(cfg: DictConfig) -> None:
     from enoki_hd.train.distill import interrupted_message
     from enoki_hd.train.settings import SettingsError
 
-    try:
-        run(cfg)
-    except SettingsError as err:  # the message names the key and the way out
-        sys.exit(f"error: {err}")
-    except KeyboardInterrupt:
-        # the state is saved: a traceback would only bury where the rerun picks up
-        plain = OmegaConf.to_container(cfg, resolve=True)
-        sys.stderr.write(f"scripts/distill.py: {interrupted_message(plain)}\n")
-        sys.exit(130)
+    # log lines go above the run's progress bar (tqdm.write), not onto its line
+    with logging_redirect_tqdm():
+        try:
+            run(cfg)
+        except SettingsError as err:  # the message names the key and the way out
+            sys.exit(f"error: {err}")
+        except KeyboardInterrupt:
+            # the state is saved: a traceback would only bury where the rerun picks up
+            plain = OmegaConf.to_container(cfg, resolve=True)
+            sys.stderr.write(f"scripts/distill.py: {interrupted_message(plain)}\n")
+            sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from typing import Any
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from enoki_hd.eval.files import atomic_write
 
@@ -76,10 +77,12 @@ def _keep_smoke_apart(plain: dict[str, Any]) -> None:
 def main(cfg: DictConfig) -> None:
     from enoki_hd.train.settings import SettingsError
 
-    try:
-        run(cfg)
-    except SettingsError as err:  # the message names the key and the way out
-        sys.exit(f"error: {err}")
+    # log lines go above the run's progress bar (tqdm.write), not onto its line
+    with logging_redirect_tqdm():
+        try:
+            run(cfg)
+        except SettingsError as err:  # the message names the key and the way out
+            sys.exit(f"error: {err}")
 
 
 if __name__ == "__main__":

@@ -522,3 +522,21 @@ def test_model_and_run_settings_are_one_line_naming_the_key_before_training(
         script.main(_compose(tmp_path, shared_dir, override))
     assert stopped.value.code == f"error: {message}"
     assert not (tmp_path / "run" / "train_state").exists()
+
+
+def test_a_model_save_keeps_transformers_progress_bars_off_the_console(tmp_path: Path) -> None:
+    """save_pretrained's "Writing model shards" bar broke the run's bar at every evaluation."""
+    from transformers.utils import logging as transformers_logging
+
+    from enoki_hd.train.distill import _save_model
+
+    bars_on: list[bool] = []
+
+    class Saved:
+        def save_pretrained(self, folder: Path) -> None:
+            Path(folder).mkdir(exist_ok=True)
+            bars_on.append(transformers_logging.is_progress_bar_enabled())
+
+    _save_model(Saved(), Saved(), tmp_path / "model", {}, {"backend": "torch"})
+    assert bars_on == [False, False]
+    assert transformers_logging.is_progress_bar_enabled()

@@ -216,3 +216,56 @@ def test_dequantising_refuses_an_unknown_pattern(tiny_nli_dir: Path, tmp_path: P
     with pytest.raises(ValueError, match=r"not a dynamically quantised MatMul of an int8 weight"):
         dequantize_matmuls(tmp_path / "odd.onnx", tmp_path / "x.onnx")
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_the_quantizers_info_lines_stay_off_the_console_its_warnings_do_not(
+    tiny_nli_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch
+) -> None:
+    """onnxruntime's quantizer logs a line per MatMul it skips and per tensor without
+    parameters on the root logger (~30 console lines per tagger export)."""
+    import logging
+
+    import onnxruntime.quantization
+
+    from enoki_hd.export.onnx import _quantize_matmuls
+
+    with caplog.at_level(logging.INFO):
+        quantize_int8(tiny_nli_dir / "model.onnx", tmp_path / "int8.onnx")
+    assert not [r for r in caplog.records if r.name == "root" and r.levelno < logging.WARNING]
+
+    def quantize_dynamic(*args, **kwargs) -> None:
+        logging.info("Ignore MatMul due to non constant B: /[/attention/self/MatMul]")
+        logging.warning("Please consider to run pre-processing before quantization. Refer to")
+        logging.warning("a warning the user needs")
+        logging.error("an error the user needs")
+
+    monkeypatch.setattr(onnxruntime.quantization, "quantize_dynamic", quantize_dynamic)
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        _quantize_matmuls("in.onnx", "out.onnx", per_channel=True)
+        logging.info("the run's own line")  # after the quantizer: as before
+    assert [r.getMessage() for r in caplog.records] == [
+        "a warning the user needs",
+        "an error the user needs",
+        "the run's own line",
+    ]
+
+
+def test_transformers_progress_bars_are_off_inside_the_block_only() -> None:
+    """Their "Writing model shards" / "Loading weights" bars broke the training run's own bar
+    at every save and load."""
+    from transformers.utils import logging as transformers_logging
+
+    from enoki_hd.export.onnx import transformers_progress_off
+
+    assert transformers_logging.is_progress_bar_enabled()
+    with transformers_progress_off():
+        assert not transformers_logging.is_progress_bar_enabled()
+    assert transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # a caller's own choice is kept
+    try:
+        with transformers_progress_off():
+            pass
+        assert not transformers_logging.is_progress_bar_enabled()
+    finally:
+        transformers_logging.enable_progress_bar()

@@ -11,7 +11,8 @@ import re
 import shutil
 import subprocess
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,8 @@ def export_onnx(
 
     model_dir = Path(model_dir)
     onnx_path = Path(onnx_path)
-    model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
+    with transformers_progress_off():
+        model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     sample = tokenizer(["a premise"], ["a hypothesis"], return_tensors="pt")
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
@@ -389,9 +391,11 @@ def _quantize_matmuls(
     ``per_channel``) with a node ``selection``: ``nodes_to_exclude`` or ``nodes_to_quantize``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    # the quantizer logs on the root logger itself, a line per MatMul it skips and per tensor
+    # without parameters (~30 for the tagger, through the run's console handler)
     root = logging.getLogger()
-    noise = _DropMessage("Please consider to run pre-processing before quantization")
-    root.addFilter(noise)  # advice for static quantisation of CNNs; not ours to act on
+    noise = _QuantizerNoise()
+    root.addFilter(noise)
     try:
         quantize_dynamic(
             str(source),
@@ -405,15 +409,33 @@ def _quantize_matmuls(
         root.removeFilter(noise)
 
 
-class _DropMessage(logging.Filter):
-    """Drops log records whose message starts with ``prefix``."""
-
-    def __init__(self, prefix: str) -> None:
-        super().__init__()
-        self.prefix = prefix
+class _QuantizerNoise(logging.Filter):
+    """Drops the records below WARNING logged on the logger it is added to, and the quantizer's
+    advice to pre-process (meant for static quantisation of CNNs; not ours to act on); its
+    other warnings and errors pass."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith(self.prefix)
+        if record.levelno < logging.WARNING:
+            return False
+        return not record.getMessage().startswith(
+            "Please consider to run pre-processing before quantization"
+        )
+
+
+@contextmanager
+def transformers_progress_off() -> Iterator[None]:
+    """Turn transformers' progress bars ("Loading weights", "Writing model shards") off for
+    the block, as they were after it: a local save or load takes milliseconds, and each bar
+    broke the run's own progress bar. Its warnings still show."""
+    from transformers.utils import logging as transformers_logging
+
+    was_on = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            transformers_logging.enable_progress_bar()
 
 
 def _store_fp16(model, names: Sequence[str]) -> None:
@@ -630,7 +652,8 @@ def export_and_ship(
         raise ValueError(f"export.quantize must be 'int8' or null, got {quantize!r}")
     max_length = int(config["model"]["max_length"])
     if parity_pairs:
-        model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
+        with transformers_progress_off():
+            model = AutoModelForSequenceClassification.from_pretrained(model_dir).eval()
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         reference = predict_probs(
             model, tokenizer, list(parity_pairs), max_length=max_length, batch_size=64, device="cpu"

@@ -37,6 +37,7 @@ from enoki_hd.export.onnx import (
     quantize_int8,
     ship_model,
     strip_nan_guards_file,
+    transformers_progress_off,
 )
 from enoki_hd.extract.encoder import (
     MODEL_INPUTS,
@@ -286,7 +287,8 @@ def export_tagger(
     if not parity_examples:
         raise ValueError("export_tagger needs parity_examples to check the graph against torch")
     model_dir = Path(model_dir)
-    model = IGLTagger.from_pretrained(model_dir).eval()
+    with transformers_progress_off():
+        model = IGLTagger.from_pretrained(model_dir).eval()
     tokenizer = WordTokenizer.from_dir(model_dir)
     positions = model.config.backbone_config().max_position_embeddings
     max_length = int(max_length or min(positions or 512, 512))

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from enoki_hd.eval.files import replace_dir
-from enoki_hd.export.onnx import check_int8_storage
+from enoki_hd.export.onnx import check_int8_storage, transformers_progress_off
 from enoki_hd.igl.align import AlignmentReport, SourceCoverage, load_lsoie_gpt, load_oie2016
 from enoki_hd.igl.labels import (
     IGNORE,
@@ -635,8 +635,9 @@ def _save_model(
     tmp = target.with_name(target.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
+    with transformers_progress_off():
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
     (tmp / "dev_metrics.json").write_text(json.dumps(dict(extra), indent=2) + "\n")
     manifest = {"kind": TAGGER_KIND, "inference": dict(inference)}
     (tmp / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n")
@@ -996,7 +997,8 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         unwrapped = accelerator.unwrap_model(model)
         _save_model(unwrapped, tokenizer, model_dir, {"step": run.step}, inference)
     accelerator.wait_for_everyone()
-    best = IGLTagger.from_pretrained(model_dir).eval()
+    with transformers_progress_off():
+        best = IGLTagger.from_pretrained(model_dir).eval()
     best_scores = json.loads((model_dir / "dev_metrics.json").read_text())
     losses = [h["loss"] for h in run.history if "loss" in h]
     metrics: dict[str, Any] = {

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from enoki_hd.eval.files import replace_dir
-from enoki_hd.export.onnx import check_int8_storage
+from enoki_hd.export.onnx import check_int8_storage, transformers_progress_off
 from enoki_hd.train.nli_data import (
     TWO_WAY,
     NLIPair,
@@ -762,8 +762,9 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
     tmp_dir = output_dir / "model.tmp"
     if tmp_dir.exists():
         shutil.rmtree(tmp_dir)
-    unwrapped.save_pretrained(tmp_dir)
-    tokenizer.save_pretrained(tmp_dir)
+    with transformers_progress_off():
+        unwrapped.save_pretrained(tmp_dir)
+        tokenizer.save_pretrained(tmp_dir)
     replace_dir(tmp_dir, model_dir)
 
     metrics: dict[str, Any] = {
