@@ -49,8 +49,23 @@ def run(
     extractor_name: str = "rules",
     raw_rows: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``."""
+    """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``.
+
+    Raises:
+        ValueError: a bad option, ``out_dir`` under a file, or a malformed CaRB row.
+        FileNotFoundError: no CaRB dev files under ``shared_dir``.
+    """
+    # both fail before the extraction (minutes for the encoder) rather than after it
+    folder = next(p for p in (out_dir, *out_dir.parents) if p.exists())
+    if not folder.is_dir():
+        raise ValueError(f"--out {out_dir}: {folder} is a file; name a folder for metrics.json")
     carb_dir = shared_dir / "data" / "carb"
+    for path in (carb_dir / "dev_sentences.txt", carb_dir / "dev_gold.tsv"):
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"CaRB dev file {path} does not exist: point --shared-dir (or {SHARED_DIR_ENV}) "
+                "at the shared folder that holds data/carb/"
+            )
     carb = load_carb(carb_dir / "dev_sentences.txt", carb_dir / "dev_gold.tsv")
     facts: dict[str, list[Fact]] = {}
     latencies: list[float] = []
@@ -132,7 +147,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             extractor_name=args.extractor,
             raw_rows=args.raw_rows,
         )
-    except ValueError as error:
+    except (ValueError, FileNotFoundError) as error:
         parser.error(str(error))
     what = f"rules extractor ({metrics['model']})" if args.extractor == "rules" else "encoder"
     if args.raw_rows:

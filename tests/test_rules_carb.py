@@ -76,3 +76,47 @@ def test_carb_eval_refuses_raw_rows_for_the_rules(tmp_path: Path, capsys) -> Non
         module.main(["--shared-dir", str(tmp_path / "shared"), "--raw-rows"])
     assert stopped.value.code == 2
     assert "--raw-rows reads the encoder's rows" in capsys.readouterr().err
+
+
+def test_carb_eval_names_a_missing_carb_folder_and_the_fix(tmp_path: Path, capsys) -> None:
+    module = _load(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        module.main(["--shared-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    # argparse's prog is argv[0]: carb_eval.py from make, pytest here
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith(
+            f": error: CaRB dev file {tmp_path}/nowhere/data/carb/dev_sentences.txt "
+            "does not exist: point --shared-dir (or ENOKI_SHARED_DIR) at the shared folder that "
+            "holds data/carb/"
+        )
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_carb_eval_refuses_an_out_under_a_file_before_extracting(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = _load(tmp_path)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the extractor was loaded")
+
+    monkeypatch.setattr(module, "get_extractor", never)
+    (tmp_path / "taken").write_text("kept\n")
+    shared = ["--shared-dir", str(tmp_path / "shared")]
+    for out in (tmp_path / "taken", tmp_path / "taken" / "carb"):
+        with pytest.raises(SystemExit) as stopped:
+            module.main([*shared, "--out", str(out)])
+        assert stopped.value.code == 2
+        assert (
+            capsys.readouterr()
+            .err.splitlines()[-1]
+            .endswith(
+                f": error: --out {out}: {tmp_path / 'taken'} is a file; "
+                "name a folder for metrics.json"
+            )
+        )
+    assert (tmp_path / "taken").read_text() == "kept\n"
