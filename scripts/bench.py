@@ -26,6 +26,8 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from enoki_hd.eval.files import atomic_write
+
 logger = logging.getLogger(__name__)
 
 
@@ -614,12 +616,37 @@ SECTIONS = (
 )
 
 
-class UnknownSectionError(ValueError):
+class BenchConfigError(ValueError):
+    """A setting of ``configs/bench.yaml`` that would measure nothing, the wrong thing, or
+    fail only after the measuring; the message names the key and what to write instead."""
+
+
+class UnknownSectionError(BenchConfigError):
     """A name in ``sections`` that no bench section has."""
 
 
-def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    from enoki_hd.verify.loading import default_verifier_path
+# null: every example or sentence; a negative limit would slice from the end
+_LIMITS = ("evidence.limit", "extraction.limit", "tagger.limit", "end_to_end.limit", "matrix.limit")
+_COUNTS = (
+    "repeats",
+    "matrix.repeats",
+    "startup.repeats",
+    "nli.pairs",
+    "nli.batch_size",
+    "tagger.batch_size",
+)
+
+
+def check_config(cfg: DictConfig) -> dict[str, Any] | None:
+    """Every check that can fail before anything is measured: section names, counts and limits,
+    the shared data folder, the output file. Returns the results already in ``output`` that
+    this run keeps (``keep_other_sections``), or None.
+
+    Raises:
+        BenchConfigError: the first bad setting, named.
+    """
+    from enoki_hd.eval.datasets import SHARED_DIR_ENV
+    from enoki_hd.eval.datasets.rows import is_int
 
     # a typo would measure nothing and still rewrite the results file
     for section in cfg.sections:
@@ -627,13 +654,99 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
             raise UnknownSectionError(
                 f"unknown section {section!r} in sections=[...] (known: {', '.join(SECTIONS)})"
             )
+    for key in _COUNTS:
+        value = OmegaConf.select(cfg, key)
+        if not is_int(value) or value < 1:
+            raise BenchConfigError(f"{key} must be a whole number >= 1, got {value!r}")
+    for key in _LIMITS:
+        value = OmegaConf.select(cfg, key)
+        if value is not None and (not is_int(value) or value < 1):
+            raise BenchConfigError(
+                f"{key} must be a whole number >= 1 or null (all), got {value!r} (e.g. {key}=5)"
+            )
+    value = OmegaConf.select(cfg, "matrix.long_context_limit")
+    if value is not None and (not is_int(value) or value < 0):
+        raise BenchConfigError(
+            f"matrix.long_context_limit must be a whole number >= 0 or null (0 and null: "
+            f"matrix.limit, else every example), got {value!r}"
+        )
+    shared = Path(cfg.paths.shared_dir)
+    if set(cfg.sections) - {"startup"} and not (shared / "data").is_dir():
+        raise BenchConfigError(
+            f"the shared data folder {shared} has no data/ folder: set {SHARED_DIR_ENV} (or "
+            "paths.shared_dir=...) to the shared folder that holds data/"
+        )
+    out = Path(cfg.output)
+    if out.is_dir():
+        raise BenchConfigError(
+            f"output={out} is a folder: name a file, e.g. output={out}/results.json"
+        )
+    if not (cfg.get("keep_other_sections") and out.is_file()):
+        return None
+    try:
+        previous = json.loads(out.read_text(encoding="utf-8"))
+        problem = None if isinstance(previous, dict) else "not a JSON object"
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        problem = str(err)
+    if problem:
+        raise BenchConfigError(
+            f"output={out} is not a bench results file ({problem}): remove it, name another "
+            "output=, or pass keep_other_sections=false to replace it"
+        )
+    return previous
+
+
+def machine_facts(root: Path) -> dict[str, Any]:
+    """What the numbers depend on besides the code: CPU, the threads allowed, the versions of
+    the packages that do the compute, and the git commit of ``root`` (dirty: uncommitted
+    changes to tracked files)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from enoki_hd.eval.runner import _git_state
+    from enoki_hd.runtime.onnx import THREADS_ENV
+
+    cpu_model = None
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(errors="replace").splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.partition(":")[2].strip()
+                break
+    versions: dict[str, str | None] = {}
+    for package in (
+        "enoki-hd",
+        "numpy",
+        "onnxruntime",
+        "spacy",
+        "tokenizers",
+        "torch",
+        "transformers",
+    ):
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = None
+    affinity = getattr(os, "sched_getaffinity", None)
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_model": cpu_model,
+        "cpus": os.cpu_count(),
+        "cpus_usable": len(affinity(0)) if affinity else os.cpu_count(),
+        "threads_env": {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", THREADS_ENV)},
+        "versions": versions,
+        "git": _git_state(root),
+    }
+
+
+def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    from enoki_hd.verify.loading import default_verifier_path
+
+    previous = check_config(cfg)
     verifier_dir = Path(cfg.verifier_dir) if cfg.verifier_dir else default_verifier_path()
     results: dict[str, Any] = {
-        "machine": {
-            "python": platform.python_version(),
-            "processor": platform.processor() or platform.machine(),
-            "cpus": os.cpu_count(),
-        },
+        "machine": machine_facts(Path(__file__).resolve().parents[1]),
         "verifier": str(verifier_dir),
         "onnx_size_mb": round((verifier_dir / "model.onnx").stat().st_size / 2**20, 2),
     }
@@ -660,18 +773,17 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         results["gpu"] = bench_gpu(cfg, sample_pairs(cfg))
     results["config"] = OmegaConf.to_container(cfg, resolve=True)
     out = Path(cfg.output)
-    if cfg.get("keep_other_sections") and out.is_file():
-        # a run of some sections keeps the other sections' numbers (and the config they were
-        # measured with); the config of this run is recorded under each section it measured
-        previous = json.loads(out.read_text())
+    if previous is not None:
+        # a run of some sections keeps the other sections' numbers (and the config and machine
+        # they were measured with); this run's are recorded under each section it measured
         configs = previous.get("section_configs", {})
         configs.update({section: results["config"] for section in sections})
-        results = previous | results | {"section_configs": configs}
+        machines = previous.get("section_machines", {})
+        machines.update({section: results["machine"] for section in sections})
+        results = previous | results | {"section_configs": configs, "section_machines": machines}
         results["config"] = previous.get("config", results["config"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, out)
+        results["machine"] = previous.get("machine", results["machine"])
+    atomic_write(out, json.dumps(results, indent=2, sort_keys=True) + "\n")
     logger.info("wrote %s", out)
     return results, {}
 
@@ -680,7 +792,7 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 def main(cfg: DictConfig) -> None:
     try:
         results, _ = run(cfg)
-    except UnknownSectionError as err:
+    except BenchConfigError as err:
         sys.stderr.write(f"bench: {err}\n")
         sys.exit(2)
     sys.stdout.write(json.dumps(results, indent=2, sort_keys=True) + "\n")
