@@ -745,6 +745,11 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
 
     previous = check_config(cfg)
     verifier_dir = Path(cfg.verifier_dir) if cfg.verifier_dir else default_verifier_path()
+    if not (verifier_dir / "model.onnx").is_file():
+        raise BenchConfigError(
+            f"verifier_dir={verifier_dir} has no model.onnx: name a verifier checkpoint folder "
+            "(null: the shipped checkpoints/verifier-minilm)"
+        )
     results: dict[str, Any] = {
         "machine": machine_facts(Path(__file__).resolve().parents[1]),
         "verifier": str(verifier_dir),

@@ -247,3 +247,14 @@ def test_the_results_record_the_machine_and_commit_of_each_section(
     assert results["machine"] == {"cpus": 64} and results["nli"] == {"pairs": 16}
     assert json.loads(out.read_text()) == results
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".results")] == []
+
+
+def test_a_verifier_folder_without_model_onnx_is_named(tmp_path: Path) -> None:
+    import bench
+
+    with pytest.raises(bench.BenchConfigError) as error:
+        bench.run(_compose(tmp_path, f"verifier_dir={tmp_path / 'nowhere'}"))
+    assert str(error.value) == (
+        f"verifier_dir={tmp_path / 'nowhere'} has no model.onnx: name a verifier checkpoint "
+        "folder (null: the shipped checkpoints/verifier-minilm)"
+    )
