@@ -52,7 +52,7 @@ def run(
     """Extract, score and write ``metrics.json``. Returns ``(metrics, objects)``.
 
     Raises:
-        ValueError: a bad option, ``out_dir`` under a file, or a malformed CaRB row.
+        ValueError: a bad option, ``out_dir`` under a file, or an empty or malformed CaRB file.
         FileNotFoundError: no CaRB dev files under ``shared_dir``.
     """
     # both fail before the extraction (minutes for the encoder) rather than after it
@@ -67,6 +67,8 @@ def run(
                 "at the shared folder that holds data/carb/"
             )
     carb = load_carb(carb_dir / "dev_sentences.txt", carb_dir / "dev_gold.tsv")
+    if not carb.sentences:
+        raise ValueError(f"{carb_dir / 'dev_sentences.txt'} holds no sentence (an empty copy?)")
     facts: dict[str, list[Fact]] = {}
     latencies: list[float] = []
     if extractor_name == "rules":

@@ -120,3 +120,18 @@ def test_carb_eval_refuses_an_out_under_a_file_before_extracting(
             )
         )
     assert (tmp_path / "taken").read_text() == "kept\n"
+
+
+def test_carb_eval_names_an_empty_sentence_file(tmp_path: Path, capsys) -> None:
+    module = _load(tmp_path)
+    carb = tmp_path / "shared" / "data" / "carb"
+    (carb / "dev_sentences.txt").write_text("\n")
+    (carb / "dev_gold.tsv").write_text("")
+    with pytest.raises(SystemExit) as stopped:
+        module.main(["--shared-dir", str(tmp_path / "shared"), "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith(f": error: {carb}/dev_sentences.txt holds no sentence (an empty copy?)")
+    )
