@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 
 from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
 from enoki_hd.eval.files import atomic_write
+from enoki_hd.eval.runner import _git_state
 from enoki_hd.extract import get_extractor
 from enoki_hd.extract.carb import CarbMatch, carb_score, carb_tuples
 from enoki_hd.types import Fact, Span
@@ -38,6 +39,24 @@ logger = logging.getLogger(__name__)
 
 _SETTINGS = {"chains": False, "collapsed": True}
 _REPORTED = ("precision", "recall", "f1", "auc", "threshold", "n_gold", "n_pred")
+# the packages whose versions the facts depend on (the parse, the tagger's runtime)
+_VERSIONED = ("enoki-hd", "spacy", "onnxruntime", "tokenizers", "numpy")
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def provenance() -> dict[str, Any]:
+    """What the numbers depend on besides the data and options: the git commit of the
+    repository (``dirty``: uncommitted changes to tracked files) and the package versions
+    (None: not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions: dict[str, str | None] = {}
+    for package in _VERSIONED:
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = None
+    return {"git": _git_state(_ROOT), "versions": versions}
 
 
 def run(
@@ -94,6 +113,8 @@ def run(
     metrics: dict[str, Any] = {
         "extractor": extractor_name,
         "model": getattr(extractor, "model", None),
+        # the spaCy pipeline's own version (the rules extractor's parse; None for the encoder)
+        "model_version": extractor.nlp.meta.get("version") if extractor_name == "rules" else None,
         "config": extractor.config(),
         "match": match,
         "n_sentences": len(carb.sentences),
@@ -102,6 +123,7 @@ def run(
             "mean": statistics.fmean(latencies),
             "max": max(latencies),
         },
+        **provenance(),
     }
     for setting, collapse in _SETTINGS.items():
         predicted = {s: carb_tuples(f, collapse_chains=collapse) for s, f in facts.items()}

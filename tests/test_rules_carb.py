@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("spacy")
+spacy = pytest.importorskip("spacy")
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "carb_eval.py"
 SENTENCES = [
@@ -47,6 +49,13 @@ def test_carb_eval_writes_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert 0.0 < scores["recall"] <= 1.0 and scores["n_gold"] == 3
     assert written["collapsed"]["n_pred"] < written["chains"]["n_pred"]
     assert written["latency_s_per_sentence"]["median"] > 0
+    # the numbers name the code and the parser they came from
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=SCRIPT.parents[1], capture_output=True, text=True
+    )
+    assert written["git"]["commit"] == (head.stdout.strip() or None)
+    assert written["versions"]["spacy"] == importlib.metadata.version("spacy")
+    assert written["model_version"] == spacy.load(written["model"]).meta["version"]
     assert "collapsed" in capsys.readouterr().out
 
 
