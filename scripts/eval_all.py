@@ -13,7 +13,11 @@ from __future__ import annotations
 import logging
 import sys
 
-from enoki_hd.eval.runner import run_eval_all
+from hydra.errors import HydraException
+
+from enoki_hd.eval.datasets import BenchmarkConfigError
+from enoki_hd.eval.runner import EvalSetupError, run_eval_all
+from enoki_hd.verify.nli import VerifierError
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +27,20 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO, format="[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
     )
     overrides = list(sys.argv[1:] if argv is None else argv)
-    results, objects = run_eval_all(overrides)
+    try:
+        results, objects = run_eval_all(overrides)
+    except (HydraException, BenchmarkConfigError, EvalSetupError, FileNotFoundError) as err:
+        # a wrong setting, an absent file or a run folder of other settings: one line, exit 2,
+        # as scripts/eval.py and `enoki eval --all`
+        sys.stderr.write(f"error: {err}\n")
+        return 2
+    except VerifierError as err:
+        sys.stderr.write(f"error: {' '.join(str(err).split())}\n")
+        return 1
+    except KeyboardInterrupt:
+        # every finished example is in the prediction cache: the same command resumes there
+        sys.stderr.write("scripts/eval_all.py: interrupted (rerun the same command to resume)\n")
+        return 130
     sys.stdout.write(objects["summary"].read_text(encoding="utf-8"))
     return 0 if results else 1
 

@@ -300,6 +300,49 @@ def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
     assert "- `wice_dev`: benchmark file" in summary
 
 
+@needs_shared
+def test_eval_all_refuses_a_run_folder_of_other_settings_before_any_benchmark(
+    tmp_path, capsys
+) -> None:
+    """A folder holding a run with another limit stopped `make eval-all` only at its turn,
+    after the benchmarks before it, with a traceback and no summary.md."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import eval_all
+
+    shared = tmp_path / "shared"
+    (shared / "benchmarks").mkdir(parents=True)
+    (shared / "benchmarks/psiloqa_en50").symlink_to(SHARED / "benchmarks/psiloqa_en50")
+    overrides = [
+        f"paths.root_dir={tmp_path}",
+        *FAST,
+        f"paths.shared_dir={shared}",
+        "methods=[lexical_absent,mark_all]",
+        "run_name=all",
+    ]
+    run_eval_all([*overrides, "limit=2"], benchmarks=["psiloqa_en50"])
+    summary = tmp_path / "outputs/eval/summary.md"
+    before = summary.read_bytes()
+    with pytest.raises(EvalSetupError) as refused:
+        run_eval_all([*overrides, "limit=3"], benchmarks=["capabilities", "psiloqa_en50"])
+    folder = tmp_path / "outputs/eval/psiloqa_en50/all"
+    message = str(refused.value)
+    assert message.startswith(f"{folder} holds a finished run with other settings (limit 2 → 3, ")
+    assert message.endswith(
+        "; give this run another run_name=NAME, or overwrite=true to replace that run"
+    )
+    assert not (tmp_path / "outputs/eval/capabilities").exists()  # nothing evaluated first
+    assert summary.read_bytes() == before
+    # the script: one line, exit 2, as scripts/eval.py
+    capsys.readouterr()
+    assert eval_all.main([*overrides, "limit=3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder} holds a finished run with other settings (limit 2")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "outputs/eval/capabilities").exists()
+
+
 # --------------------------------------------------------------------------------------------
 # benchmark=file: a user's own file in each loader's format (tests/fixtures/benchmarks), with
 # the baselines only, so no verifier and no shared data are needed

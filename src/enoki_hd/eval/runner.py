@@ -1043,12 +1043,21 @@ def run_eval_all(
     """:func:`run_eval` on every configured benchmark whose files exist under the shared
     folder (the others are skipped with the reason logged), then ``outputs/eval/summary.md``.
 
+    Every benchmark is loaded and its run folder checked (:func:`check_run_folder`) before
+    the first one is evaluated: a folder holding a run with other settings used to stop the
+    job only when its turn came, after the benchmarks before it, with no summary written.
+
     Returns ``({benchmark: metrics}, {"skipped": {benchmark: reason}, "summary": path})``.
+
+    Raises:
+        EvalSetupError: a setting no run can start with, or a run folder holding a run with
+            other settings (named), before any benchmark is evaluated.
     """
     names = list(benchmarks) if benchmarks is not None else benchmark_names(config_dir)
     results: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     summary_dir: Path | None = None
+    runs: list[tuple[str, dict[str, Any], Benchmark]] = []
     for name in names:
         cfg = compose_eval_config([*overrides, f"benchmark={name}"], config_dir=config_dir)
         plain = _plain_config(cfg)
@@ -1063,6 +1072,19 @@ def run_eval_all(
             skipped[name] = str(err)
             logger.warning("skipping %s: %s", name, err)
             continue
+        if detector is None:  # as in run_eval: a caller's own detector owns its folders
+            try:
+                settings = run_settings(plain)
+                if not settings.overwrite:
+                    check_run_folder(
+                        Path(plain["paths"]["output_dir"]),
+                        plain,
+                        limit_benchmark(loaded, settings.limit).examples_sha256(),
+                    )
+            except ValueError as err:
+                raise EvalSetupError(str(err)) from err
+        runs.append((name, plain, loaded))
+    for name, plain, loaded in runs:
         metrics, _ = run_eval(
             plain, detector=detector, benchmark=loaded, command=f"make eval-all ({name})"
         )
