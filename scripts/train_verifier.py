@@ -34,12 +34,13 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     output_dir.mkdir(parents=True, exist_ok=True)
     # the folder's config.yaml describes the run its state belongs to: a rerun that the saved
     # state refuses (other settings) must not overwrite it, so it is written when missing and
-    # again once training has gone through
+    # again once training has gone through. It is the config the run uses, a smoke run's
+    # folders included (cfg still names checkpoints/ as its ship_dir).
     config_file = output_dir / "config.yaml"
     if not config_file.exists():
-        atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
+        atomic_write(config_file, OmegaConf.to_yaml(plain))
     metrics, objects = train_verifier(plain)
-    atomic_write(config_file, OmegaConf.to_yaml(cfg, resolve=True))
+    atomic_write(config_file, OmegaConf.to_yaml(plain))
     data = objects["data"]
     parity_set = data.evaluation.get("snli_test") or next(iter(data.evaluation.values()))
     ship_dir = export_and_ship(

@@ -158,6 +158,7 @@ def test_a_run_on_the_smoke_data_never_ships_into_checkpoints(
     """data=nli_tiny under the full trainer used to ship a model trained on 96 pairs over
     checkpoints/verifier-minilm (and drop its fusion.json)."""
     import train_verifier
+    from omegaconf import OmegaConf
 
     import enoki_hd.train.verifier as verifier_module
 
@@ -178,6 +179,10 @@ def test_a_run_on_the_smoke_data_never_ships_into_checkpoints(
         train_verifier.run(cfg)
     assert seen["ship_dir"] == str(tmp_path / "run" / "smoke" / "ship")
     assert seen["paths"]["output_dir"] == str(tmp_path / "run" / "smoke")
+    # the config.yaml beside its state records those folders, not checkpoints/
+    recorded = OmegaConf.load(tmp_path / "run" / "smoke" / "config.yaml")
+    assert recorded.ship_dir == str(tmp_path / "run" / "smoke" / "ship")
+    assert recorded.paths.output_dir == str(tmp_path / "run" / "smoke")
 
 
 def _verifier_cfg(tmp_path: Path, *overrides: str):
