@@ -273,15 +273,35 @@ SENTENCES = [{"index": 0, "start": 0, "end": 21}, {"index": 1, "start": 22, "end
         ({"c": -1.0}, "C (the inverse L2 strength) must be a number > 0, got -1.0"),
         ({"c": "abc"}, "C (the inverse L2 strength) must be a number > 0, got 'abc'"),
         ({"limit": 0}, "limit must be a whole number >= 1 or null, got 0"),
+        # overrides of the eval config were tracebacks once the verifier had been loaded
+        (
+            {"eval_overrides": ["deltas=[-1]"]},
+            "eval_overrides: deltas must be a list of whole numbers of characters >= 0, got "
+            "[-1] (e.g. deltas=[0,5])",
+        ),
+        (
+            {"eval_overrides": ["verifier=nope"]},
+            "eval_overrides: In 'eval': Could not find 'verifier/nope' Available options in "
+            "'verifier': fast shipped window",
+        ),
+        (
+            {"eval_overrides": ["bootstrap.samples=-2"]},
+            "eval_overrides: bootstrap.samples must be a whole number >= 1",
+        ),
     ],
 )
 def test_calibrate_refuses_bad_settings_before_any_benchmark_runs(
-    tmp_path: Path, settings: dict, message: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: dict, message: str
 ) -> None:
     """An unknown benchmark used to fail as a Hydra traceback once the benchmarks before it
     had been evaluated; C <= 0 only in the fit, after every benchmark."""
     options = {"benchmarks": ["capabilities", "mushroom_dev30"], "c": 1.0, "limit": None}
     options.update(settings)
+
+    def loads_the_verifier(*args, **kwargs):
+        raise AssertionError("verifier loaded")
+
+    monkeypatch.setattr(Detector, "from_config", loads_the_verifier)
     with pytest.raises(SettingsError) as caught:
         run_calibrate(output_dir=tmp_path, ship=False, **options)
     assert message in str(caught.value)

@@ -310,6 +310,33 @@ def check_calibrate_settings(
         raise SettingsError(f"limit must be a whole number >= 1 or null, got {limit!r}")
 
 
+def _eval_config(overrides: Sequence[str], benchmark: str) -> dict[str, Any]:
+    """The eval config of ``benchmark`` under ``overrides``, its run settings checked: an
+    override that Hydra or the eval refuses used to fail as a traceback, after the verifier
+    had been loaded.
+
+    Raises:
+        SettingsError: naming ``eval_overrides`` and what the eval refused.
+    """
+    from hydra.errors import HydraException
+
+    from enoki_hd.eval.runner import (
+        _bootstrap_settings,
+        _plain_config,
+        compose_eval_config,
+        run_settings,
+    )
+    from enoki_hd.train.settings import SettingsError
+
+    try:
+        plain = _plain_config(compose_eval_config([*overrides, f"benchmark={benchmark}"]))
+        run_settings(plain)
+        _bootstrap_settings(plain.get("bootstrap"))
+    except (HydraException, ValueError) as err:
+        raise SettingsError(f"eval_overrides: {' '.join(str(err).split())}") from err
+    return plain
+
+
 def run_calibrate(
     *,
     benchmarks: Sequence[str] = DEFAULT_BENCHMARKS,
@@ -325,7 +352,7 @@ def run_calibrate(
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
     from enoki_hd.eval.methods import _detector_config
-    from enoki_hd.eval.runner import _plain_config, benchmark_names, compose_eval_config, run_eval
+    from enoki_hd.eval.runner import benchmark_names, run_eval
     from enoki_hd.export.onnx import git_commit
 
     check_calibrate_settings(benchmarks, c, limit, known=benchmark_names())
@@ -337,8 +364,12 @@ def run_calibrate(
         f"limit={'null' if limit is None else limit}",
         f"progress={str(progress).lower()}",
     ]
-    first = _plain_config(compose_eval_config([*base_overrides, f"benchmark={benchmarks[0]}"]))
-    detector_cfg = _detector_config(first)
+    # every benchmark's config before the verifier is loaded and the first one evaluated
+    configs = {
+        name: _eval_config([*base_overrides, "methods=[detector,lexical_absent,mark_all]"], name)
+        for name in benchmarks
+    }
+    detector_cfg = _detector_config(configs[benchmarks[0]])
     # one verifier object for every run: its pair cache makes the held-out passes cheap
     detector_cfg["verifier"] = {**detector_cfg["verifier"], "cache_size": 500_000}
     recorder = Detector.from_config(detector_cfg)
@@ -349,11 +380,7 @@ def run_calibrate(
     rows: dict[str, list[FactRow]] = {}
     rule_metrics: dict[str, Any] = {}
     for name in benchmarks:
-        cfg = _plain_config(
-            compose_eval_config(
-                [*base_overrides, f"benchmark={name}", "methods=[detector,lexical_absent,mark_all]"]
-            )
-        )
+        cfg = configs[name]
         cfg["paths"]["output_dir"] = str(output_dir / "features" / name)
         bench = load_benchmark(name, Path(cfg["paths"]["shared_dir"]).expanduser())
         metrics, objects = run_eval(
