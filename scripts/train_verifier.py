@@ -84,6 +84,13 @@ def main(cfg: DictConfig) -> None:
             run(cfg)
         except SettingsError as err:  # the message names the key and the way out
             sys.exit(f"error: {err}")
+        except KeyboardInterrupt:
+            # the last finished step is saved: a traceback would only bury where a rerun resumes
+            sys.stderr.write(
+                "scripts/train_verifier.py: interrupted (rerun the same command to resume from "
+                "the last saved step)\n"
+            )
+            sys.exit(130)
 
 
 if __name__ == "__main__":

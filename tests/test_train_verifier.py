@@ -452,6 +452,64 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared
     assert all(torch.equal(straight[k], resumed[k]) for k in straight)
 
 
+def test_ctrl_c_saves_the_finished_step_and_a_rerun_resumes_to_the_same_weights(
+    tmp_path: Path,
+    shared_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Ctrl-C used to lose every step since the last save_every checkpoint (a traceback at
+    whatever point of the step it landed); it now finishes the step, saves it and stops."""
+    import logging
+    import os
+    import signal
+
+    import torch
+    from omegaconf import OmegaConf
+    from safetensors.torch import load_file
+
+    import enoki_hd.train.verifier as verifier_module
+
+    def config(output: Path) -> dict:
+        overrides = [
+            "trainer=tiny",
+            "data=nli_tiny",
+            f"paths.shared_dir={shared_dir}",
+            f"paths.root_dir={ROOT}",
+        ]
+        with initialize(version_base="1.3", config_path="../configs"):
+            cfg = compose(config_name="train_verifier", overrides=overrides)
+        cfg.paths.output_dir = str(output)
+        return OmegaConf.to_container(cfg, resolve=True)
+
+    verifier_module.train_verifier(config(tmp_path / "straight"))
+    real_loss = verifier_module.mixed_nli_loss
+    losses: list[int] = []
+
+    def loss_then_ctrl_c(*args):
+        losses.append(1)
+        if len(losses) == 3:  # inside step 3; trainer=tiny saves every 2 steps
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_loss(*args)
+
+    monkeypatch.setattr(verifier_module, "mixed_nli_loss", loss_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        verifier_module.train_verifier(config(tmp_path / "interrupted"))
+    state_dir = tmp_path / "interrupted/train_state"
+    assert torch.load(state_dir / "state.pt", weights_only=False)["step"] == 3
+    assert not list(state_dir.glob("*.tmp"))
+    assert not (tmp_path / "interrupted/model").exists()
+    monkeypatch.undo()
+    with caplog.at_level(logging.INFO, logger="enoki_hd.train.verifier"):
+        verifier_module.train_verifier(config(tmp_path / "interrupted"))
+    assert f"resuming from step 3 of 4 ({state_dir})" in caplog.messages
+
+    straight = load_file(tmp_path / "straight/model/model.safetensors")
+    resumed = load_file(tmp_path / "interrupted/model/model.safetensors")
+    assert straight.keys() == resumed.keys()
+    assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+
+
 def test_keep_first_layers_cuts_the_model_and_its_config(
     tiny_nli_dir: Path, tmp_path: Path
 ) -> None:

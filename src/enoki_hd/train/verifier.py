@@ -2,8 +2,9 @@
 
 The loop runs through ``accelerate`` (CPU, one GPU or many with the same code; bf16 where the
 hardware has it). Batches are length-grouped so padding stays small. A checkpoint with model,
-optimizer, scheduler and step is written atomically every ``save_every`` steps; a rerun with the
-same config resumes from it and replays nothing that was already trained.
+optimizer, scheduler and step is written atomically every ``save_every`` steps and when Ctrl-C
+stops the run (between steps, :mod:`enoki_hd.train.interrupt`); a rerun with the same config
+resumes from it and replays nothing that was already trained.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 
 from enoki_hd.eval.files import replace_dir
 from enoki_hd.export.onnx import check_int8_storage, transformers_progress_off
+from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import (
     TWO_WAY,
     NLIPair,
@@ -689,72 +691,100 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         disable=not accelerator.is_main_process,
     )
     epoch = 0
-    while step < total_steps:
-        batches = length_grouped_batches(data.train, batch_size=batch_size, seed=seed, epoch=epoch)
-        epoch_first_step = epoch * steps_per_epoch
-        for position, batch in enumerate(batches):
-            global_step = epoch_first_step + position
-            if global_step < step:
-                continue  # already trained before a resume
-            if global_step >= total_steps:
-                break
-            if position % accelerator.num_processes != accelerator.process_index:
-                step += 1
-                continue
-            model.train()
-            enc = tokenizer(
-                [data.train[i].premise for i in batch],
-                [data.train[i].hypothesis for i in batch],
-                truncation="only_first",
-                max_length=max_length,
-                padding=True,
-                return_tensors="pt",
-            ).to(accelerator.device)
-            y = torch.tensor([labels[i] for i in batch], device=accelerator.device)
-            is_binary = torch.tensor([binary[i] for i in batch], device=accelerator.device)
-            with accelerator.autocast():
-                logits = model(**enc).logits
-            loss = mixed_nli_loss(logits, y, is_binary)
-            if teacher is not None and soft is not None:
-                target = torch.from_numpy(soft[batch]).to(accelerator.device)
-                weight = teacher["weight"]
-                loss = (1.0 - weight) * loss + weight * distillation_loss(
-                    logits, target, teacher["temperature"]
+    saved_step = start_step
+
+    def save() -> None:
+        nonlocal saved_step
+        if accelerator.is_main_process:
+            _atomic_save_checkpoint(
+                accelerator,
+                model,
+                optimizer,
+                scheduler,
+                step,
+                state_path,
+                settings,
+                earlier_seconds + time.time() - started,
+            )
+        saved_step = step
+
+    # Ctrl-C stops between steps and saves the last one (a rerun resumes there), never inside one
+    interrupt = StepBoundaryInterrupt()
+    try:
+        with interrupt:
+            while step < total_steps:
+                batches = length_grouped_batches(
+                    data.train, batch_size=batch_size, seed=seed, epoch=epoch
                 )
-            accelerator.backward(loss)
-            accelerator.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            step += 1
-            progress.update(1)
-            running.append(loss.item())
-            if step % log_every == 0:
-                logger.info(
-                    "step %d/%d loss %.4f lr %.2e",
-                    step,
-                    total_steps,
-                    float(np.mean(running)),
-                    scheduler.get_last_lr()[0],
-                )
-                progress.set_postfix(loss=f"{np.mean(running):.4f}")
-                accelerator.log(
-                    {"loss": float(np.mean(running)), "lr": scheduler.get_last_lr()[0]}, step=step
-                )
-                running = []
-            if step % save_every == 0 and accelerator.is_main_process:
-                _atomic_save_checkpoint(
-                    accelerator,
-                    model,
-                    optimizer,
-                    scheduler,
-                    step,
-                    state_path,
-                    settings,
-                    earlier_seconds + time.time() - started,
-                )
-        epoch += 1
-    progress.close()
+                epoch_first_step = epoch * steps_per_epoch
+                for position, batch in enumerate(batches):
+                    global_step = epoch_first_step + position
+                    if global_step < step:
+                        continue  # already trained before a resume
+                    if global_step >= total_steps:
+                        break
+                    if position % accelerator.num_processes != accelerator.process_index:
+                        step += 1
+                        continue
+                    interrupt.step_started()
+                    model.train()
+                    enc = tokenizer(
+                        [data.train[i].premise for i in batch],
+                        [data.train[i].hypothesis for i in batch],
+                        truncation="only_first",
+                        max_length=max_length,
+                        padding=True,
+                        return_tensors="pt",
+                    ).to(accelerator.device)
+                    y = torch.tensor([labels[i] for i in batch], device=accelerator.device)
+                    is_binary = torch.tensor([binary[i] for i in batch], device=accelerator.device)
+                    with accelerator.autocast():
+                        logits = model(**enc).logits
+                    loss = mixed_nli_loss(logits, y, is_binary)
+                    if teacher is not None and soft is not None:
+                        target = torch.from_numpy(soft[batch]).to(accelerator.device)
+                        weight = teacher["weight"]
+                        loss = (1.0 - weight) * loss + weight * distillation_loss(
+                            logits, target, teacher["temperature"]
+                        )
+                    accelerator.backward(loss)
+                    accelerator.clip_grad_norm_(model.parameters(), 1.0)
+                    optimizer.step()
+                    scheduler.step()
+                    optimizer.zero_grad()
+                    step += 1
+                    progress.update(1)
+                    running.append(loss.item())
+                    if step % log_every == 0:
+                        logger.info(
+                            "step %d/%d loss %.4f lr %.2e",
+                            step,
+                            total_steps,
+                            float(np.mean(running)),
+                            scheduler.get_last_lr()[0],
+                        )
+                        progress.set_postfix(loss=f"{np.mean(running):.4f}")
+                        accelerator.log(
+                            {"loss": float(np.mean(running)), "lr": scheduler.get_last_lr()[0]},
+                            step=step,
+                        )
+                        running = []
+                    if step % save_every == 0:
+                        save()
+                    interrupt.check()  # a Ctrl-C during the step stops here, its state whole
+                epoch += 1
+    except KeyboardInterrupt:
+        if interrupt.in_step:  # a second Ctrl-C inside a step: its state is not whole
+            logger.warning(
+                "stopped inside step %d; a rerun resumes from step %d", step + 1, saved_step
+            )
+        else:
+            logger.warning("interrupted at step %d; saving a checkpoint before exiting", step)
+            if step > saved_step:
+                save()
+        raise
+    finally:
+        progress.close()
     train_seconds = earlier_seconds + time.time() - started
 
     unwrapped = accelerator.unwrap_model(model)
