@@ -98,12 +98,25 @@ def test_configs_compose_and_ship_where_they_should(tmp_path: Path, shared_dir: 
         assert cfg.trainer.mixed_precision == "bf16"
 
 
-def test_cpu_smoke_trains_ships_and_scores(tmp_path: Path, shared_dir: Path) -> None:
+def test_cpu_smoke_trains_ships_and_scores(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import distill as script
 
+    import enoki_hd.train.distill as trainer_module
+    from enoki_hd.eval.files import atomic_write
+
+    written: list[str] = []  # the files written atomically (temporary file + rename)
+
+    def recording(path: Path, data: str | bytes) -> None:
+        written.append(Path(path).name)
+        atomic_write(path, data)
+
+    monkeypatch.setattr(trainer_module, "atomic_write", recording)
     overrides = ["+experiment=cpu_smoke", "carb.limit=20", "export.parity_sentences=8"]
     cfg = _compose(tmp_path, shared_dir, *overrides[1:])
     metrics, objects = script.run(cfg, overrides)
+    assert "train_metrics.json" in written
     assert metrics["steps"] == 60
     assert metrics["loss_end"] < metrics["loss_start"]
     assert 0.0 <= metrics["dev_f1"] <= 1.0

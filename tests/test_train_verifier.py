@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize
 
+from enoki_hd.eval.files import atomic_write
 from enoki_hd.train.nli_data import load_pairs, split_heldout
 from enoki_hd.train.settings import SettingsError
 from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
@@ -353,8 +354,20 @@ def test_synthetic_pairs_have_expected_labels() -> None:
             }
 
 
-def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir: Path) -> None:
+def test_train_entry_point_ships_manifest_and_resumes(
+    tmp_path: Path, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import train_verifier
+
+    import enoki_hd.train.verifier as trainer_module
+
+    written: list[str] = []  # the files written atomically (temporary file + rename)
+
+    def recording(path: Path, data: str | bytes) -> None:
+        written.append(Path(path).name)
+        atomic_write(path, data)
+
+    monkeypatch.setattr(trainer_module, "atomic_write", recording)
 
     overrides = [
         "trainer=tiny",
@@ -368,6 +381,11 @@ def test_train_entry_point_ships_manifest_and_resumes(tmp_path: Path, shared_dir
     cfg.paths.output_dir = str(tmp_path / "run")
     metrics, _ = train_verifier.run(cfg)
     assert metrics["steps"] == 4 and metrics["train_pairs"] == 96
+    # make export reads it: never half written
+    assert "train_metrics.json" in written
+    assert (
+        json.loads((tmp_path / "run" / "train_metrics.json").read_text())["metrics"]["steps"] == 4
+    )
     assert {"snli_test_accuracy", "rte_dev_accuracy", "onnx_parity", "onnx_size_mb"} <= set(metrics)
     assert metrics["onnx_parity"]["n"] == 32
     ship = tmp_path / "ship"

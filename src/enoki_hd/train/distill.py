@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from enoki_hd.eval.files import replace_dir
+from enoki_hd.eval.files import atomic_write, replace_dir
 from enoki_hd.export.onnx import check_int8_storage, transformers_progress_off
 from enoki_hd.igl.align import AlignmentReport, SourceCoverage, load_lsoie_gpt, load_oie2016
 from enoki_hd.igl.labels import (
@@ -1018,7 +1018,9 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     }
     encoding = {"train": train_set.stats.to_dict(), "dev": dev_set.stats.to_dict()}
     if accelerator.is_main_process:
-        (output_dir / "train_metrics.json").write_text(
+        # atomic: a crash inside a plain write left a half-written file beside the model
+        atomic_write(
+            output_dir / "train_metrics.json",
             json.dumps(
                 {
                     "metrics": metrics,
@@ -1029,7 +1031,7 @@ def distill(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
                 },
                 indent=2,
             )
-            + "\n"
+            + "\n",
         )
     accelerator.log(
         {k: v for k, v in metrics.items() if isinstance(v, (int, float))}, step=run.step

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from enoki_hd.eval.files import replace_dir
+from enoki_hd.eval.files import atomic_write, replace_dir
 from enoki_hd.export.onnx import check_int8_storage, transformers_progress_off
 from enoki_hd.train.interrupt import StepBoundaryInterrupt
 from enoki_hd.train.nli_data import (
@@ -816,8 +816,10 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
         metrics[f"{name}_accuracy"] = round(accuracy(pairs, probs, two_way=two_way), 4)
         metrics[f"{name}_n"] = len(pairs)
         logger.info("%s accuracy %.4f (n=%d)", name, metrics[f"{name}_accuracy"], len(pairs))
-    (output_dir / "train_metrics.json").write_text(
-        json.dumps({"metrics": metrics, "sources": data.sources}, indent=2)
+    # atomic: make export reads it, and a crash inside a plain write left it half written
+    atomic_write(
+        output_dir / "train_metrics.json",
+        json.dumps({"metrics": metrics, "sources": data.sources}, indent=2),
     )
     accelerator.log({k: v for k, v in metrics.items() if isinstance(v, (int, float))}, step=step)
     accelerator.end_training()
