@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from enoki_hd.train.calibrate import run_calibrate
 from enoki_hd.train.settings import SettingsError
+from enoki_hd.verify.nli import VerifierError
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,12 @@ def main(cfg: DictConfig) -> None:
         )
     except SettingsError as err:  # the message names the key and what it accepts
         sys.exit(f"error: {err}")
+    except VerifierError as err:  # a damaged checkpoint: the message names the file and the fix
+        sys.exit(f"error: {' '.join(str(err).split())}")
+    except KeyboardInterrupt:
+        # every finished example is in the eval prediction cache: the same command resumes there
+        sys.stderr.write("scripts/calibrate.py: interrupted (rerun the same command to resume)\n")
+        sys.exit(130)
     sys.stdout.write((Path(plain["output_dir"]) / "summary.md").read_text(encoding="utf-8"))
     logger.info("fusion: %s; shipped: %s", record["fusion"], record["shipped"])
 

@@ -411,3 +411,50 @@ def test_the_shipped_fusion_belongs_to_the_shipped_verifier() -> None:
     )
     assert report.facts and {v.decided_by for v in report.facts} == {"calibrated"}
     assert all(v.features is not None for v in report.facts)
+
+
+def test_the_calibrate_script_reports_an_interrupt_and_a_damaged_checkpoint_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from hydra import compose, initialize
+
+    from enoki_hd.verify.nli import VerifierError
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("calibrate_script", root / "scripts/calibrate.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="calibrate",
+            overrides=[
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path / 'out'}",
+                f"output_dir={tmp_path / 'out'}",
+            ],
+        )
+
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+
+    # a traceback before; every finished example is cached, so the same command resumes
+    monkeypatch.setattr(script, "run_calibrate", interrupted)
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(cfg)
+    assert exit_info.value.code == 130
+    assert capsys.readouterr().err == (
+        "scripts/calibrate.py: interrupted (rerun the same command to resume)\n"
+    )
+
+    def damaged(**kwargs):
+        raise VerifierError("/x/verifier/model.onnx is damaged;\n  restore it with git checkout")
+
+    monkeypatch.setattr(script, "run_calibrate", damaged)
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(cfg)
+    assert exit_info.value.code == (
+        "error: /x/verifier/model.onnx is damaged; restore it with git checkout"
+    )
