@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
+import pytest
+
+from enoki_hd.eval.files import atomic_write
 from enoki_hd.types import NLIScores
 
 STOP = {"a", "an", "the", "is", "are", "was", "were", "in", "of", "and", "to", "by", "it", "its"}
@@ -63,3 +68,17 @@ class ConstantVerifier(LexicalVerifier):
     def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
         self.calls.append(list(pairs))
         return [self.scores for _ in pairs]
+
+
+def record_atomic_writes(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[str]:
+    """The names of the files ``module`` writes through its ``atomic_write`` (temporary file +
+    rename), in order; the writes still happen."""
+
+    written: list[str] = []
+
+    def recording(path: Path, data: str | bytes) -> None:
+        written.append(Path(path).name)
+        atomic_write(path, data)
+
+    monkeypatch.setattr(module, "atomic_write", recording)
+    return written

@@ -104,15 +104,9 @@ def test_cpu_smoke_trains_ships_and_scores(
     import distill as script
 
     import enoki_hd.train.distill as trainer_module
-    from enoki_hd.eval.files import atomic_write
+    from tests.fakes import record_atomic_writes
 
-    written: list[str] = []  # the files written atomically (temporary file + rename)
-
-    def recording(path: Path, data: str | bytes) -> None:
-        written.append(Path(path).name)
-        atomic_write(path, data)
-
-    monkeypatch.setattr(trainer_module, "atomic_write", recording)
+    written = record_atomic_writes(monkeypatch, trainer_module)
     overrides = ["+experiment=cpu_smoke", "carb.limit=20", "export.parity_sentences=8"]
     cfg = _compose(tmp_path, shared_dir, *overrides[1:])
     metrics, objects = script.run(cfg, overrides)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize
 
-from enoki_hd.eval.files import atomic_write
 from enoki_hd.train.nli_data import load_pairs, split_heldout
 from enoki_hd.train.settings import SettingsError
 from enoki_hd.train.synthetic import SyntheticFactBuilder, detokenize_ptb
@@ -360,14 +359,9 @@ def test_train_entry_point_ships_manifest_and_resumes(
     import train_verifier
 
     import enoki_hd.train.verifier as trainer_module
+    from tests.fakes import record_atomic_writes
 
-    written: list[str] = []  # the files written atomically (temporary file + rename)
-
-    def recording(path: Path, data: str | bytes) -> None:
-        written.append(Path(path).name)
-        atomic_write(path, data)
-
-    monkeypatch.setattr(trainer_module, "atomic_write", recording)
+    written = record_atomic_writes(monkeypatch, trainer_module)
 
     overrides = [
         "trainer=tiny",
