@@ -4,6 +4,7 @@ a killed subprocess, a served app): module-level, so a spawned process can impor
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 from fakes import LexicalVerifier
@@ -25,3 +26,19 @@ class SlowDetector(Detector):
 def lexical_detector() -> Detector:
     """The rules extractor over the deterministic lexical fake verifier."""
     return SlowDetector(LexicalVerifier(), sentence_backend="regex")
+
+
+KILL_ANSWER = "This answer kills its worker."
+
+
+class DyingDetector(SlowDetector):
+    """Kills its own process (as the out-of-memory killer would) on :data:`KILL_ANSWER`."""
+
+    def detect(self, **kwargs):
+        if kwargs.get("answer") == KILL_ANSWER:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().detect(**kwargs)
+
+
+def dying_detector() -> Detector:
+    return DyingDetector(LexicalVerifier(), sentence_backend="regex")

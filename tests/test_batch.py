@@ -12,9 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
-from detector_fakes import DELAY_ENV, lexical_detector
+from detector_fakes import DELAY_ENV, KILL_ANSWER, dying_detector, lexical_detector
 
-from enoki_hd.batch import BatchError, BatchSummary, finished_rows, parse_row, run_batch
+from enoki_hd.batch import (
+    BatchError,
+    BatchSummary,
+    WorkerDied,
+    finished_rows,
+    parse_row,
+    run_batch,
+)
 from enoki_hd.cli import main
 from enoki_hd.verify.loading import default_verifier_path
 
@@ -134,6 +141,49 @@ def test_workers_write_the_same_bytes(rows_file: Path, reference: bytes, tmp_pat
     summary = run_batch(rows_file, out, detector=lexical_detector, workers=2, progress=False)
     assert summary.done == 30
     assert out.read_bytes() == reference
+
+
+def test_a_worker_that_cannot_build_its_detector_fails_the_job(tmp_path: Path) -> None:
+    """With --workers 2 a missing verifier is the error it is, not a job that hangs while
+    the pool restarts worker after worker."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(_rows(4)) + "\n")
+    out = tmp_path / "out.jsonl"
+    missing = tmp_path / "no-verifier"
+    with pytest.raises(FileNotFoundError, match=f"NLI verifier not found at {missing}"):
+        run_batch(rows, out, detector={"verifier": {"path": str(missing)}}, workers=2)
+    assert not out.exists()
+
+
+def test_a_killed_worker_fails_the_job_and_a_rerun_resumes(tmp_path: Path) -> None:
+    """A worker killed mid-row (out of memory) ends the job with WorkerDied instead of
+    waiting forever for its row; the rows written before it stay and a rerun resumes."""
+    rows = tmp_path / "rows.jsonl"
+    lines = _rows(4)
+    lines[2] = json.dumps({"id": "kill", "answer": KILL_ANSWER, "context": CONTEXTS[0]})
+    rows.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(WorkerDied, match="worker process died"):
+        run_batch(rows, out, detector=dying_detector, workers=2, in_flight=1, progress=False)
+    assert [json.loads(line)["line"] for line in out.read_text().splitlines()] == [1, 2]
+    summary = run_batch(rows, out, detector=lexical_detector, progress=False)
+    assert (summary.skipped, summary.done) == (2, 2)
+
+
+def test_cli_a_killed_worker_is_a_runtime_error(
+    rows_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import enoki_hd.batch
+
+    def dies(*args: object, **kwargs: object) -> BatchSummary:
+        raise WorkerDied("a detect-batch worker process died")
+
+    monkeypatch.setattr(enoki_hd.batch, "run_batch", dies)
+    argv = ["detect-batch", "--input", str(rows_file), "--out", str(tmp_path / "o.jsonl")]
+    assert main([*argv, "--workers", "2"]) == 1
+    assert (
+        capsys.readouterr().err == "enoki detect-batch: error: a detect-batch worker process died\n"
+    )
 
 
 def test_out_of_another_input_is_refused(rows_file: Path, tmp_path: Path) -> None:

@@ -52,6 +52,8 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,10 @@ FIELDS = ("answer", "context", "question")
 
 class BatchError(RuntimeError):
     """The job cannot go on (the output does not belong to the input, a worker died)."""
+
+
+class WorkerDied(BatchError):
+    """A worker process ended without answering (killed, out of memory): not a usage error."""
 
 
 @dataclass(frozen=True)
@@ -296,18 +302,27 @@ def detect_row(detector: Any, row: BatchRow) -> dict[str, Any]:
 
 
 _WORKER_DETECTOR: Any = None
+_WORKER_FAILURE: Exception | None = None
 _WORKER_SETTLED = False
 
 
 def _init_worker(spec: DetectorSpec, threads: int) -> None:
-    global _WORKER_DETECTOR, _WORKER_SETTLED
+    """Build the worker's detector. A failure is raised on the first row, not here: a worker
+    whose initializer raises dies, and the job would only learn that a process broke, not
+    that the verifier is missing (as :class:`enoki_hd.integrations.ray.DetectorActor` does)."""
+    global _WORKER_DETECTOR, _WORKER_FAILURE, _WORKER_SETTLED
     os.environ.setdefault(THREADS_ENV, str(threads))
-    _WORKER_DETECTOR = build_detector(spec)
-    _WORKER_SETTLED = False
+    _WORKER_DETECTOR, _WORKER_FAILURE, _WORKER_SETTLED = None, None, False
+    try:
+        _WORKER_DETECTOR = build_detector(spec)
+    except Exception as err:
+        _WORKER_FAILURE = err
 
 
 def _detect_in_worker(row: BatchRow) -> str:
     global _WORKER_SETTLED
+    if _WORKER_FAILURE is not None:
+        raise _WORKER_FAILURE
     line = output_line(detect_row(_WORKER_DETECTOR, row))
     if not _WORKER_SETTLED:  # the first row has loaded the models: a worker only detects
         settle_heap()
@@ -475,6 +490,7 @@ def run_batch(
     Raises:
         ValueError: ``workers`` < 1.
         BatchError: ``out_path`` holds lines that are not this input's first rows.
+        WorkerDied: a worker process died (killed, out of memory); rerun to resume.
         VerifierError: the verifier failed (rerun to resume after fixing it).
     """
     if workers < 1:
@@ -563,12 +579,38 @@ def _detect_lines(
             yield output_line(detect_row(detector, row))
         return
     threads = max(1, (os.cpu_count() or 1) // workers)
-    context = multiprocessing.get_context("spawn")  # no forked onnxruntime thread pools
-    with context.Pool(workers, initializer=_init_worker, initargs=(spec, threads)) as pool:
-        queue: deque[Any] = deque()
+    # a ProcessPoolExecutor, not a multiprocessing.Pool: a Pool replaces a worker that was
+    # killed (out of memory, kill -9) and waits forever for the row it held
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),  # no forked onnxruntime thread pools
+        initializer=_init_worker,
+        initargs=(spec, threads),
+    )
+    queue: deque[Future[str]] = deque()
+    try:
         for row in rows:
-            queue.append(pool.apply_async(_detect_in_worker, (row,)))
+            queue.append(pool.submit(_detect_in_worker, row))
             if len(queue) >= in_flight:
-                yield queue.popleft().get()
+                yield _result(queue.popleft())
         while queue:
-            yield queue.popleft().get()
+            yield _result(queue.popleft())
+    finally:
+        # rows not started are dropped (a rerun does them); the running ones end first
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(future: Future[str]) -> str:
+    """The output line a worker made.
+
+    Raises:
+        WorkerDied: the worker process ended before answering.
+    """
+    try:
+        return future.result()
+    except BrokenProcessPool as err:
+        raise WorkerDied(
+            "a detect-batch worker process died (killed, or out of memory?); the rows "
+            "before it are written: rerun the same command to resume, with fewer --workers "
+            "if memory ran out"
+        ) from err

@@ -469,7 +469,7 @@ def _add_detect_batch(commands) -> None:
 def _run_detect_batch(args: argparse.Namespace) -> int:
     import json
 
-    from enoki_hd.batch import BatchError, run_batch
+    from enoki_hd.batch import BatchError, WorkerDied, run_batch
 
     config = _detector_config(args)
     if args.workers < 1:
@@ -489,6 +489,9 @@ def _run_detect_batch(args: argparse.Namespace) -> int:
             ray_address=args.ray,
             progress=not args.no_progress,
         )
+    except WorkerDied as err:  # a runtime failure, not a usage error: exit 1
+        sys.stderr.write(f"enoki detect-batch: error: {err}\n")
+        return 1
     except BatchError as err:
         raise UsageError(str(err)) from err
     except ImportError as err:  # --ray without the ray extra
