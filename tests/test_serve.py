@@ -213,6 +213,36 @@ def test_a_queued_request_that_times_out_frees_its_slot(monkeypatch: pytest.Monk
         assert metric(text, "enoki_pending_requests") == 0
 
 
+def test_a_client_gone_before_its_body_arrived_is_no_server_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client (or a proxy timing it out) that closes its connection mid-body was logged
+    with a traceback and counted as a 500 internal_error, which pages the EnokiErrors alert."""
+    app = create_app(lexical_detector())
+    heads = [
+        b"Content-Length: 1000\r\n\r\n" + b'{"answer": ',
+        b"Transfer-Encoding: chunked\r\n\r\n" + b'5\r\n{"ans\r\n',
+    ]
+    with Server(app) as server, caplog.at_level("INFO", logger="enoki_hd.serve"):
+        for head in heads:
+            with socket.create_connection(("127.0.0.1", server.port)) as client:
+                client.sendall(b"POST /detect HTTP/1.1\r\nHost: x\r\n" + head)
+                time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while True:
+            text = server.request("GET", "/metrics")[1]
+            assert isinstance(text, str)
+            if metric(text, "enoki_errors_total", type="client_closed") == 2:
+                break
+            assert time.monotonic() < deadline, text
+            time.sleep(0.05)
+        assert metric(text, "enoki_requests_total", endpoint="/detect", status="499") == 2
+        assert metric(text, "enoki_errors_total", type="internal_error") == 0
+        assert metric(text, "enoki_requests_total", endpoint="/detect", status="500") == 0
+        assert server.request("POST", "/detect", RIGHT)[0] == 200
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 def test_load_200_requests_without_errors() -> None:
     """200 requests from 4 clients against uvicorn: all answered 200, counted once each."""
     app = create_app(lexical_detector())

@@ -128,7 +128,8 @@ class Metrics:
 
     - ``enoki_requests_total{endpoint, status}``, ``enoki_request_seconds{endpoint}``;
     - ``enoki_errors_total{type}`` (``invalid_json``, ``invalid_request``, ``too_large``,
-      ``overloaded``, ``timeout``, ``verifier_error``, ``internal_error``);
+      ``overloaded``, ``timeout``, ``verifier_error``, ``internal_error``, and
+      ``client_closed``, status 499, for a client gone before its body arrived);
     - ``enoki_answers_total``, ``enoki_flagged_answers_total`` (answers with a hallucinated
       span);
     - ``enoki_verdicts_total{level, label}`` — level ``fact`` or ``sentence``, label as in the
@@ -336,6 +337,7 @@ def create_app(detector: Any, settings: ServeSettings | None = None) -> Any:
     from fastapi import FastAPI, Request
     from fastapi.responses import JSONResponse, Response
     from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+    from starlette.requests import ClientDisconnect
 
     settings = settings or ServeSettings()
     if isinstance(detector, Mapping) or (callable(detector) and not hasattr(detector, "detect")):
@@ -384,6 +386,12 @@ def create_app(detector: Any, settings: ServeSettings | None = None) -> Any:
             reports = await service.detect(examples)
         except ServiceError as err:
             return error_response(err, "/detect")
+        except ClientDisconnect:
+            # the client (or a proxy timing it out) left before its body arrived: no server
+            # error, so neither a traceback nor an internal_error for the alert to count
+            logger.info("a client closed its connection before sending the whole body")
+            disconnect = ServiceError(499, "client_closed", "the body was not sent in full")
+            return error_response(disconnect, "/detect")
         except Exception as err:  # answered as JSON, logged with its traceback
             logger.exception("detect failed")
             return error_response(ServiceError(500, "internal_error", str(err)), "/detect")
