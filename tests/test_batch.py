@@ -209,6 +209,29 @@ def test_a_second_job_on_the_same_output_is_refused(rows_file: Path, tmp_path: P
     assert run_batch(rows_file, out, detector=lexical_detector, progress=False).done == 30
 
 
+def test_resuming_reads_the_output_a_line_at_a_time(tmp_path: Path) -> None:
+    """A rerun read the whole output into memory, three copies of it at once (the bytes, the
+    complete lines, their split): a long job's output can be larger than memory."""
+    import tracemalloc
+
+    out = tmp_path / "out.jsonl"
+    line = {"id": 0, "line": 0, "row_sha256": "0" * 16, "report": {"answer": "x" * 20_000}}
+    with out.open("w") as handle:
+        for n in range(1, 501):
+            handle.write(json.dumps({**line, "id": n, "line": n}) + "\n")
+        handle.write('{"id": 501, "line": 501, "rep')  # torn
+    size = out.stat().st_size
+    tracemalloc.start()
+    try:
+        done = finished_rows(out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(done) == 500 and done.rows[-1] == (500, 500, "0" * 16)
+    assert out.stat().st_size == size - len('{"id": 501, "line": 501, "rep')
+    assert size > 10_000_000 and peak < size / 10
+
+
 def test_summary_counts_errors_by_field() -> None:
     """A line that is not a JSON object is counted under "row", never under "None"."""
     summary = BatchSummary()

@@ -360,30 +360,41 @@ def finished_rows(out: Path) -> Finished:
     """
     if not out.exists():
         return Finished([])
-    data = out.read_bytes()
-    keep = data.rfind(b"\n") + 1
     rows: list[tuple[int, Any, str | None]] = []
     errors = 0
     config = None
-    for number, raw in enumerate(data[:keep].split(b"\n")[:-1], start=1):
-        try:
-            value = json.loads(raw.decode("utf-8"))
-            rows.append((int(value["line"]), value["id"], value.get("row_sha256")))
-        except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
-            raise BatchError(
-                f"--out {out}: line {number} is not a detect-batch output line ({err}); "
-                "pass another --out (the file was not changed)"
-            ) from err
-        errors += "error" in value
-        if config is None and isinstance(value.get("report"), dict):
-            config = value["report"].get("config")
-    if keep < len(data):
-        if not data[keep:].startswith(_OUTPUT_START[: len(data) - keep]):
+    keep, torn = 0, b""  # the bytes of the complete lines; the torn last line
+    # a line at a time: the output of a long job can be larger than memory
+    with out.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                torn = raw
+                break
+            try:
+                value = json.loads(raw.decode("utf-8"))
+                rows.append((int(value["line"]), value["id"], value.get("row_sha256")))
+            except (
+                UnicodeDecodeError,
+                json.JSONDecodeError,
+                KeyError,
+                TypeError,
+                ValueError,
+            ) as err:
+                raise BatchError(
+                    f"--out {out}: line {number} is not a detect-batch output line ({err}); "
+                    "pass another --out (the file was not changed)"
+                ) from err
+            keep += len(raw)
+            errors += "error" in value
+            if config is None and isinstance(value.get("report"), dict):
+                config = value["report"].get("config")
+    if torn:
+        if not torn.startswith(_OUTPUT_START[: len(torn)]):
             raise BatchError(
                 f"--out {out}: its last line is not a detect-batch output line; pass another "
                 "--out (the file was not changed)"
             )
-        logger.warning("%s: cutting off a torn last line (%d bytes)", out, len(data) - keep)
+        logger.warning("%s: cutting off a torn last line (%d bytes)", out, len(torn))
         with out.open("r+b") as handle:
             handle.truncate(keep)
             handle.flush()
