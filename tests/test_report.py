@@ -571,3 +571,57 @@ def test_markdown_shows_tags_in_the_texts_as_text() -> None:
         assert tag not in text, tag
     assert "&lt;img src=x" in text and "&lt;script>go()&lt;/script>" in text
     assert "**Question:** &lt;i>Where&lt;/i>?" in text
+
+
+def test_markdown_shows_the_answers_own_markup_as_text_so_only_flags_are_bold() -> None:
+    """An LLM answer in Markdown bold: its ``**`` paired with the report's marks and the flagged
+    span rendered as plain text (``**The tower opened in **[[1925]]****.``)."""
+    answer = "**The tower opened in 1925.** See `x_y` ~~old~~ [a](b) C:\\ &lt; & co."
+    start = answer.index("1925")
+    report = answer_report(
+        answer, [HallucinatedSpan(start, start + 4, "1925", 0.9, ["f1"], "contradicted")]
+    )
+    last = render_markdown(report).splitlines()[-1]
+    assert last == (
+        "\\*\\*The tower opened in **[[1925]]**.\\*\\* See \\`x\\_y\\` \\~\\~old\\~\\~ "
+        "\\[a\\](b) C:\\\\ &amp;lt; & co."
+    )
+    markdown_it = pytest.importorskip("markdown_it")
+    rendered = markdown_it.MarkdownIt("commonmark").enable("strikethrough").render(last)
+    assert rendered == (
+        "<p>**The tower opened in <strong>[[1925]]</strong>.** See `x_y` ~~old~~ [a](b) "
+        "C:\\ &amp;lt; &amp; co.</p>\n"
+    )
+
+
+def test_markdown_escapes_markup_in_cells_and_keeps_the_question_on_one_line() -> None:
+    text = "A **bold** claim | with `code`\\"
+    focus = "**Bold** focus."
+    context = "Before _it_. " + focus
+    evidence = Evidence(0, len(context), context, EvidenceFocus(13, len(context), focus))
+    verdict = fact_verdict(
+        "f1",
+        0,
+        ("A", "is", "**bold**"),
+        (Span(0, 1), Span(2, 3), Span(4, 12)),
+        (0, 0, 1),
+        "contradicted",
+        evidence=evidence,
+    )
+    sentence = SentenceVerdict(0, Span(0, len(text)), text, 1.0, "contradicted", evidence=evidence)
+    summary = Summary("ok", 0.0, {"contradicted": 1}, 1, True)
+    report = Report(
+        text, [sentence], [verdict], [], summary, question="Why?\n## Hallucinated spans\nNone."
+    )
+    lines = render_markdown(report).splitlines()
+    cell = "Before \\_it\\_. **\\*\\*Bold\\*\\* focus.**"
+    assert (
+        f"| 0 | contradicted | 1.00 | A \\*\\*bold\\*\\* claim \\| with \\`code\\`\\\\ | {cell} |"
+        in lines
+    )
+    assert (
+        f"| f1 | A · is · \\*\\*bold\\*\\* | contradicted | 1.00 | {cell} | decided_by: nli |"
+        in lines
+    )
+    assert "**Question:** Why?<br>## Hallucinated spans<br>None." in lines
+    assert lines.count("## Hallucinated spans") == 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -240,17 +241,19 @@ def _split_edges(text: str) -> tuple[str, str, str]:
     return text[:start], core, text[start + len(core) :]
 
 
-def _md_evidence(evidence: Evidence | None, *, limit: int) -> str:
-    """The window, clipped around its focus sentence, the focus in ``**bold**``; prefixed with
-    ``context[k]:`` when the context was given as passages."""
+def _md_evidence(evidence: Evidence | None, *, limit: int) -> _Markdown:
+    """The window, clipped around its focus sentence and escaped (:func:`_md_text`), the focus
+    in ``**bold**``; prefixed with ``context[k]:`` when the context was given as passages."""
     if evidence is None:
-        return _MISSING
+        return _Markdown(_MISSING)
     where = "" if evidence.passage is None else f"context[{evidence.passage}]: "
     before, focus, after = _clip_parts(*_evidence_parts(evidence), limit)
     if not focus:
-        return where + before + after
+        return _Markdown(where + _md_text(before + after))
     lead, core, trail = _split_edges(focus)
-    return f"{where}{before}{lead}**{core}**{trail}{after}"
+    return _Markdown(
+        f"{where}{_md_text(before + lead)}**{_md_text(core)}**{_md_text(trail + after)}"
+    )
 
 
 def _span_tooltip(span: HallucinatedSpan) -> str:
@@ -263,18 +266,38 @@ def _span_tooltip(span: HallucinatedSpan) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _md_text(text: str) -> str:
-    """Answer or context text for Markdown: ``<`` as ``&lt;``, so that a tag in it (``<script>``,
-    ``<img onerror=…>``) is shown as text, never run by a renderer (the HTML report escapes
-    the same way)."""
-    return text.replace("<", "&lt;")
+# Inline Markdown syntax: emphasis, code, strikethrough, links, and the backslash that escapes
+# them. An answer's own ``**`` would pair with the report's marks and unbold a flagged span.
+_MD_INLINE_RE = re.compile(r"([\\`*_~\[\]])")
+# "&lt;", "&#42;": a character reference a renderer would read as its character
+_MD_ENTITY_RE = re.compile(r"&(?=#?\w+;)")
+
+
+class _Markdown(str):
+    """Text that is already Markdown: escaped content (:func:`_md_text`), the report's marks."""
+
+
+def _md_text(text: str) -> _Markdown:
+    """Answer or context text for Markdown, shown as the characters it holds: ``<`` as ``&lt;``,
+    so that a tag in it (``<script>``, ``<img onerror=…>``) is shown as text, never run by a
+    renderer (the HTML report escapes the same way); ``&`` of a character reference as
+    ``&amp;``; emphasis, code, strikethrough and link syntax (``\\ ` * _ ~ [ ]``)
+    backslash-escaped, so that only the report's own marks are bold."""
+    text = _MD_INLINE_RE.sub(r"\\\1", _MD_ENTITY_RE.sub("&amp;", text))
+    return _Markdown(text.replace("<", "&lt;"))
+
+
+def _md_line(value: object) -> str:
+    """A value on one line: line breaks turned into ``<br>``, so that no line of it starts a
+    heading or a list. Text that is not :class:`_Markdown` yet (the report's own words: labels,
+    notes, fact ids) has its tags escaped."""
+    text = value if isinstance(value, _Markdown) else str(value).replace("<", "&lt;")
+    return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
 
 
 def _md_cell(value: object) -> str:
-    """A table cell: pipes and tags escaped, line breaks turned into ``<br>`` so the row stays
-    one line."""
-    text = _md_text(str(value)).replace("|", "\\|")
-    return text.replace("\r\n", "<br>").replace("\r", "<br>").replace("\n", "<br>")
+    """A table cell: :func:`_md_line` with pipes escaped, so the row stays one row."""
+    return _md_line(value).replace("|", "\\|")
 
 
 def _md_row(cells: Iterable[object]) -> str:
@@ -295,7 +318,7 @@ def _md_sentence_row(sentence: SentenceVerdict) -> list[object]:
         sentence.index,
         _sentence_label(sentence),
         _score(sentence.score),
-        sentence.text,
+        _md_text(sentence.text),
         _md_evidence(sentence.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
     ]
 
@@ -303,7 +326,7 @@ def _md_sentence_row(sentence: SentenceVerdict) -> list[object]:
 def _md_fact_row(verdict: FactVerdict) -> list[object]:
     return [
         verdict.fact.id,
-        _fact_triple(verdict),
+        _md_text(_fact_triple(verdict)),
         verdict.label,
         _score(verdict.score),
         _md_evidence(verdict.evidence, limit=MARKDOWN_EVIDENCE_CHARS),
@@ -363,7 +386,7 @@ def render_markdown(report: Report) -> str:
         lines.append("")
         lines.append("**Counts:** " + " · ".join(f"{label} {n}" for label, n in counts))
     if report.question:
-        lines += ["", f"**Question:** {_md_text(report.question)}"]
+        lines += ["", f"**Question:** {_md_line(_md_text(report.question))}"]
 
     if report.sentences or report.facts:
         lines += ["", f"- {SCORE_LEGEND}.", f"- {FOCUS_LEGEND} in **bold**."]
