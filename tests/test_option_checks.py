@@ -249,3 +249,36 @@ def test_eval_reports_a_switch_given_as_a_string_in_one_line(tmp_path, capsys) -
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert err.endswith("detector config 'absent_names' must be true or false, got str 'no'\n")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"selector": "window"},
+            "selector must be an EvidenceSelector (e.g. EvidenceSelector(strategy='window', "
+            "top_k=3)) or None, got str 'window'",
+        ),
+        (
+            {"selector": {"top_k": 3}},
+            "selector must be an EvidenceSelector (e.g. EvidenceSelector(strategy='window', "
+            "top_k=3)) or None, got dict {'top_k': 3}",
+        ),
+        (
+            {"verifier": 123},
+            "verifier must be a Verifier (with a predict method), a checkpoint path, a hub id, "
+            "a shipped checkpoint name or None, got int",
+        ),
+        (
+            {"calibration": 3, "verification": "calibrated"},
+            "calibration must be a FusionCalibration, a path to its JSON file or None, got int",
+        ),
+    ],
+)
+def test_detector_refuses_a_wrongly_typed_component(options: dict[str, Any], message: str) -> None:
+    """A selector, verifier or calibration of the wrong type was taken as given and failed on
+    the first detect with an AttributeError deep in the pipeline (or a bare os.fspath error)."""
+    options.setdefault("verifier", LexicalVerifier())
+    with pytest.raises(TypeError) as err:
+        Detector(extractor=None, **options)
+    assert str(err.value) == message

@@ -281,6 +281,23 @@ class Detector:
                 "extractor must be a name ('rules', 'encoder', 'none'), an Extractor (with "
                 f"an extract method) or None, got {type(extractor).__name__}"
             )
+        if not (selector is None or hasattr(selector, "build_index")):
+            raise TypeError(
+                "selector must be an EvidenceSelector (e.g. EvidenceSelector(strategy="
+                f"'window', top_k=3)) or None, got {type(selector).__name__} {selector!r}"
+            )
+        if not (
+            verifier is None or isinstance(verifier, (str, Path)) or hasattr(verifier, "predict")
+        ):
+            raise TypeError(
+                "verifier must be a Verifier (with a predict method), a checkpoint path, a hub "
+                f"id, a shipped checkpoint name or None, got {type(verifier).__name__}"
+            )
+        if not (calibration is None or isinstance(calibration, (FusionCalibration, str, Path))):
+            raise TypeError(
+                "calibration must be a FusionCalibration, a path to its JSON file or None, got "
+                f"{type(calibration).__name__}"
+            )
         if verifier is None:
             verifier = load_default_verifier()
         elif isinstance(verifier, (str, Path)):
