@@ -432,3 +432,17 @@ def test_ctrl_c_is_one_line_with_the_way_to_resume(capsys, monkeypatch, tmp_path
     )
     assert code == 130
     assert err == "enoki detect-batch: interrupted (rerun the same command to resume)\n"
+
+
+def test_detect_writes_utf8_to_stdout_whatever_the_locale(
+    tmp_path, capsys, lexical_verifier, monkeypatch
+) -> None:
+    """Under a cp1252 stdout (a Windows pipe) an emoji in the answer was a UnicodeEncodeError
+    traceback after the detection had run, and no report."""
+    args = _pair(tmp_path, "Suede formed in London.", "Suede 🎸 formed in Manchester.")
+    raw = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(raw, encoding="cp1252"))
+    assert main([*args, "--format", "md"]) == 0
+    text = raw.getvalue().decode("utf-8")
+    assert "Suede 🎸 formed in **[[Manchester]]**." in text
+    assert "· status: ok" in text

@@ -661,7 +661,20 @@ def _write(text: str, out: str | None) -> None:
         except OSError as err:
             raise UsageError(f"argument --out: cannot write {out}: {err.strerror or err}") from err
     else:
+        _write_stdout(text)
+
+
+def _write_stdout(text: str) -> None:
+    """``text`` on standard output as UTF-8, as ``--out`` writes it and as the HTML report's
+    ``<meta charset="utf-8">`` says, whatever the locale's encoding: a Windows pipe's cp1252
+    cannot encode an emoji or a Greek answer, and the report was lost to a traceback."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a notebook's, a test's StringIO)
         sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
 
 
 # extractors that need settings the command line does not take
