@@ -446,3 +446,17 @@ def test_detect_writes_utf8_to_stdout_whatever_the_locale(
     text = raw.getvalue().decode("utf-8")
     assert "Suede 🎸 formed in **[[Manchester]]**." in text
     assert "· status: ok" in text
+
+
+@pytest.mark.parametrize("context", ["", " \n\t"])
+def test_the_contradiction_gate_fails_closed_on_an_empty_context(
+    tmp_path, capsys, lexical_verifier, context: str
+) -> None:
+    """An empty context file (a retrieval that found nothing) left every fact unverifiable, so
+    --fail-on-contradicted passed with exit 0 an answer that nothing was checked against."""
+    args = _pair(tmp_path, context, "Suede formed in Manchester in 1995.")
+    code, out, err = run_cli([*args, "--fail-on-contradicted", "--stable"], capsys)
+    assert code == 3
+    assert "not wholly checked (status no_context, the context is empty)" in err
+    assert json.loads(out)["summary"]["status"] == "no_context"
+    assert run_cli([*args, "--fail-on-contradicted", "--allow-unchecked"], capsys)[0] == 0

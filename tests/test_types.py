@@ -235,3 +235,12 @@ def test_evidence_focus_round_trips_and_old_dicts_still_load() -> None:
     # Reports written before the focus existed have no "focus" key.
     assert Evidence.from_dict({"start": 0, "end": 5, "text": "Paris"}) == Evidence(0, 5, "Paris")
     assert Evidence(0, 5, "Paris").to_dict()["focus"] is None
+
+
+def test_a_report_on_an_empty_context_is_not_checked() -> None:
+    """Status no_context: every unit unverifiable, faithfulness 0.0, but nothing was checked
+    against anything, so a gate on Report.checked must fail closed."""
+    summary = Summary("no_context", 0.0, {"unverifiable": 1}, 1, True, extrinsic=1)
+    assert Report("Paris is in France.", [], [], [], summary).checked is False
+    ok = Summary("ok", 0.0, {"unverifiable": 1}, 1, True, extrinsic=1)
+    assert Report("Paris is in France.", [], [], [], ok).checked is True

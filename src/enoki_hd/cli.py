@@ -26,7 +26,8 @@ examples:
 
 exit codes: 0 done, 1 runtime error (e.g. a verifier failure), 2 usage error,
             3 faithfulness below --fail-under, or (under either gate) an answer not wholly
-              checked (another language, nothing verifiable) unless --allow-unchecked,
+              checked (another language, nothing verifiable, an empty context) unless
+              --allow-unchecked,
             4 contradiction with --fail-on-contradicted
 """
 
@@ -619,10 +620,14 @@ def _run_detect(args: argparse.Namespace) -> int:
     gated = args.fail_under is not None or args.fail_on_contradicted
     if gated and not report.checked and not args.allow_unchecked:
         summary = report.summary
+        why = (
+            "the context is empty"
+            if summary.status == "no_context"
+            else f"{summary.unchecked} sentence(s) unchecked"
+        )
         sys.stderr.write(
-            f"enoki detect: the answer was not wholly checked (status {summary.status}, "
-            f"{summary.unchecked} sentence(s) unchecked); the gate fails closed — pass "
-            "--allow-unchecked to let such answers through\n"
+            f"enoki detect: the answer was not wholly checked (status {summary.status}, {why}); "
+            "the gate fails closed — pass --allow-unchecked to let such answers through\n"
         )
         return 3
     faithfulness = report.summary.faithfulness

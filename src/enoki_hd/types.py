@@ -485,9 +485,15 @@ class Report:
 
     @property
     def checked(self) -> bool:
-        """Whether the whole answer was verified: something was checked and no sentence was
-        left unchecked (e.g. in another language). A CI gate should fail closed when False."""
-        return self.summary.faithfulness is not None and self.summary.unchecked == 0
+        """Whether the whole answer was verified: something was checked against a context that
+        is not empty, and no sentence was left unchecked (e.g. in another language). A CI gate
+        should fail closed when False."""
+        summary = self.summary
+        return (
+            summary.faithfulness is not None
+            and summary.unchecked == 0
+            and summary.status != "no_context"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
