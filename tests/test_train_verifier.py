@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize
+from omegaconf import OmegaConf
 
 from enoki_hd.train.nli_data import load_pairs, split_heldout
 from enoki_hd.train.settings import SettingsError
@@ -421,26 +422,31 @@ def test_train_entry_point_ships_manifest_and_resumes(
     assert reshipped["metrics"]["onnx_parity"]["n"] == 16
 
 
+def smoke_config(output: Path, shared_dir: Path, *extra: str) -> dict:
+    """The resolved config of a smoke training run (``trainer=tiny data=nli_tiny``) into
+    ``output``."""
+    overrides = [
+        "trainer=tiny",
+        "data=nli_tiny",
+        f"paths.shared_dir={shared_dir}",
+        f"paths.root_dir={ROOT}",
+        *extra,
+    ]
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(config_name="train_verifier", overrides=overrides)
+    cfg.paths.output_dir = str(output)
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
 def test_interrupted_training_resumes_to_the_same_weights(tmp_path: Path, shared_dir: Path) -> None:
     """2 steps, stop, resume to 4 == 4 steps straight: same batches, learning rates, dropout."""
     import torch
-    from omegaconf import OmegaConf
     from safetensors.torch import load_file
 
     from enoki_hd.train.verifier import train_verifier
 
     def config(output: Path, *extra: str) -> dict:
-        overrides = [
-            "trainer=tiny",
-            "data=nli_tiny",
-            f"paths.shared_dir={shared_dir}",
-            f"paths.root_dir={ROOT}",
-            *extra,
-        ]
-        with initialize(version_base="1.3", config_path="../configs"):
-            cfg = compose(config_name="train_verifier", overrides=overrides)
-        cfg.paths.output_dir = str(output)
-        return OmegaConf.to_container(cfg, resolve=True)
+        return smoke_config(output, shared_dir, *extra)
 
     train_verifier(config(tmp_path / "straight"))
     # the first half of a 4-step schedule, then a rerun with the full budget resumes at step 2
@@ -477,22 +483,12 @@ def test_ctrl_c_saves_the_finished_step_and_a_rerun_resumes_to_the_same_weights(
     import signal
 
     import torch
-    from omegaconf import OmegaConf
     from safetensors.torch import load_file
 
     import enoki_hd.train.verifier as verifier_module
 
     def config(output: Path) -> dict:
-        overrides = [
-            "trainer=tiny",
-            "data=nli_tiny",
-            f"paths.shared_dir={shared_dir}",
-            f"paths.root_dir={ROOT}",
-        ]
-        with initialize(version_base="1.3", config_path="../configs"):
-            cfg = compose(config_name="train_verifier", overrides=overrides)
-        cfg.paths.output_dir = str(output)
-        return OmegaConf.to_container(cfg, resolve=True)
+        return smoke_config(output, shared_dir)
 
     verifier_module.train_verifier(config(tmp_path / "straight"))
     real_loss = verifier_module.mixed_nli_loss
