@@ -40,3 +40,28 @@ def test_between_steps_a_ctrl_c_stops_at_once() -> None:
     with pytest.raises(KeyboardInterrupt), interrupt:
         os.kill(os.getpid(), signal.SIGINT)
     assert not interrupt.in_step
+
+
+@pytest.mark.parametrize(
+    ("in_step", "step", "saved_step", "saves", "message"),
+    [
+        (False, 7, 5, 1, "interrupted at step 7; saving a checkpoint before exiting"),
+        (False, 5, 5, 0, "interrupted at step 5; saving a checkpoint before exiting"),
+        (True, 7, 5, 0, "stopped inside step 8; a rerun resumes from step 5"),
+    ],
+)
+def test_save_on_stop_saves_a_finished_step_once_and_never_a_half_one(
+    in_step: bool,
+    step: int,
+    saved_step: int,
+    saves: int,
+    message: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    interrupt = StepBoundaryInterrupt()
+    interrupt.in_step = in_step
+    calls: list[int] = []
+    with caplog.at_level("WARNING", logger="enoki_hd.train.interrupt"):
+        interrupt.save_on_stop(step, saved_step, lambda: calls.append(step))
+    assert len(calls) == saves
+    assert caplog.messages == [message]

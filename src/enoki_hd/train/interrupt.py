@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType, TracebackType
 
 logger = logging.getLogger(__name__)
@@ -66,3 +67,17 @@ class StepBoundaryInterrupt:
         self.in_step = False
         if self.requested:
             raise KeyboardInterrupt
+
+    def save_on_stop(self, step: int, saved_step: int, save: Callable[[], None]) -> None:
+        """What a loop does when a ``KeyboardInterrupt`` stopped it at ``step`` (the last
+        checkpoint holds ``saved_step``): inside a step (a second Ctrl-C) its state is not
+        whole, so nothing is saved and the rerun resumes from ``saved_step``; between steps
+        ``save()`` writes the finished step unless it is already saved. The caller re-raises."""
+        if self.in_step:
+            logger.warning(
+                "stopped inside step %d; a rerun resumes from step %d", step + 1, saved_step
+            )
+            return
+        logger.warning("interrupted at step %d; saving a checkpoint before exiting", step)
+        if step > saved_step:
+            save()

@@ -774,14 +774,7 @@ def train_verifier(cfg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]
                     interrupt.check()  # a Ctrl-C during the step stops here, its state whole
                 epoch += 1
     except KeyboardInterrupt:
-        if interrupt.in_step:  # a second Ctrl-C inside a step: its state is not whole
-            logger.warning(
-                "stopped inside step %d; a rerun resumes from step %d", step + 1, saved_step
-            )
-        else:
-            logger.warning("interrupted at step %d; saving a checkpoint before exiting", step)
-            if step > saved_step:
-                save()
+        interrupt.save_on_stop(step, saved_step, save)
         raise
     finally:
         progress.close()
