@@ -705,6 +705,10 @@ def test_another_name_for_the_same_definite_role_is_an_identity_conflict(
         ("The author of Hamlet is Shakespeare.", "author of Hamlet", "is", "Shakespeare", "William Shakespeare is the author of Hamlet."),
         # not a bare "be"
         ("Lyon became the capital of France.", "Lyon", "became", "capital of France", CAPITAL),
+        # the evidence's name with its accent written as a separate mark in the answer (the
+        # context composes it): the same name, not another
+        ("Pa\u0301ris is the capital of France.", "Pa\u0301ris", "is", "capital of France", "P\u00e1ris is the capital of France."),
+        ("The capital of France is P\u00e1ris.", "capital of France", "is", "P\u00e1ris", "Pa\u0301ris is the capital of France."),
     ],
 )  # fmt: skip
 def test_identity_check_is_silent_otherwise(

@@ -110,7 +110,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from enoki_hd.text import segment_sentences, tokenize_words
+from enoki_hd.text import fold_compat, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.grounding import compare_value, is_plain_word, starts_sentence, value_of
 
@@ -289,7 +289,10 @@ _COMPARATIVE_GROUPS, _COMPARATIVE_OPPOSITES = _opposite_tables(_COMPARATIVE_PAIR
 
 
 def _words(text: str) -> list[str]:
-    return [s.text(text).lower().replace("’", "'") for s in tokenize_words(text)]
+    """The words of ``text`` in the form every check compares them in: lower case, curly
+    apostrophes straightened and in Unicode compatibility form (:func:`fold_compat`: an accent
+    written as a separate mark, "Pa\u0301ris", is the "Páris" a context writes composed)."""
+    return [fold_compat(s.text(text)).lower().replace("’", "'") for s in tokenize_words(text)]
 
 
 def _phrase(text: str, *, max_words: int = 6, digits: bool = False) -> list[str] | None:
