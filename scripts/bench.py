@@ -700,8 +700,7 @@ def machine_facts(root: Path) -> dict[str, Any]:
     """What the numbers depend on besides the code: CPU, the threads allowed, the versions of
     the packages that do the compute, and the git commit of ``root`` (dirty: uncommitted
     changes to tracked files)."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    from enoki_hd.eval.cache import package_versions
     from enoki_hd.eval.runner import _git_state
     from enoki_hd.runtime.onnx import THREADS_ENV
 
@@ -712,20 +711,9 @@ def machine_facts(root: Path) -> dict[str, Any]:
             if line.startswith("model name"):
                 cpu_model = line.partition(":")[2].strip()
                 break
-    versions: dict[str, str | None] = {}
-    for package in (
-        "enoki-hd",
-        "numpy",
-        "onnxruntime",
-        "spacy",
-        "tokenizers",
-        "torch",
-        "transformers",
-    ):
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            versions[package] = None
+    versions = package_versions(
+        ("enoki-hd", "numpy", "onnxruntime", "spacy", "tokenizers", "torch", "transformers")
+    )
     affinity = getattr(os, "sched_getaffinity", None)
     return {
         "python": platform.python_version(),

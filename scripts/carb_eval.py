@@ -28,6 +28,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from enoki_hd.eval.cache import dependency_versions
 from enoki_hd.eval.datasets import SHARED_DIR_ENV, load_carb
 from enoki_hd.eval.files import atomic_write
 from enoki_hd.eval.runner import _git_state
@@ -39,24 +40,15 @@ logger = logging.getLogger(__name__)
 
 _SETTINGS = {"chains": False, "collapsed": True}
 _REPORTED = ("precision", "recall", "f1", "auc", "threshold", "n_gold", "n_pred")
-# the packages whose versions the facts depend on (the parse, the tagger's runtime)
-_VERSIONED = ("enoki-hd", "spacy", "onnxruntime", "tokenizers", "numpy")
 _ROOT = Path(__file__).resolve().parents[1]
 
 
 def provenance() -> dict[str, Any]:
     """What the numbers depend on besides the data and options: the git commit of the
-    repository (``dirty``: uncommitted changes to tracked files) and the package versions
-    (None: not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    versions: dict[str, str | None] = {}
-    for package in _VERSIONED:
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            versions[package] = None
-    return {"git": _git_state(_ROOT), "versions": versions}
+    repository (``dirty``: uncommitted changes to tracked files) and the versions of the
+    packages a prediction depends on (:func:`enoki_hd.eval.cache.dependency_versions`: the
+    parser and its model, the ONNX runtime, the tokenizers; None: not installed)."""
+    return {"git": _git_state(_ROOT), "versions": dependency_versions()}
 
 
 def run(

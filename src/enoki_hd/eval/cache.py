@@ -7,7 +7,7 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,18 +46,23 @@ _DEPENDENCIES = (
 )
 
 
-@functools.cache
-def dependency_versions() -> dict[str, str | None]:
-    """The installed version of each of :data:`_DEPENDENCIES` (None when not installed)."""
+def package_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The installed version of each distribution of ``names`` (None when not installed)."""
     from importlib import metadata
 
     versions: dict[str, str | None] = {}
-    for name in _DEPENDENCIES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
+
+
+@functools.cache
+def dependency_versions() -> dict[str, str | None]:
+    """The installed version of each of :data:`_DEPENDENCIES` (None when not installed)."""
+    return package_versions(_DEPENDENCIES)
 
 
 class PredictionCache:
