@@ -314,6 +314,11 @@ def test_a_teacher_files_coverage_counts_the_facts_that_gave_no_row(tmp_path: Pa
         {"id": "b", "subject": "It", "relation": "'s", "object": "big",
          "subject_spans": [[22, 24]], "relation_spans": [[24, 26]], "object_spans": [[27, 30]]},
         {"id": "c", "subject": "It", "relation": "is", "object": "big"},
+        # the first fact again, and one whose spans are a character late (byte offsets)
+        {"id": "d", "subject": "Suede", "relation": "formed in", "object": "Bath",
+         "subject_spans": [[0, 5]], "relation_spans": [[6, 15]], "object_spans": [[16, 20]]},
+        {"id": "e", "subject": "Suede", "relation": "formed in", "object": "Bath",
+         "subject_spans": [[1, 6]], "relation_spans": [[7, 16]], "object_spans": [[17, 21]]},
     ]  # fmt: skip
     teacher = tmp_path / "mine.jsonl"
     teacher.write_text(json.dumps({"text": text, "facts": facts}) + "\n")
@@ -322,18 +327,24 @@ def test_a_teacher_files_coverage_counts_the_facts_that_gave_no_row(tmp_path: Pa
         "sentences": 2,
         "sentences_with_rows": 1,
         "sentences_skipped": 0,
-        "triples": 3,
+        "triples": 5,
         "aligned": 1,
         "exact": 1,
         "implicit": 0,
-        "coverage": 0.3333,
-        "dropped": {"no_spans": 1, "no_subject_or_relation": 1},
+        "coverage": 0.2,
+        "dropped": {
+            "no_spans": 1,
+            "spans_do_not_match": 1,
+            "no_subject_or_relation": 1,
+            "duplicate": 1,
+        },
     }
     # limit: the first sentence only, and only its facts are counted
     _, report = load_source("t", {"kind": "teacher_jsonl", "path": str(teacher), "limit": 1})
+    # (the facts without a sentence, no span or spans that miss, count with the record's first)
     assert (report.sources["t"].triples, dict(report.sources["t"].dropped)) == (
-        2,
-        {"no_spans": 1},
+        4,
+        {"no_spans": 1, "spans_do_not_match": 1, "duplicate": 1},
     )
 
 

@@ -145,6 +145,84 @@ def test_facts_to_example_drops_unlabelable_facts_and_relinks_parents():
     assert example.parents == [None, None, 0]
 
 
+def test_facts_to_example_gives_a_repeated_fact_no_row_and_its_children_the_first():
+    # a hand-made teacher file that states "Paris is big" twice gave two gold rows alike, and
+    # the Hungarian loss then taught the tagger to say one fact at two depths
+    facts = paris_facts()
+    again = Fact("f0.3", 0, "Paris", "is", "capital", [Span(0, 5)], [], [Span(11, 18)])
+    child = Fact(
+        "f0.4", 0, "Paris", "is", "capital of France", [Span(0, 5)], [], [Span(11, 28)],
+        parent="f0.3",
+    )  # fmt: skip
+    dropped: Counter[str] = Counter()
+    example = facts_to_example(
+        PARIS, [facts[0], facts[2], again, child], source="t", dropped=dropped
+    )
+    assert example.rows == [PARIS_ROWS[0], PARIS_ROWS[2], PARIS_ROWS[1]]
+    assert example.parents == [None, None, 0]
+    assert dropped == {"duplicate": 1}
+    # a refinement that repeats its own parent's row is the parent: one row, no self-link
+    same = Fact(
+        "f0.5", 0, "Paris", "is", "capital", [Span(0, 5)], [], [Span(11, 18)], parent="f0.0"
+    )
+    dropped = Counter()
+    example = facts_to_example(PARIS, [facts[0], same], source="t", dropped=dropped)
+    assert (example.rows, example.parents, dropped) == ([PARIS_ROWS[0]], [None], {"duplicate": 1})
+
+
+def test_teacher_facts_whose_spans_miss_their_strings_are_left_out_and_counted(tmp_path, caplog):
+    # UTF-8 byte offsets from another language's tool: after "Café" (5 bytes, 4 characters)
+    # every span lands one character late, "pened" for "opened", and trained a wrong row
+    text = "Café Lumen opened in 1990. It is small."
+    chars = [
+        Fact("f0.0", 0, "Café Lumen", "opened in", "1990", [Span(0, 10)], [Span(11, 20)], [Span(21, 25)]),
+        Fact("f1.0", 1, "It", "is", "small", [Span(27, 29)], [Span(30, 32)], [Span(33, 38)]),
+    ]  # fmt: skip
+    in_bytes = [
+        Fact("f0.0", 0, "Café Lumen", "opened in", "1990", [Span(0, 11)], [Span(12, 21)], [Span(22, 26)]),
+        Fact("f0.1", 0, "Café Lumen", "opened in", "1990 exactly", [Span(0, 11)], [Span(12, 21)], [Span(22, 26)], parent="f0.0"),
+        Fact("f1.0", 1, "It", "is", "small", [Span(28, 30)], [Span(31, 33)], [Span(34, 39)]),
+    ]  # fmt: skip
+    assert text[11:20] == "opened in" and text[12:21] == "pened in "
+    good = _write_lines(
+        tmp_path / "chars.jsonl",
+        [json.dumps({"text": text, "facts": [f.to_dict() for f in chars]})],
+    )
+    bad = _write_lines(tmp_path / "bytes.jsonl", [json.dumps({"text": text, "facts": [f.to_dict() for f in in_bytes]})] * 2)  # fmt: skip
+    counts: Counter[str] = Counter()
+    assert [len(e.rows) for e in read_teacher_jsonl(good, counts=counts)] == [1, 1]
+    assert counts == {"facts": 2, "rows": 2, "no_spans": 0, "no_subject_or_relation": 0}
+    counts = Counter()
+    with caplog.at_level("WARNING", logger="enoki_hd.igl.labels"):
+        examples = list(read_teacher_jsonl(bad, counts=counts))
+    # the second sentence's spans are one character late too ("t " for "It"): every fact goes
+    assert [len(e.rows) for e in examples] == [0, 0, 0, 0]
+    assert counts == {
+        "facts": 6, "rows": 0, "no_spans": 0, "spans_do_not_match": 6, "no_subject_or_relation": 0,
+    }  # fmt: skip
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1, warnings  # the first one only, each file
+    assert warnings[0].startswith(
+        f"{bad}:1: fact 'f0.0' left out of training: its relation_spans cover 'pened in ', not words of relation 'opened in'. "
+    )
+    assert "not UTF-8 byte offsets" in warnings[0]
+
+
+def test_a_fact_left_out_for_its_spans_hands_its_children_its_parent(tmp_path):
+    facts = paris_facts()
+    facts.insert(
+        1, Fact("g", 0, "Paris", "is", "capital", [Span(1, 6)], [], [Span(11, 18)], parent="f0.0")
+    )
+    facts[2].parent = "g"  # "capital of France" refines the bad "g", which refines f0.0
+    path = _write_lines(
+        tmp_path / "t.jsonl", [json.dumps({"text": PARIS, "facts": [f.to_dict() for f in facts]})]
+    )
+    counts: Counter[str] = Counter()
+    (example,) = read_teacher_jsonl(path, counts=counts)
+    assert (example.rows, example.parents) == (PARIS_ROWS, [None, 0, None])
+    assert counts["spans_do_not_match"] == 1 and counts["rows"] == 3
+
+
 def test_chain_parents_takes_the_largest_nested_object():
     rows = [
         [ARG1, REL, ARG2, 0, 0, 0, 0, 0],
@@ -222,7 +300,8 @@ def test_teacher_sentences_without_facts_are_kept_as_negatives_unless_asked(tmp_
             '{"text": "A b.", "facts": [{"id": "x", "subject": "A", "relation": "b", '
             '"object": "", "subject_spans": [[0, 9]]}]}',
             r"t\.jsonl:2: field 'facts\[0\]'\.subject_spans\[0\]: span 0:9 lies outside the "
-            r"text of length 4",
+            r"text of length 4 \(spans are character offsets into the text, not UTF-8 byte "
+            r"offsets\)$",
         ),
         (
             '{"text": "A b.", "facts": [{"id": "x", "subject": "A", "relation": "b", '

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from enoki_hd.text import SegmentBackend, segment_sentences, tokenize_words
+from enoki_hd.text import SegmentBackend, normalize_term, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 
 logger = logging.getLogger(__name__)
@@ -155,20 +155,31 @@ def implicit_relation_words(relation: str, covered: str) -> list[str]:
     return implicit
 
 
-def facts_to_example(text: str, facts: Sequence[Fact], *, source: str, id: str = "") -> GridExample:
+def facts_to_example(
+    text: str,
+    facts: Sequence[Fact],
+    *,
+    source: str,
+    id: str = "",
+    dropped: Counter[str] | None = None,
+) -> GridExample:
     """Teacher facts of one sentence → a grid example.
 
     The facts' subject / relation / object spans are character offsets into ``text``. A word is
     labelled with the part whose span overlaps it (subject before relation before object when
     spans overlap). Leading relation words "is" / "of" / "from" that the relation spans do not
     cover go to the sentinels. A fact without subject words, or with neither relation words nor
-    a sentinel, gives no row; a parent link to such a fact moves to its nearest kept ancestor.
-    Rows keep the facts' order.
+    a sentinel, gives no row; a fact whose row repeats an earlier fact's row gives none either
+    (two gold rows alike would teach the tagger to say one fact twice); a parent link to a
+    fact without a row moves to its nearest kept ancestor, or to the row it repeats. Rows keep
+    the facts' order. ``dropped``, when given, counts the facts without a row by reason:
+    ``no_subject_or_relation`` and ``duplicate``.
     """
     words = tokenize_words(text)
     n = len(words)
     rows: list[list[int]] = []
-    kept: dict[str, int] = {}
+    kept: dict[str, int] = {}  # fact id → its row, or the earlier row it repeats
+    owners: list[Fact] = []  # the fact each row came from
     by_id = {f.id: f for f in facts}
     for fact in facts:
         for name in ("subject_spans", "relation_spans", "object_spans"):
@@ -191,20 +202,28 @@ def facts_to_example(text: str, facts: Sequence[Fact], *, source: str, id: str =
             row[n + SENTINEL_WORDS.index(word)] = REL
         if ARG1 not in row or REL not in row:
             logger.debug("fact %s has no subject or relation words in %r; no row", fact.id, text)
+            if dropped is not None:
+                dropped["no_subject_or_relation"] += 1
+            continue
+        if row in rows:
+            logger.debug("fact %s repeats an earlier fact's row in %r; no row", fact.id, text)
+            if dropped is not None:
+                dropped["duplicate"] += 1
+            kept[fact.id] = rows.index(row)
             continue
         kept[fact.id] = len(rows)
         rows.append(row)
+        owners.append(fact)
     parents: list[int | None] = []
-    for fact in facts:
-        if fact.id not in kept:
-            continue
+    for index, fact in enumerate(owners):
         parent, seen = fact.parent, {fact.id}
         while parent is not None and parent not in kept and parent in by_id:
             seen.add(parent)
             parent = by_id[parent].parent
             if parent in seen:
                 parent = None
-        parents.append(kept.get(parent) if parent is not None else None)
+        row_of_parent = kept.get(parent) if parent is not None else None
+        parents.append(None if row_of_parent == index else row_of_parent)
     return GridExample(text=text, words=words, rows=rows, parents=parents, source=source, id=id)
 
 
@@ -232,7 +251,8 @@ def _parse_spans(value: Any, where: str, text_len: int | None) -> list[Span]:
         if text_len is not None and span.end > text_len:
             raise _bad(
                 f"{where}[{k}]",
-                f"span {span.start}:{span.end} lies outside the text of length {text_len}",
+                f"span {span.start}:{span.end} lies outside the text of length {text_len} "
+                "(spans are character offsets into the text, not UTF-8 byte offsets)",
             )
         spans.append(span)
     return spans
@@ -319,7 +339,7 @@ def teacher_examples(
     for the k-th sentence."""
     return [
         example
-        for example, _ in _sentence_examples(
+        for example, _, _ in _sentence_examples(
             text, facts, source=source, id=id, segmenter=segmenter, keep_empty=keep_empty
         )
     ]
@@ -333,8 +353,9 @@ def _sentence_examples(
     id: str,
     segmenter: SegmentBackend,
     keep_empty: bool,
-) -> list[tuple[GridExample, int]]:
-    """:func:`teacher_examples`, each with the number of facts its sentence holds."""
+) -> list[tuple[GridExample, int, Counter[str]]]:
+    """:func:`teacher_examples`, each with the number of facts its sentence holds and those
+    of them that gave no row, by reason."""
     examples = []
     for k, region in enumerate(_sentence_regions(text, facts, segmenter)):
         inside = [
@@ -348,27 +369,37 @@ def _sentence_examples(
         if not inside and not keep_empty:
             continue
         sentence = region.text(text)
-        example = facts_to_example(sentence, inside, source=source, id=f"{id}:{k}")
-        examples.append((example, len(inside)))
+        dropped: Counter[str] = Counter()
+        example = facts_to_example(sentence, inside, source=source, id=f"{id}:{k}", dropped=dropped)
+        examples.append((example, len(inside), dropped))
     return examples
 
 
 def _counted(
-    pairs: list[tuple[GridExample, int]], facts: Sequence[Fact], counts: Counter[str] | None
+    pairs: list[tuple[GridExample, int, Counter[str]]],
+    facts: Sequence[Fact],
+    counts: Counter[str] | None,
+    mismatched: int = 0,
 ) -> Iterator[GridExample]:
     """The examples of ``pairs``; each one's facts and rows go into ``counts`` as it is taken
-    (a reader that stops early counts no fact of the examples it did not take)."""
+    (a reader that stops early counts no fact of the examples it did not take). ``mismatched``
+    facts were left out before (:func:`_anchored`); they count with the record's first
+    example."""
     if counts is not None:
         unplaced = sum(
             1 for f in facts if not (f.subject_spans or f.relation_spans or f.object_spans)
         )
-        counts["facts"] += unplaced
+        counts["facts"] += unplaced + mismatched
         counts["no_spans"] += unplaced
-    for example, inside in pairs:
+        if mismatched:
+            counts["spans_do_not_match"] += mismatched
+    for example, inside, dropped in pairs:
         if counts is not None:
             counts["facts"] += inside
             counts["rows"] += len(example.rows)
-            counts["no_subject_or_relation"] += inside - len(example.rows)
+            counts["no_subject_or_relation"] += dropped["no_subject_or_relation"]
+            if dropped["duplicate"]:
+                counts["duplicate"] += dropped["duplicate"]
         yield example
 
 
@@ -392,12 +423,15 @@ def read_teacher_jsonl(
 
     ``counts``, when given, is updated as each example is yielded: ``facts`` read, ``rows``
     made, and the facts that gave no row by reason, ``no_spans`` (no span at all, so no
-    sentence) and ``no_subject_or_relation`` (:func:`facts_to_example`).
+    sentence), ``spans_do_not_match`` (spans that cover words their strings do not have:
+    offsets in bytes, or into another text; the first is logged), ``no_subject_or_relation``
+    and ``duplicate`` (:func:`facts_to_example`).
 
     Raises ``ValueError`` naming the file, line and field of the first bad entry.
     """
     path = Path(path)
     fact_lines: list[tuple[int, Any]] = []
+    warned = [False]  # a fact whose spans disagree with its strings was logged
     with path.open(encoding="utf-8") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip():
@@ -413,7 +447,7 @@ def read_teacher_jsonl(
                 if fact_lines:
                     raise _bad(where, "a {text, facts} record after fact lines; use one layout")
                 yield from _record_examples(
-                    record, where, lineno, source, segmenter, keep_empty, counts
+                    record, where, lineno, source, segmenter, keep_empty, counts, warned
                 )
             elif "subject" in record:
                 fact_lines.append((lineno, record))
@@ -433,10 +467,11 @@ def read_teacher_jsonl(
         )
     facts = [_parse_fact(d, f"{path}:{lineno}", len(text)) for lineno, d in fact_lines]
     _check_parents(facts, str(path))
+    facts, mismatched = _anchored(text, facts, str(path), warned)
     pairs = _sentence_examples(
         text, facts, source=source, id=path.stem, segmenter=segmenter, keep_empty=keep_empty
     )
-    yield from _counted(pairs, facts, counts)
+    yield from _counted(pairs, facts, counts, mismatched)
 
 
 def _record_examples(
@@ -447,6 +482,7 @@ def _record_examples(
     segmenter: SegmentBackend,
     keep_empty: bool,
     counts: Counter[str] | None,
+    warned: list[bool],
 ) -> Iterator[GridExample]:
     text = record.get("text")
     if not isinstance(text, str):
@@ -460,6 +496,7 @@ def _record_examples(
         _parse_fact(d, f"{where}: field 'facts[{k}]'", len(text)) for k, d in enumerate(facts_raw)
     ]
     _check_parents(facts, where)
+    facts, mismatched = _anchored(text, facts, where, warned)
     record_id = record.get("id")
     pairs = _sentence_examples(
         text,
@@ -469,7 +506,64 @@ def _record_examples(
         segmenter=segmenter,
         keep_empty=keep_empty,
     )
-    return _counted(pairs, facts, counts)
+    return _counted(pairs, facts, counts, mismatched)
+
+
+def _word_forms(text: str) -> list[str]:
+    """The words of ``text`` as lexical checks compare them; punctuation left out."""
+    forms = (normalize_term(w.text(text)) for w in tokenize_words(text))
+    return [f for f in forms if any(c.isalnum() for c in f)]
+
+
+def _mismatch(text: str, fact: Fact) -> str | None:
+    """How ``fact``'s spans disagree with its strings, or None: every word a part's spans cover
+    in ``text`` must be a word of that part's string (the string may add words, as an implicit
+    "is" or a resolved name, but the spans may not point at other words — the mark of offsets
+    counted in bytes, or into another text)."""
+    for part in ("subject", "relation", "object"):
+        allowed = set(_word_forms(getattr(fact, part)))
+        for span in getattr(fact, f"{part}_spans"):
+            covered = span.text(text)
+            if any(word not in allowed for word in _word_forms(covered)):
+                return f"its {part}_spans cover {covered!r}, not words of {part} {getattr(fact, part)!r}"
+    return None
+
+
+def _anchored(
+    text: str, facts: list[Fact], where: str, warned: list[bool]
+) -> tuple[list[Fact], int]:
+    """``facts`` without those whose spans do not cover their strings' words (see
+    :func:`_mismatch`), and how many were left out; a child of a fact left out takes that
+    fact's parent. The first fact left out in a file is logged (``warned`` is the file's
+    flag), each after it only counted."""
+    bad: dict[str, str | None] = {}
+    for fact in facts:
+        problem = _mismatch(text, fact)
+        if problem is None:
+            continue
+        bad[fact.id] = fact.parent
+        if not warned[0]:
+            warned[0] = True
+            logger.warning(
+                "%s: fact %r left out of training: %s. Spans are character offsets into the "
+                "record's text (Python string indices, not UTF-8 byte offsets); the facts "
+                "whose spans disagree with their strings are counted as spans_do_not_match",
+                where,
+                fact.id,
+                problem,
+            )
+    if not bad:
+        return facts, 0
+
+    def parent_kept(parent: str | None) -> str | None:
+        seen: set[str] = set()
+        while parent is not None and parent in bad and parent not in seen:
+            seen.add(parent)
+            parent = bad[parent]
+        return None if parent in bad else parent
+
+    kept = [replace(f, parent=parent_kept(f.parent)) for f in facts if f.id not in bad]
+    return kept, len(bad)
 
 
 def _check_parents(facts: Sequence[Fact], where: str) -> None:

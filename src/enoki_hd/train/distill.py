@@ -224,7 +224,8 @@ def load_source(
         counts: Counter[str] = Counter()
         # islice: the example past the limit is never read, so its facts are not counted
         examples = list(islice(read_teacher_jsonl(path, source=name, counts=counts), limit))
-        dropped = {k: counts[k] for k in ("no_spans", "no_subject_or_relation")}
+        reasons = ("no_spans", "spans_do_not_match", "no_subject_or_relation", "duplicate")
+        dropped = {k: counts[k] for k in reasons}
         report = _rows_report(name, examples, dropped=dropped)
     return examples, report
 
@@ -329,14 +330,18 @@ def rules_teacher_examples(
                 for record in records:
                     handle.write(json.dumps(record) + "\n")
             os.replace(tmp, cache)
+    dropped: Counter[str] = Counter({"no_subject_or_relation": 0, "duplicate": 0})
     examples = [
         facts_to_example(
-            r["text"], [Fact.from_dict(f) for f in r["facts"]], source=source, id=str(r["id"])
+            r["text"],
+            [Fact.from_dict(f) for f in r["facts"]],
+            source=source,
+            id=str(r["id"]),
+            dropped=dropped,
         )
         for r in records
     ]
-    unrowed = sum(len(r["facts"]) for r in records) - sum(len(e.rows) for e in examples)
-    report = _rows_report(source, examples, dropped={"no_subject_or_relation": unrowed})
+    report = _rows_report(source, examples, dropped=dict(dropped))
     return examples, report
 
 
