@@ -59,6 +59,21 @@ def test_compatibility_characters_are_read_as_what_they_spell() -> None:
     }
 
 
+def test_an_accent_written_as_a_separate_mark_is_the_composed_letter() -> None:
+    # "a" + U+0301 was folded one character at a time, so the context's copy of the answer's
+    # sentence was no copy and went to the verifier; the span keeps the last letter's mark
+    decomposed = "The Cafe\u0301 Lumen opened in 1990. It closed in 2001."
+    composed = "The Café Lumen opened in 1990. It closed in 2001."
+    assert found("The Café Lumen opened in 1990.", decomposed) == {
+        0: "The Cafe\u0301 Lumen opened in 1990."
+    }
+    assert found("The Cafe\u0301 Lumen opened in 1990.", composed) == {
+        0: "The Café Lumen opened in 1990."
+    }
+    ends_on_mark = "They met at the cafe\u0301\nIt closed."
+    assert found("They met at the café", ends_on_mark) == {0: "They met at the cafe\u0301"}
+
+
 def test_short_sentences_and_empty_contexts_are_left_alone() -> None:
     assert found("Yes. Ferries run.", "Yes. Ferries run. Buses do not.") == {}
     assert found("The footbridge opened in 1893.", "   ") == {}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -66,26 +67,34 @@ def _fold_char(c: str) -> str:
 
 def _fold_by_character(text: str) -> tuple[str, list[int]]:
     """The folded text with each character's offset in ``text``: every character folded on its
-    own, a run of white space written as one space, one line break or (two or more)
-    :data:`_PARAGRAPH`, none at either end."""
+    own — with the combining marks after it, so an accent written as a separate mark
+    ("Pa\u0301ris") folds as the composed letter does ("Páris") — a run of white space written
+    as one space, one line break or (two or more) :data:`_PARAGRAPH`, none at either end."""
     chars: list[str] = []
     offsets: list[int] = []
     space_at: int | None = None  # the original offset of a pending run of white space
     newlines = 0
-    for i, c in enumerate(text):
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
         if c.isspace():
             if space_at is None:
                 space_at = i
             newlines += c in _NEWLINES
+            i += 1
             continue
         if space_at is not None:
             if chars:
                 chars.append(_separator(newlines))
                 offsets.append(space_at)
             space_at, newlines = None, 0
-        for f in _fold_char(c):
+        j = i + 1
+        while j < n and unicodedata.combining(text[j]):
+            j += 1
+        for f in _fold_char(text[i:j]):
             chars.append(f)
             offsets.append(i)
+        i = j
     return "".join(chars), offsets
 
 
@@ -94,12 +103,13 @@ def _fold(text: str) -> str:
     context in about 2 ms instead of 12: the few characters outside ASCII folded one by one,
     the rest lower-cased at once, and only the runs of white space other than one space
     looked at. Where this cannot give the same text (a character that folds to nothing or to
-    white space), the character loop does it."""
+    white space, or a combining mark, folded with the letter before it), the character loop does
+    it."""
     folds: dict[str, str] = {}
     for c in set(_NON_ASCII_RE.findall(text)):
         if not c.isspace():
             folded = _fold_char(c)
-            if not folded or any(f.isspace() for f in folded):
+            if not folded or any(f.isspace() for f in folded) or unicodedata.combining(c):
                 return _fold_by_character(text)[0]
             folds[c] = folded
     body = text.strip()
@@ -177,6 +187,8 @@ def quoted_sentences(
             end = start + len(key)
             if folded.starts_sentence(start) and folded.ends_sentence(end):
                 first, last = folded.offsets[start], folded.offsets[end - 1] + 1
+                while last < len(context) and unicodedata.combining(context[last]):
+                    last += 1  # the marks the last letter was folded with
                 while last < len(context) and context[last] in _SENTENCE_END:
                     last += 1  # the context sentence's own full stop
                 found[index] = Span(first, last)
