@@ -308,6 +308,42 @@ def test_calibrate_refuses_bad_settings_before_any_benchmark_runs(
     assert not any(tmp_path.iterdir())
 
 
+def test_a_rerun_on_fewer_benchmarks_removes_the_earlier_runs_folds_of_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a run on six benchmarks then one on two left four folds (fusions, held-out runs) that
+    # calibration.json no longer listed, beside the new ones, in the same folder
+    for name in ("capabilities", "mushroom_dev30", "wice_dev"):
+        (tmp_path / "folds").mkdir(exist_ok=True)
+        (tmp_path / "folds" / f"{name}.json").write_text("{}")
+        for sub in ("features", "heldout"):
+            (tmp_path / sub / name).mkdir(parents=True, exist_ok=True)
+            (tmp_path / sub / name / "report.md").write_text("old")
+    (tmp_path / "folds" / "notes.txt").write_text("mine")
+
+    class Stop(Exception):
+        pass
+
+    def stops(*args, **kwargs):
+        raise Stop
+
+    monkeypatch.setattr(Detector, "from_config", stops)
+    with pytest.raises(Stop):
+        run_calibrate(
+            output_dir=tmp_path, benchmarks=["capabilities", "mushroom_dev30"], ship=False
+        )
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert left == [
+        "features/capabilities/report.md",
+        "features/mushroom_dev30/report.md",
+        "folds/capabilities.json",
+        "folds/mushroom_dev30.json",
+        "folds/notes.txt",
+        "heldout/capabilities/report.md",
+        "heldout/mushroom_dev30/report.md",
+    ]
+
+
 def test_fact_labels_come_from_span_sentence_and_claim_gold() -> None:
     fact = {"id": "f0.0", "sentence": 0, "spans": [[11, 20]]}
     other = {"id": "f1.0", "sentence": 1, "spans": [[29, 33]]}

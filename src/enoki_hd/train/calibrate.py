@@ -13,6 +13,11 @@ benchmarks next to the verifier.
    seen.
 3. **Ship.** The fusion fitted on all benchmarks (threshold chosen the same way) is written as
    ``fusion.json`` next to the verifier and recorded in its ``manifest.json``.
+
+The output folder holds ``features/<benchmark>/`` and ``heldout/<benchmark>/`` (eval runs),
+``folds/<benchmark>.json`` (each fold's fusion), ``fusion.json``, ``summary.md`` and
+``calibration.json``; a rerun on fewer benchmarks first removes the folds of the others
+(:func:`remove_stale_outputs`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -359,6 +365,7 @@ def run_calibrate(
     c = float(c)
     started = time.perf_counter()
     output_dir = Path(output_dir)
+    remove_stale_outputs(output_dir, benchmarks)
     base_overrides = [
         *eval_overrides,
         f"limit={'null' if limit is None else limit}",
@@ -476,6 +483,29 @@ def run_calibrate(
     }
     atomic_write(output_dir / "calibration.json", json.dumps(record, indent=2) + "\n")
     return record
+
+
+def remove_stale_outputs(output_dir: Path, benchmarks: Sequence[str]) -> list[Path]:
+    """Remove what an earlier run in ``output_dir`` left for benchmarks this run leaves out —
+    their fold fusions (``folds/<name>.json``) and eval runs (``features/<name>``,
+    ``heldout/<name>``) — so the folder holds this run's folds only, as its
+    ``calibration.json`` lists them. Returns what was removed (each logged)."""
+    keep = set(benchmarks)
+    stale: list[Path] = []
+    folds = output_dir / "folds"
+    if folds.is_dir():
+        stale += [p for p in sorted(folds.glob("*.json")) if p.stem not in keep]
+    for sub in ("features", "heldout"):
+        runs = output_dir / sub
+        if runs.is_dir():
+            stale += [p for p in sorted(runs.iterdir()) if p.is_dir() and p.name not in keep]
+    for path in stale:
+        logger.info("removing %s: an earlier run's, for a benchmark this run leaves out", path)
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return stale
 
 
 def calibrate_command(eval_overrides: Sequence[str] = ()) -> str:
