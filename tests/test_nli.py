@@ -383,3 +383,32 @@ def test_compat_normalized_prepends_nfkc_to_any_normalizer() -> None:
         assert compat_normalized(tokenizer).encode(text).ids == [1, 2, 3]
         assert compat_normalized(tokenizer).encode("offi\u00adcial").ids == [1]
         assert tokenizer.encode(text).ids == [0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ("[1, 2]", r"manifest\.json holds a JSON list, not an object"),
+        ('{"inference": "onnx"}', r"manifest\.json: inference must be an object, got str"),
+        ('{"files": ["model.onnx"]}', r"manifest\.json: files must be an object, got list"),
+        ('{"kind": "igl-tagger"}', r"is not a verifier checkpoint: .*kind 'igl-tagger'"),
+    ],
+)
+def test_a_manifest_of_the_wrong_shape_or_kind_is_a_verifier_error_naming_it(
+    tiny_nli_dir: Path, tmp_path: Path, manifest: str, message: str
+) -> None:
+    # a JSON list, or an inference / files block that was no object, was an AttributeError
+    # traceback; a tagger's folder passed as the verifier loaded (or failed on its depth)
+    directory = checkpoint_copy(tiny_nli_dir, tmp_path / "ckpt")
+    (directory / "manifest.json").write_text(manifest, encoding="utf-8")
+    with pytest.raises(VerifierError, match=message):
+        NLICrossEncoder(directory)
+
+
+def test_a_manifest_max_length_of_true_is_refused(tiny_nli_dir: Path, tmp_path: Path) -> None:
+    # True is an int to isinstance: it loaded at max_length 1
+    directory = checkpoint_copy(
+        tiny_nli_dir, tmp_path / "ckpt", manifest={"inference": {"max_length": True}}
+    )
+    with pytest.raises(ValueError, match=r"inference\.max_length must be a positive integer"):
+        NLICrossEncoder(directory)

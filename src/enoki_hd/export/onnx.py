@@ -22,6 +22,8 @@ from enoki_hd.eval.files import replace_dir
 
 logger = logging.getLogger(__name__)
 
+# The manifest's ``kind`` of a verifier checkpoint (the tagger's records another).
+VERIFIER_KIND = "nli-cross-encoder"
 TOKENIZER_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
@@ -672,7 +674,7 @@ def export_and_ship(
     logger.info("metrics: %s", metrics)
     manifest = {
         "name": Path(ship_dir).name,
-        "kind": "nli-cross-encoder",
+        "kind": VERIFIER_KIND,
         "labels": ["entailment", "neutral", "contradiction"],
         "backbone": config["model"]["backbone"],
         "max_length": max_length,

@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol, cast, runtime_checkable
 import numpy as np
 from tokenizers import Encoding, Regex, Tokenizer, normalizers
 
-from enoki_hd.export.onnx import sha256_file
+from enoki_hd.export.onnx import VERIFIER_KIND, sha256_file
 from enoki_hd.lru import LRUCache
 from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
 from enoki_hd.runtime.onnx import create_session, quantizes_activations_per_batch
@@ -302,23 +302,48 @@ def unloadable_graph_message(
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when there is no such file).
+
+    Raises:
+        VerifierError: the file is not a JSON object (a damaged checkpoint), naming it and the fix.
+    """
     if not path.is_file():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise VerifierError(f"{path} is not valid JSON ({err}); {RESTORE_HINT}") from err
+    if not isinstance(value, dict):
+        raise VerifierError(
+            f"{path} holds a JSON {type(value).__name__}, not an object; {RESTORE_HINT}"
+        )
+    return value
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
     """The checkpoint's ``manifest.json`` ({} when it has none), its ``inference`` block checked.
 
     Raises:
-        VerifierError: the manifest is not valid JSON (a damaged checkpoint).
+        VerifierError: the manifest is not a JSON object, its ``inference`` or ``files`` is not
+            one (a damaged checkpoint), or it is another model's (its ``kind`` is not a
+            verifier's: the folder is no verifier).
         ValueError: ``inference`` holds an unknown setting or an impossible value.
     """
     path = directory / MANIFEST_FILE
-    try:
-        manifest = _read_json(path)
-    except json.JSONDecodeError as err:
-        raise VerifierError(f"{path} is not valid JSON ({err}); {RESTORE_HINT}") from err
+    manifest = _read_json(path)
+    kind = manifest.get("kind", VERIFIER_KIND)
+    if kind != VERIFIER_KIND:
+        raise VerifierError(
+            f"{directory} is not a verifier checkpoint: its {MANIFEST_FILE} records kind "
+            f"{kind!r}, not {VERIFIER_KIND!r}; point verifier.path (--verifier) at a verifier "
+            "such as checkpoints/verifier-minilm"
+        )
+    for key in ("inference", "files"):
+        if not isinstance(manifest.get(key) or {}, dict):
+            raise VerifierError(
+                f"{path}: {key} must be an object, got {type(manifest[key]).__name__}; "
+                f"{RESTORE_HINT}"
+            )
     inference = manifest.get("inference") or {}
     unknown = sorted(set(inference) - set(INFERENCE_SETTINGS))
     if unknown:
@@ -330,7 +355,10 @@ def read_manifest(directory: Path) -> dict[str, Any]:
             f"{path}: inference.backend must be 'torch' or 'onnx', got {inference['backend']!r}"
         )
     length = inference.get("max_length")
-    if length is not None and (not isinstance(length, int) or length < 1):
+    # a bool is an int to isinstance: "max_length": true ran at max_length 1, never truncating
+    if length is not None and (
+        isinstance(length, bool) or not isinstance(length, int) or length < 1
+    ):
         raise ValueError(f"{path}: inference.max_length must be a positive integer, got {length!r}")
     return manifest
 
