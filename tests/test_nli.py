@@ -412,3 +412,19 @@ def test_a_manifest_max_length_of_true_is_refused(tiny_nli_dir: Path, tmp_path: 
     )
     with pytest.raises(ValueError, match=r"inference\.max_length must be a positive integer"):
         NLICrossEncoder(directory)
+
+
+def test_a_missing_tokenizer_file_is_an_error_not_a_tokenizer_without_vocabulary(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    # transformers built a BertTokenizer from tokenizer_config.json alone: five special tokens,
+    # every word [UNK], and the verifier scored every pair the same without a word
+    recorded = {"files": {"tokenizer.json": sha256_of(tiny_nli_dir / "tokenizer.json")}}
+    shipped = checkpoint_copy(tiny_nli_dir, tmp_path / "shipped", manifest=recorded)
+    (shipped / "tokenizer.json").unlink()
+    with pytest.raises(VerifierError, match=r"lacks tokenizer\.json, which its manifest\.json"):
+        NLICrossEncoder(shipped)
+    unrecorded = checkpoint_copy(tiny_nli_dir, tmp_path / "unrecorded")
+    (unrecorded / "tokenizer.json").unlink()
+    with pytest.raises(VerifierError, match=r"has no vocabulary, only its special tokens"):
+        NLICrossEncoder(unrecorded)

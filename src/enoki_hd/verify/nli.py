@@ -52,6 +52,8 @@ MISSING_MODEL_HINT = (
 MANIFEST_FILE = "manifest.json"
 # The manifest settings a checkpoint's loading takes its defaults from.
 INFERENCE_SETTINGS = ("backend", "max_length")
+# The files a verifier reads besides its graph (a missing graph is "build it", not "restore it").
+CHECKPOINT_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json")
 TORCH_WEIGHT_FILES = (
     "model.safetensors",
     "model.safetensors.index.json",
@@ -363,6 +365,21 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
+def _require_recorded_files(directory: Path, manifest: Mapping[str, Any]) -> None:
+    """Raise :class:`VerifierError` when a file the verifier reads and ``manifest`` records
+    (``files``) is gone: without ``tokenizer.json`` transformers builds a tokenizer with no
+    vocabulary from ``tokenizer_config.json`` alone, every word ``[UNK]``, and the verifier
+    scored nonsense without a word."""
+    recorded = manifest.get("files") or {}
+    missing = [name for name in CHECKPOINT_FILES if name in recorded]
+    missing = [name for name in missing if not (directory / name).is_file()]
+    if missing:
+        raise VerifierError(
+            f"{directory} lacks {', '.join(missing)}, which its {MANIFEST_FILE} records: a "
+            f"damaged checkpoint; {RESTORE_HINT}"
+        )
+
+
 def _has_torch_weights(directory: Path) -> bool:
     return any((directory / name).is_file() for name in TORCH_WEIGHT_FILES)
 
@@ -487,6 +504,8 @@ class NLICrossEncoder:
             )
         ref, directory = _resolve_model(model)
         self.manifest = read_manifest(directory) if directory is not None else {}
+        if directory is not None:
+            _require_recorded_files(directory, self.manifest)
         inference = self.manifest.get("inference") or {}
         backend = _choose_backend(backend, ref, directory, onnx_file, inference.get("backend"))
         self.name = ref
@@ -648,6 +667,12 @@ class NLICrossEncoder:
                 raise ValueError(
                     f"the tokenizer of {ref!r} has no fast (tokenizers) backend; "
                     "save it with a tokenizer.json"
+                )
+            if len(hf_tokenizer) <= len(hf_tokenizer.all_special_tokens):
+                raise VerifierError(
+                    f"the tokenizer of {ref!r} has no vocabulary, only its special tokens: "
+                    f"{directory or ref} holds no tokenizer.json (nor vocab.txt); save the "
+                    "tokenizer beside the model"
                 )
             pad_id = hf_tokenizer.pad_token_id
             return backend, hf_tokenizer.model_max_length, 0 if pad_id is None else pad_id
