@@ -428,3 +428,25 @@ def test_a_missing_tokenizer_file_is_an_error_not_a_tokenizer_without_vocabulary
     (unrecorded / "tokenizer.json").unlink()
     with pytest.raises(VerifierError, match=r"has no vocabulary, only its special tokens"):
         NLICrossEncoder(unrecorded)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("tokenizer.json", "{", r"cannot load the tokenizer .*tokenizer\.json: EOF while parsing"),
+        ("tokenizer_config.json", "[]", r"tokenizer_config\.json holds a JSON list, not an object"),
+        ("config.json", '{"id2label": ', r"config\.json is not valid JSON"),
+        ("config.json", "[1]", r"config\.json holds a JSON list, not an object"),
+        ("config.json", '{"id2label": {"a": "x"}}', r"config\.json: id2label keys must be integ"),
+    ],
+)
+def test_a_damaged_config_or_tokenizer_file_is_a_verifier_error_naming_it(
+    tiny_nli_dir: Path, tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    # each was a traceback that named no file (a bare tokenizers Exception, a JSONDecodeError,
+    # an AttributeError)
+    directory = checkpoint_copy(tiny_nli_dir, tmp_path / "ckpt")
+    (directory / name).write_text(text, encoding="utf-8")
+    with pytest.raises(VerifierError, match=message) as err:
+        NLICrossEncoder(directory, backend="onnx")
+    assert str(directory / name) in str(err.value) and "make export" in str(err.value)

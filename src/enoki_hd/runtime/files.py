@@ -28,11 +28,17 @@ def read_json(path: Path) -> dict[str, Any]:
     """The JSON object in ``path``; ``{}`` when the file does not exist.
 
     Raises:
-        json.JSONDecodeError: the file is not valid JSON.
+        ValueError: the file is not a JSON object in UTF-8 (the message names it).
     """
     if not path.is_file():
         return {}
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not valid JSON ({err})") from err
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} holds a JSON {type(value).__name__}, not an object")
+    return value
 
 
 def load_local_config(directory: Path) -> dict[str, Any]:
@@ -41,12 +47,19 @@ def load_local_config(directory: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: there is no ``config.json``.
+        ValueError: it is no JSON object (:func:`read_json`), or an ``id2label`` key is no
+            integer; the message names the file.
     """
     config = read_json(directory / CONFIG_FILE)
     if not config:
         raise FileNotFoundError(f"no {CONFIG_FILE} in {directory}")
     if isinstance(config.get("id2label"), Mapping):
-        config["id2label"] = {int(k): str(v) for k, v in config["id2label"].items()}
+        try:
+            config["id2label"] = {int(k): str(v) for k, v in config["id2label"].items()}
+        except ValueError as err:
+            raise ValueError(
+                f"{directory / CONFIG_FILE}: id2label keys must be integers ({err})"
+            ) from err
     return config
 
 
@@ -82,6 +95,8 @@ def load_local_tokenizer(directory: Path) -> LocalTokenizer:
     Raises:
         FileNotFoundError: there is no ``tokenizer.json`` (save the fast tokenizer beside the
             model).
+        ValueError: ``tokenizer.json`` cannot be loaded, or ``tokenizer_config.json`` is no JSON
+            object; the message names the file.
     """
     path = directory / TOKENIZER_FILE
     if not path.is_file():
@@ -89,7 +104,10 @@ def load_local_tokenizer(directory: Path) -> LocalTokenizer:
             f"no {TOKENIZER_FILE} in {directory}; ONNX inference without transformers needs "
             "the fast tokenizer file (save_pretrained of a fast tokenizer writes it)"
         )
-    tokenizer = Tokenizer.from_file(str(path))
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as err:  # the tokenizers library raises a bare Exception
+        raise ValueError(f"cannot load the tokenizer {path}: {' '.join(str(err).split())}") from err
     settings = read_json(directory / TOKENIZER_CONFIG_FILE)
     length = settings.get("model_max_length")
     limit = int(length) if isinstance(length, (int, float)) and length < _NO_LIMIT else None

@@ -470,7 +470,8 @@ class NLICrossEncoder:
         FileNotFoundError: the model path (or its ONNX graph) does not exist.
         ValueError: labels in ``config.id2label`` cannot be mapped to NLI labels, or an option
             does not fit the checkpoint (the message names the ``verifier.*`` config field).
-        VerifierError: the checkpoint is damaged (the ONNX graph or the manifest cannot be read).
+        VerifierError: the checkpoint is damaged (the ONNX graph, the manifest, the config or a
+            tokenizer file cannot be read).
     """
 
     def __init__(
@@ -647,6 +648,8 @@ class NLICrossEncoder:
             return load_local_config(directory)
         except FileNotFoundError as err:
             raise FileNotFoundError(f"{err}: {MISSING_MODEL_HINT}") from err
+        except ValueError as err:  # a damaged file: named, and how to restore it
+            raise VerifierError(f"{err}; {RESTORE_HINT}") from err
 
     @staticmethod
     def _load_tokenizer(
@@ -656,7 +659,10 @@ class NLICrossEncoder:
         ``tokenizer.json`` read directly (no transformers, so no torch), else ``AutoTokenizer``
         (hub ids and directories saved without the fast tokenizer file)."""
         if directory is not None and (directory / "tokenizer.json").is_file():
-            local = load_local_tokenizer(directory)
+            try:
+                local = load_local_tokenizer(directory)
+            except ValueError as err:  # a damaged file: named, and how to restore it
+                raise VerifierError(f"{err}; {RESTORE_HINT}") from err
             return local.tokenizer, local.model_max_length, local.pad_token_id
         if _transformers_available():
             from transformers import AutoTokenizer
