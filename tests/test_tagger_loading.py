@@ -220,3 +220,14 @@ def test_a_bad_inference_setting_in_the_manifest_is_a_tagger_error_naming_it(
     with pytest.raises(TaggerError) as err:
         EncoderExtractor(path=directory)
     assert str(err.value) == f"{directory}/manifest.json: {message}; {DAMAGED_FIX}"
+
+
+@pytest.mark.parametrize("key", ["inference", "files"])
+def test_an_inference_or_files_block_that_is_no_object_is_a_tagger_error_naming_it(
+    key: str, tmp_path: Path
+) -> None:
+    # a list there was an AttributeError traceback ("'list' object has no attribute 'get'")
+    directory = copy_shipped(tmp_path)
+    edit_manifest(directory, lambda m: m.update({key: ["depth"]}))
+    with pytest.raises(TaggerError, match=rf"manifest\.json: {key} must be an object, got list"):
+        EncoderExtractor(path=directory)

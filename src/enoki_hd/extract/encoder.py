@@ -334,9 +334,9 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     """The checkpoint's ``manifest.json`` ({} when it has none), its ``inference`` checked.
 
     Raises:
-        TaggerError: the manifest is not a JSON object, or it is another model's (its ``kind``
-            is not a tagger's: the folder is no tagger), or an ``inference`` setting is not
-            one a checkpoint can hold (a backend other than onnx / torch, a ``max_length`` or
+        TaggerError: the manifest, or its ``inference`` or ``files``, is not a JSON object,
+            or it is another model's (its ``kind`` is not a tagger's: the folder is no tagger),
+            or an ``inference`` setting is not one a checkpoint can hold (a backend other than onnx / torch, a ``max_length`` or
             ``depth`` that is no integer >= 1).
         ValueError: its ``inference`` block holds an unknown setting.
     """
@@ -349,6 +349,12 @@ def read_manifest(directory: Path) -> dict[str, Any]:
             f"not {TAGGER_KIND!r}; point {TAGGER_ENV} (or path=) at a tagger such as "
             f"checkpoints/{DEFAULT_TAGGER_NAME}"
         )
+    for key in ("inference", "files"):
+        if not isinstance(manifest.get(key) or {}, dict):
+            raise TaggerError(
+                f"{path}: {key} must be an object, got {type(manifest[key]).__name__}; "
+                f"{TAGGER_DAMAGED_HINT}"
+            )
     unknown = sorted(set(manifest.get("inference") or {}) - set(INFERENCE_SETTINGS))
     if unknown:
         raise ValueError(
