@@ -144,3 +144,30 @@ def test_a_folder_is_replaced_by_renames_and_the_old_one_removed(tmp_path) -> No
     fresh.mkdir()
     replace_dir(fresh, tmp_path / "fresh")  # no old folder to set aside
     assert (tmp_path / "fresh").is_dir() and not fresh.exists()
+
+
+def test_a_bad_thread_setting_is_named_as_such_not_as_a_graph_onnxruntime_cannot_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it was caught with the graph's load errors: "cannot load the ONNX verifier graph ...
+    # onnxruntime 1.x cannot run it: install the version pinned in pyproject.toml, or re-export"
+    from enoki_hd.cli import main
+    from enoki_hd.extract.encoder import EncoderExtractor
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    if not all((directory / "model.onnx").is_file() for directory in SHIPPED):
+        pytest.skip("the shipped checkpoints are not built")
+    monkeypatch.setenv(THREADS_ENV, "abc")
+    message = rf"^\${THREADS_ENV} must be an integer >= 0, got 'abc'$"
+    with pytest.raises(ValueError, match=message):
+        NLICrossEncoder(SHIPPED[1])
+    with pytest.raises(ValueError, match=message):
+        EncoderExtractor(path=SHIPPED[2])
+    (tmp_path / "c.txt").write_text("Suede formed in London in 1989.", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("Suede formed in London.", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["detect", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        f"enoki detect: error: ${THREADS_ENV} must be an integer >= 0, got 'abc'\n"
+    )

@@ -838,6 +838,16 @@ def _run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_onnx_threads() -> None:
+    """A bad ``$ENOKI_ONNX_THREADS`` is a usage error before any model loads."""
+    from enoki_hd.runtime.onnx import intra_op_threads
+
+    try:
+        intra_op_threads()
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -849,6 +859,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "version":
             print(f"enoki-hd {__version__}")
             return 0
+        if args.command != "compare":  # every other command loads ONNX graphs
+            _check_onnx_threads()
         if args.command == "detect":
             return _run_detect(args)
         if args.command == "eval":

@@ -57,7 +57,7 @@ from enoki_hd.igl.decode import Split, decode_rows, edges_trimmed, keep_negation
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id
-from enoki_hd.runtime.onnx import create_session
+from enoki_hd.runtime.onnx import create_session, intra_op_threads
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
     load_spacy_pipeline,
@@ -246,8 +246,9 @@ class _OnnxTagger:
     ) -> None:
         import onnxruntime as ort
 
+        threads = intra_op_threads()  # a bad $ENOKI_ONNX_THREADS is no fault of the graph's
         try:
-            self.session = create_session(graph)
+            self.session = create_session(graph, threads=threads)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
             raise TaggerError(
                 unloadable_graph_message(

@@ -28,6 +28,7 @@ from enoki_hd.runtime.heap import settle_heap
 from enoki_hd.runtime.onnx import (
     THREADS_ENV,
     create_session,
+    intra_op_threads,
     quantizes_activations_per_batch,
     session_options,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "LocalTokenizer",
     "create_session",
     "installed_checkpoint_dir",
+    "intra_op_threads",
     "load_local_config",
     "load_local_tokenizer",
     "pad_token_id",

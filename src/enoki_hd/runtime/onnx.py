@@ -16,7 +16,14 @@ from typing import Any
 THREADS_ENV = "ENOKI_ONNX_THREADS"
 
 
-def _threads(threads: int | None) -> int:
+def intra_op_threads(threads: int | None = None) -> int:
+    """``threads``, else ``$ENOKI_ONNX_THREADS``, else 0 (onnxruntime's default). Loaders read
+    it before they load a graph, so that a bad setting is not reported as a graph onnxruntime
+    cannot run.
+
+    Raises:
+        ValueError: a negative or non-integer thread count (the message names the variable).
+    """
     if threads is None:
         raw = os.environ.get(THREADS_ENV, "").strip()
         if not raw:
@@ -41,7 +48,7 @@ def session_options(threads: int | None = None) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = _threads(threads)
+    options.intra_op_num_threads = intra_op_threads(threads)
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -34,7 +34,11 @@ from tokenizers import Encoding, Regex, Tokenizer, normalizers
 from enoki_hd.export.onnx import VERIFIER_KIND, sha256_file
 from enoki_hd.lru import LRUCache
 from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
-from enoki_hd.runtime.onnx import create_session, quantizes_activations_per_batch
+from enoki_hd.runtime.onnx import (
+    create_session,
+    intra_op_threads,
+    quantizes_activations_per_batch,
+)
 from enoki_hd.text import INVISIBLE_CHARACTERS
 from enoki_hd.types import NLIScores
 
@@ -249,8 +253,9 @@ class _OnnxSession:
     def __init__(self, path: Path, *, sha256: str, expected_sha256: str | None) -> None:
         import onnxruntime as ort
 
+        threads = intra_op_threads()  # a bad $ENOKI_ONNX_THREADS is no fault of the graph's
         try:
-            self.session = create_session(path)
+            self.session = create_session(path, threads=threads)
         except Exception as err:  # InvalidProtobuf, Fail, ...: onnxruntime has no common base
             raise VerifierError(
                 unloadable_graph_message(path, err, sha256, expected_sha256, ort.__version__)
