@@ -93,6 +93,16 @@ def strip_checkpoint(directory: Path) -> str:
         )
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     kind = manifest.get("kind", "nli")
+    # a graph that is not the manifest's (truncated, replaced) was a protobuf DecodeError
+    # traceback, or was stripped under a manifest recording the wrong previous sha256
+    recorded = (manifest.get("files") or {}).get("model.onnx")
+    actual = sha256_file(directory / "model.onnx")
+    if actual != recorded:
+        raise ValueError(
+            f"{directory / 'model.onnx'} has sha256 {actual}, but manifest.json records "
+            f"{recorded}: it is not the shipped graph; restore it (`git checkout -- "
+            "checkpoints/`) or re-export the checkpoint, then strip it"
+        )
     # the whole folder is staged beside the checkpoint (same file system) and swapped in by
     # two renames: an interrupted run leaves the checkpoint wholly old or wholly new, never a
     # new graph under the old manifest and fusion.json
@@ -144,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         except FileNotFoundError as error:
             print(f"strip-guards: error: {error}", file=sys.stderr)
             return 2
+        except ValueError as error:
+            print(f"strip-guards: error: {error}", file=sys.stderr)
+            return 1
     return 0
 
 

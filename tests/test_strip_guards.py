@@ -106,3 +106,18 @@ def test_a_folder_that_is_no_checkpoint_is_one_line(script, tmp_path: Path, caps
         f"strip-guards: error: {tmp_path / 'nowhere'} is not a shipped ONNX checkpoint "
         "(model.onnx and manifest.json)\n"
     )
+
+
+def test_a_graph_that_is_not_the_manifests_is_refused_in_one_line_and_left(
+    script, checkpoint: Path, capsys
+) -> None:
+    # a truncated graph was a protobuf DecodeError traceback
+    graph = checkpoint / "model.onnx"
+    graph.write_bytes(graph.read_bytes()[:1000])
+    state = _state(checkpoint)
+    assert script.main([str(checkpoint)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"strip-guards: error: {graph} has sha256 ")
+    assert "restore it" in err
+    assert _state(checkpoint) == state
+    assert sorted(p.name for p in checkpoint.parent.iterdir()) == [checkpoint.name]
