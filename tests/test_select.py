@@ -423,6 +423,24 @@ def test_llm_selection_against_a_local_server() -> None:
     assert rebuilt.selection == "llm" and rebuilt.selector_llm is not None
 
 
+def test_an_llm_selection_prompt_must_show_the_sentences(tmp_path) -> None:
+    pytest.importorskip("openai")
+    from enoki_hd.llm import ChatClient
+    from enoki_hd.select import LLMSelector
+
+    # "{sentence}" (no s) would send the model no sentence, and its answers would be applied
+    # to sentences it never saw
+    template = tmp_path / "select.txt"
+    template.write_text("### system\nDecide.\n### user\nSentences:\n{sentence}\n")
+    client = ChatClient("m", "http://127.0.0.1:9/v1", max_retries=0)
+    with pytest.raises(ValueError, match=r"user section needs \{sentences\}"):
+        LLMSelector(client, prompt=str(template))
+    # a saved config's digest is checked, as the extractor's and the judge's are
+    options = {"name": "llm", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
+    with pytest.raises(ValueError, match="prompt_sha256"):
+        Detector(LexicalVerifier(), selection={**options, "prompt_sha256": "0" * 64})
+
+
 @pytest.mark.skipif(
     not (default_verifier_path() / "model.onnx").is_file(),
     reason="the shipped verifier is missing; run `make train-verifier`",

@@ -933,10 +933,10 @@ def _llm_selector(value: Any) -> LLMSelector | None:
         if options.pop("name", "llm") != "llm":
             raise ValueError("selection as a mapping is the LLM regime's: {name: llm, model: ...}")
         prompt = options.pop("prompt", "select")
-        options.pop("prompt_sha256", None)
+        prompt_sha256 = options.pop("prompt_sha256", None)
         from enoki_hd.llm import ChatClient
 
-        return LLMSelector(ChatClient(**options), prompt=prompt)
+        return LLMSelector(ChatClient(**options), prompt=prompt, prompt_sha256=prompt_sha256)
     if value == "llm":
         raise ValueError(
             "selection='llm' needs an endpoint: pass selection=LLMSelector(ChatClient(model, "

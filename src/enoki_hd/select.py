@@ -747,13 +747,17 @@ class LLMSelector:
         client: a :class:`enoki_hd.llm.ChatClient`.
         prompt: a built-in prompt name or a template file (``### system`` / ``### user``,
             with a ``{sentences}`` placeholder).
+        prompt_sha256: when given (as :meth:`config` records it), the prompt must match it.
     """
 
-    def __init__(self, client: Any, prompt: str = "select") -> None:
-        from enoki_hd.llm import load_prompt
+    def __init__(
+        self, client: Any, prompt: str = "select", *, prompt_sha256: str | None = None
+    ) -> None:
+        from enoki_hd.llm.prompt import load_checked_prompt
 
         self.client = client
-        self.prompt = load_prompt(prompt)
+        # a template without {sentences} would ask about sentences the model never sees
+        self.prompt = load_checked_prompt(prompt, sha256=prompt_sha256, placeholders=("sentences",))
         self.stats: dict[str, int] = {"requests": 0, "answered": 0, "fallback": 0}
 
     def config(self) -> dict[str, Any]:
