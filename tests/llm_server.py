@@ -14,6 +14,8 @@ Run it by hand to point ``enoki teach`` at it::
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
 import time
 from collections import Counter
@@ -148,6 +150,20 @@ def echo(message: str) -> Step:
     if len(words) < 3:
         return Step("")
     return Step(lines((words[0], words[1], " ".join(words[2:]))))
+
+
+def ctrl_c_during_the_first_request(delay: float = 1.0) -> Callable[[str], Step]:
+    """A default reply taking ``delay`` seconds that sends this process SIGINT (Ctrl-C) 0.2 s
+    into the first request."""
+    sent = threading.Event()
+
+    def reply(message: str) -> Step:
+        if not sent.is_set():
+            sent.set()
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return Step("", delay=delay)
+
+    return reply
 
 
 if __name__ == "__main__":

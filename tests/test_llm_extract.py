@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 pytest.importorskip("openai")
 
 from fakes import LexicalVerifier
-from llm_server import ScriptedLLM, Step, lines
+from llm_server import ScriptedLLM, Step, ctrl_c_during_the_first_request, lines
 
 from enoki_hd.extract import get_extractor
 from enoki_hd.extract.llm import LLMExtractor
@@ -147,6 +148,19 @@ def test_a_failed_sentence_is_an_error_not_an_empty_answer() -> None:
         llm.routes.reverse()  # the failing route first
         with pytest.raises(LLMError, match="HTTP 500"):
             extractor(llm.url).extract(ANSWER, sentences=[FIRST, SECOND])
+
+
+def test_ctrl_c_sends_none_of_the_answers_queued_requests() -> None:
+    sentences = [f"Fact number {i} is true." for i in range(4)]
+    answer = " ".join(sentences)
+    spans = [Span(answer.index(s), answer.index(s) + len(s)) for s in sentences]
+    with ScriptedLLM(ctrl_c_during_the_first_request()) as llm:
+        llm_extractor = extractor(llm.url, workers=1)
+        with pytest.raises(KeyboardInterrupt):
+            llm_extractor.extract(answer, sentences=spans)
+        time.sleep(2.5)  # the request in flight ends; the three queued ones must not follow
+        assert len(llm.requests) == 1
+        llm_extractor.close()
 
 
 def test_registry_flat_prompt_config_and_missing_model() -> None:

@@ -247,7 +247,8 @@ class LLMExtractor(PromptedLLM):
 
     def collect(self, futures: Sequence[Future[Extraction]]) -> Extraction:
         """Wait for the sentences of one answer and join them (facts in sentence order).
-        Raises the first sentence error, after every request of the answer has ended."""
+        Raises the first sentence error, after every request of the answer has ended; on an
+        interrupt (Ctrl-C) the answer's queued requests are cancelled, not sent."""
         results: list[Extraction] = []
         errors: list[BaseException] = []
         for future in futures:
@@ -255,6 +256,10 @@ class LLMExtractor(PromptedLLM):
                 results.append(future.result())
             except Exception as err:
                 errors.append(err)
+            except BaseException:
+                for queued in futures:
+                    queued.cancel()
+                raise
         joined = Extraction()
         for result in results:
             self._record(result)
