@@ -21,6 +21,7 @@ from omegaconf import DictConfig
 
 from enoki_hd.eval.datasets import BenchmarkConfigError
 from enoki_hd.eval.runner import EvalSetupError, run_eval
+from enoki_hd.llm.client import LLMError
 from enoki_hd.verify.nli import VerifierError
 
 logger = logging.getLogger(__name__)
@@ -41,9 +42,11 @@ def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         # a traceback would only bury it. Exit 2, as `enoki eval` does.
         sys.stderr.write(f"error: {err}\n")
         sys.exit(2)
-    except VerifierError as err:
+    except (VerifierError, LLMError) as err:
         # a damaged verifier or tagger checkpoint (TaggerError is one): the message names the
-        # file and how to restore it. One line, exit 1, as `enoki eval` does.
+        # file and how to restore it; an LLM endpoint that failed for good (down, a wrong key,
+        # model or URL, retries used up): the message names the endpoint and what to check.
+        # One line, exit 1, as `enoki eval` does.
         sys.stderr.write(f"error: {' '.join(str(err).split())}\n")
         sys.exit(1)
     except KeyboardInterrupt:

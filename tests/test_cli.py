@@ -420,6 +420,36 @@ def test_extract_teacher_records_are_what_distill_reads_back(tmp_path, capsys) -
     assert (len(chain.rows), chain.parents) == (2, [None, 0])
 
 
+def test_an_llm_endpoint_that_fails_is_one_line_not_a_traceback(
+    capsys, monkeypatch, tmp_path
+) -> None:
+    import importlib.util
+
+    from enoki_hd.llm.client import EndpointRefused
+
+    message = (
+        "http://127.0.0.1:9/v1: APIConnectionError: Connection error. after 7 attempt(s); is "
+        "the server up, and the base URL (host, port, /v1) right?"
+    )
+
+    def refused(*args, **kwargs):
+        raise EndpointRefused(message)
+
+    monkeypatch.setattr("enoki_hd.cli._run_eval", refused)
+    code, _, err = run_cli(["eval", "extractor=llm"], capsys)
+    assert (code, err) == (1, f"enoki eval: error: {message}\n")
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("eval_script", root / "scripts/eval.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setattr(script, "run", refused)
+    with pytest.raises(SystemExit) as exit_info:
+        script.main.__wrapped__(None)  # the function under @hydra.main
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
 def test_ctrl_c_is_one_line_with_the_way_to_resume(capsys, monkeypatch, tmp_path) -> None:
     def interrupted(args):
         raise KeyboardInterrupt

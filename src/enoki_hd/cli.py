@@ -884,9 +884,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.exit(2, f"enoki {args.command}: error: {err}\n")
     except Exception as err:
         # Imported only on failure: `enoki version` should not load the verify package.
+        from enoki_hd.llm.client import LLMError
         from enoki_hd.verify.nli import VerifierError
 
-        if not isinstance(err, VerifierError):
+        # an LLM endpoint that failed for good: the message names it and what to check
+        if not isinstance(err, (VerifierError, LLMError)):
             raise
         message = " ".join(str(err).split())  # one line, whatever the backend wrote
         parser.exit(1, f"enoki {args.command}: error: {message}\n")
