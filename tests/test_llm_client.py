@@ -144,6 +144,14 @@ def test_a_completion_cut_at_max_tokens_is_an_error_not_a_row() -> None:
             client(llm.url, []).complete(MESSAGES)
 
 
+def test_a_filtered_completion_is_an_error_not_an_empty_answer() -> None:
+    # an empty text read as "no facts" (or half a list read as all of them) was a silent loss
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step("", finish_reason="content_filter"))
+        with pytest.raises(LLMError, match=r"content filter.*finish_reason 'content_filter'"):
+            client(llm.url, []).complete(MESSAGES)
+
+
 def test_a_cost_cap_needs_token_usage() -> None:
     """A server that reports no usage made every request cost $0: the cap never held."""
     with ScriptedLLM() as llm:

@@ -322,7 +322,14 @@ class ChatClient:
             text = choices[0].message.content if choices else None
             if text is None:
                 raise LLMError(f"{self.base_url}: a completion without a message")
-            if getattr(choices[0], "finish_reason", None) == "length":
+            finish_reason = getattr(choices[0], "finish_reason", None)
+            if finish_reason == "content_filter":
+                # what is left is part of an answer, or none: never "no facts" nor a verdict
+                raise LLMError(
+                    f"{self.base_url}: the provider's content filter withheld the completion "
+                    "(finish_reason 'content_filter')"
+                )
+            if finish_reason == "length":
                 raise LLMError(
                     f"{self.base_url}: the completion was cut at max_tokens={self.max_tokens} "
                     "(finish_reason 'length'); raise max_tokens (--max-tokens) so that whole "
