@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -50,6 +52,27 @@ def test_missing_file_is_usage_error_naming_argument(files, capsys) -> None:
     code, out, err = run_cli(["detect", "--context", str(context), "--answer", "nope.txt"], capsys)
     assert code == 2 and out == ""
     assert err == "enoki detect: error: argument --answer: file not found: nope.txt\n"
+
+
+def test_a_pipe_is_read_like_a_file(files, capsys, tmp_path: Path) -> None:
+    """``--context <(curl ...)`` hands the command a pipe (``/dev/fd/63``): it exists, it is
+    no regular file, and its text is the context."""
+    context, answer = files
+    pipe = tmp_path / "context.pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=pipe.write_text, args=(context.read_text(),), daemon=True)
+    writer.start()
+    try:
+        code, out, err = run_cli(
+            ["detect", "--context", str(pipe), "--answer", str(answer), "--stable"], capsys
+        )
+    finally:
+        writer.join(timeout=10)
+    assert (code, err) == (0, "")
+    expected = run_cli(
+        ["detect", "--context", str(context), "--answer", str(answer), "--stable"], capsys
+    )
+    assert out == expected[1]
 
 
 def test_unreadable_text_files_are_usage_errors_naming_argument_and_fix(

@@ -87,7 +87,7 @@ def _read_text(argument: str, value: str, *, stdin_used: list[str]) -> str:
     path = Path(value)
     if path.is_dir():
         raise UsageError(f"argument {argument}: {value} is a directory; give a text file")
-    if not path.is_file():
+    if not path.exists():  # not is_file(): a pipe is text too (`--context <(curl ...)`)
         raise UsageError(f"argument {argument}: file not found: {value}")
     return _decoded(argument, value, path.read_bytes(), value)
 
