@@ -445,3 +445,18 @@ def test_a_detector_that_cannot_load_leaves_no_output_behind(
     with pytest.raises(SystemExit):
         main(argv)
     assert out.exists()
+
+
+def test_a_bare_verifier_name_builds_a_cache_free_verifier(tiny_nli_dir: Path) -> None:
+    """``{"verifier": "<path or shipped name>"}`` (as ``Detector(verifier)`` takes it) builds,
+    and its verifier keeps no score cache, like a ``verifier`` mapping's."""
+    from enoki_hd.batch import build_detector
+
+    for spec in ({"verifier": str(tiny_nli_dir)}, {"verifier": {"path": str(tiny_nli_dir)}}):
+        assert build_detector(spec).verifier.cache_size == 0
+    assert (
+        build_detector(
+            {"verifier": {"path": str(tiny_nli_dir), "cache_size": 8}}
+        ).verifier.cache_size
+        == 8
+    )

@@ -504,6 +504,21 @@ def test_from_config_rejects_unknown_keys() -> None:
         Detector.from_config({"treshold": 0.5})
 
 
+def test_from_config_takes_a_bare_verifier_and_names_a_group_that_is_no_mapping(
+    tiny_nli_dir: Path,
+) -> None:
+    """``verifier`` may be a path or shipped name, as ``Detector(verifier)`` takes it; a
+    group or a config of another type is a one-line error naming it, not a traceback."""
+    detector = Detector.from_config({"verifier": str(tiny_nli_dir)})
+    assert detector.config()["verifier"]["path"] == str(tiny_nli_dir)
+    with pytest.raises(ValueError, match="detector config 'evidence' must be a mapping"):
+        Detector.from_config({"evidence": "retrieve"})
+    with pytest.raises(ValueError, match="detector config 'verifier' must be a mapping"):
+        Detector.from_config({"verifier": 3})
+    with pytest.raises(TypeError, match=r"from_config takes a mapping .* got str"):
+        Detector.from_config("threshold: 0.5")  # type: ignore[arg-type]
+
+
 def test_citation_markers_are_never_checked_flagged_or_split_off() -> None:
     """A RAG answer's "[1]" and "(Source 2)" are read as spaces: the sentences end where the
     answer's do, no marker is a span or a fact, and the report keeps the answer's own text."""

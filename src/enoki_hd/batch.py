@@ -273,9 +273,11 @@ def build_detector(spec: DetectorSpec) -> Any:
     from enoki_hd.detector import Detector
 
     config = dict(spec)
-    verifier = dict(config.get("verifier") or {})
-    verifier.setdefault("cache_size", 0)
-    config["verifier"] = verifier
+    verifier = config.get("verifier")
+    if isinstance(verifier, (str, Path)):  # a bare path or shipped name
+        verifier = {"path": str(verifier)}
+    if verifier is None or isinstance(verifier, Mapping):
+        config["verifier"] = {"cache_size": 0, **(verifier or {})}
     return Detector.from_config(config)
 
 

@@ -386,9 +386,16 @@ class Detector:
          "sentence_aggregation": "max", "sentence_backend": "spacy",
          "context_backend": "regex", "threshold": 0.5, "language_check": true}
 
-        ``extractor`` may also be a bare name; ``"none"`` or None means sentence level.
-        Unknown keys are an error (a typo would otherwise be silently ignored).
+        ``extractor`` may also be a bare name; ``"none"`` or None means sentence level;
+        ``verifier`` a bare path or shipped name (``"verifier-minilm-l3"``), as in
+        :class:`Detector`. Unknown keys are an error (a typo would otherwise be silently
+        ignored), and so is a group (``evidence``, ``verifier``) that is not a mapping.
         """
+        if not isinstance(cfg, Mapping):
+            raise TypeError(
+                "Detector.from_config takes a mapping of detector options (what "
+                f"Detector.config() returns), got {type(cfg).__name__}"
+            )
         unknown = set(cfg) - _CONFIG_KEYS
         if unknown:
             raise ValueError(
@@ -405,8 +412,8 @@ class Detector:
         }
         switches = {key: _config_bool(cfg, key, default) for key, default in _CONFIG_SWITCHES}
         with _config_group("evidence"):
-            selector = EvidenceSelector(**dict(cfg.get("evidence") or {}))
-        verifier = load_verifier_from_config(cfg.get("verifier") or {})
+            selector = EvidenceSelector(**_config_mapping(cfg, "evidence"))
+        verifier = load_verifier_from_config(_config_mapping(cfg, "verifier"))
         with _config_group("extractor"):
             extractor = _extractor_from_config(cfg.get("extractor", "rules"))
         return cls(
@@ -903,6 +910,22 @@ def _config_bool(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
             f"detector config {key!r} must be true or false, got {type(value).__name__} {value!r}"
         )
     return value
+
+
+def _config_mapping(cfg: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The options of the config's ``key`` group (null: none); a ``verifier`` may be given
+    as its bare path or shipped name. Anything else is an error naming the group."""
+    value = cfg.get(key)
+    if key == "verifier" and isinstance(value, (str, Path)):
+        return {"path": str(value)}
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"detector config {key!r} must be a mapping of its options (what "
+            f"Detector.config() holds there), got {type(value).__name__} {value!r}"
+        )
+    return dict(value)
 
 
 @contextlib.contextmanager
