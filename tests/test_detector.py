@@ -145,6 +145,21 @@ def test_detect_batch_keeps_order_and_validates(detector: Detector) -> None:
         detector.detect_batch(["x"], progress=False)
 
 
+def test_detect_batch_names_the_example_with_a_bad_text(detector: Detector) -> None:
+    """In a batch of thousands, "answer must be str" does not say which row: the error
+    names the example, before it is detected."""
+    good = {"answer": "Suede is a rock band.", "context": CONTEXT}
+    cases = [
+        ({"answer": None, "context": CONTEXT}, TypeError, r"examples\[1\]\['answer'\] must be str"),
+        ({"answer": "x", "context": [CONTEXT, 3]}, TypeError, r"examples\[1\]\['context'\]\[1\]"),
+        ({**good, "question": b"q"}, TypeError, r"examples\[1\]\['question'\] must be str or None"),
+        ({**good, "answer": "x\ud800"}, ValueError, r"examples\[1\]\['answer'\]: holds a lone"),
+    ]
+    for bad, error, message in cases:
+        with pytest.raises(error, match=message):
+            detector.detect_batch([good, bad], progress=False)
+
+
 def test_retrieve_sends_fewer_pairs_than_window_on_long_context() -> None:
     context = (
         " ".join(f"Fact number {i} concerns topic {i}." for i in range(200))

@@ -755,6 +755,10 @@ class Detector:
             missing = [k for k in ("answer", "context") if k not in example]
             if missing:
                 raise KeyError(f"examples[{i}] lacks {', '.join(missing)}")
+            # checked here too, so that the error names the example, not just its field
+            require_text(example["answer"], f"examples[{i}]['answer']")
+            join_passages(example["context"], f"examples[{i}]['context']")
+            require_text(example.get("question"), f"examples[{i}]['question']", optional=True)
             yield self.detect(
                 answer=example["answer"],
                 context=example["context"],
