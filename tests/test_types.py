@@ -187,6 +187,26 @@ def test_span_from_dict_accepts_pairs() -> None:
     assert Span.from_dict({"start": 2, "end": 5}) == Span(2, 5)
 
 
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ({"start": 2.5, "end": 5}, TypeError, "Span start must be a whole number, got float 2.5"),
+        ([True, 5], TypeError, "Span start must be a whole number, got bool True"),
+        ({"start": 2, "end": "5"}, TypeError, "Span end must be a whole number, got str '5'"),
+        ({"start": None, "end": 5}, TypeError, "Span start must be a whole number, got NoneType"),
+        ([2, 5, 9], ValueError, r"a Span pair is \[start, end\], got \[2, 5, 9\]"),
+    ],
+)
+def test_span_from_dict_refuses_offsets_it_would_truncate(
+    value: Any, error: type[Exception], message: str
+) -> None:
+    """``int()`` read 2.5 as 2, true as 1 and [2, 5, 9] as [2, 5]: a span over other
+    characters than the data meant, without a word. 5.0 (a JSON writer's 5) is still 5."""
+    with pytest.raises(error, match=message):
+        Span.from_dict(value)
+    assert Span.from_dict({"start": 2.0, "end": 5.0}) == Span(2, 5)
+
+
 def test_span_helpers() -> None:
     text = "Paris is big."
     span = Span(0, 5)

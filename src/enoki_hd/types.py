@@ -49,9 +49,21 @@ class Span:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | list[int] | tuple[int, int]) -> Span:
+        """``{"start", "end"}`` or a ``[start, end]`` pair; an offset JSON wrote as ``3.0``
+        is read as 3, but one that is no whole number (``2.5``, ``true``, ``"3"``) or a pair
+        of another length is an error, never truncated into a span over other characters."""
         if isinstance(d, (list, tuple)):
-            return cls(int(d[0]), int(d[1]))
-        return cls(int(d["start"]), int(d["end"]))
+            if len(d) != 2:
+                raise ValueError(f"a Span pair is [start, end], got {list(d)!r}")
+            return cls(_offset(d[0], "start"), _offset(d[1], "end"))
+        return cls(_offset(d["start"], "start"), _offset(d["end"], "end"))
+
+
+def _offset(value: Any, name: str) -> int:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole:
+        raise TypeError(f"Span {name} must be a whole number, got {type(value).__name__} {value!r}")
+    return int(value)
 
 
 def _spans_to_list(spans: list[Span]) -> list[dict[str, int]]:
