@@ -264,3 +264,49 @@ def test_a_report_on_an_empty_context_is_not_checked() -> None:
     assert Report("Paris is in France.", [], [], [], summary).checked is False
     ok = Summary("ok", 0.0, {"unverifiable": 1}, 1, True, extrinsic=1)
     assert Report("Paris is in France.", [], [], [], ok).checked is True
+
+
+@pytest.mark.parametrize(
+    ("read", "message"),
+    [
+        (
+            lambda: Summary.from_dict({**make_summary().to_dict(), "hallucinated": "false"}),
+            "summary['hallucinated'] must be a boolean (true or false), got string 'false'",
+        ),
+        (
+            lambda: Fact.from_dict({**make_fact().to_dict(), "negated": "false"}),
+            "fact['negated'] must be a boolean (true or false), got string 'false'",
+        ),
+        (
+            lambda: Fact.from_dict({**make_fact().to_dict(), "negated": 0}),
+            "fact['negated'] must be a boolean (true or false), got integer 0",
+        ),
+        (
+            lambda: FactVerdict.from_dict({**make_fact_verdict().to_dict(), "suppressed": "no"}),
+            "fact_verdict['suppressed'] must be a boolean (true or false), got string 'no'",
+        ),
+        (
+            lambda: Report.from_dict(
+                {
+                    **make_report().to_dict(),
+                    "summary": {**make_summary().to_dict(), "hallucinated": 1},
+                }
+            ),
+            "report['summary']['hallucinated'] must be a boolean (true or false), got integer 1",
+        ),
+    ],
+)
+def test_a_bool_field_must_be_a_json_boolean(read: Any, message: str) -> None:
+    """``bool()`` read the string "false" (and 0, "no") as a flag: a hallucinated answer read
+    back as clean, or the other way round. The field is named instead."""
+    with pytest.raises(ValueError) as caught:
+        read()
+    assert str(caught.value) == message
+
+
+def test_a_bool_field_may_be_left_out_and_hallucinated_may_be_null() -> None:
+    fact = make_fact().to_dict()
+    del fact["negated"]
+    assert Fact.from_dict(fact).negated is False
+    summary = {**make_summary().to_dict(), "hallucinated": None}
+    assert Summary.from_dict(summary).hallucinated is None

@@ -66,6 +66,53 @@ def _offset(value: Any, name: str) -> int:
     return int(value)
 
 
+# The default of a field that must be present.
+_REQUIRED: Any = object()
+_EXPECTED = {
+    bool: "a boolean (true or false)",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def _got(value: Any) -> str:
+    """``value`` in JSON's words, for an error: ``string 'false'``, ``null``, ``list``."""
+    if value is None:
+        return "null"
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", dict: "object"}
+    name = names.get(type(value), type(value).__name__)
+    return f"{name} {value!r:.40}" if isinstance(value, (bool, int, float, str)) else name
+
+
+def _value(value: Any, where: str, kind: type) -> Any:
+    """``value`` when it is JSON's ``kind`` (a boolean is no number; a number may be an
+    integer), else a ValueError naming ``where``, its path in the document."""
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+    if not ok:
+        raise ValueError(f"{where} must be {_EXPECTED[kind]}, got {_got(value)}")
+    return float(value) if kind is float else value
+
+
+def _field(d: dict[str, Any], key: str, path: str, kind: type, default: Any = _REQUIRED) -> Any:
+    """``d[key]`` checked to be JSON's ``kind`` (:func:`_value`). A field left out is
+    ``default`` (older schemas lack the newer fields); without one it is required. null is read
+    only where the default is None."""
+    where = f"{path}[{key!r}]"
+    if key not in d:
+        if default is _REQUIRED:
+            raise ValueError(f"{where} is missing; expected {_EXPECTED[kind]}")
+        return default
+    if d[key] is None and default is None:
+        return None
+    return _value(d[key], where, kind)
+
+
 def _spans_to_list(spans: list[Span]) -> list[dict[str, int]]:
     return [s.to_dict() for s in spans]
 
@@ -127,7 +174,8 @@ class Fact:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Fact:
+    def from_dict(cls, d: dict[str, Any], *, path: str = "fact") -> Fact:
+        """``path`` names ``d`` in errors (``report['facts'][3]['fact']``)."""
         return cls(
             id=str(d["id"]),
             sentence=int(d["sentence"]),
@@ -141,7 +189,7 @@ class Fact:
             delta=_spans_from_list(d.get("delta")),
             confidence=d.get("confidence"),
             source=d.get("source", ""),
-            negated=bool(d.get("negated", False)),
+            negated=_field(d, "negated", path, bool, False),
             modality=d.get("modality"),
         )
 
@@ -312,14 +360,15 @@ class FactVerdict:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> FactVerdict:
+    def from_dict(cls, d: dict[str, Any], *, path: str = "fact_verdict") -> FactVerdict:
+        """``path`` names ``d`` in errors (``report['facts'][3]``)."""
         return cls(
-            fact=Fact.from_dict(d["fact"]),
+            fact=Fact.from_dict(d["fact"], path=f"{path}['fact']"),
             hypothesis=d["hypothesis"],
             probs=NLIScores.from_dict(d["probs"]),
             label=d["label"],
             evidence=Evidence.from_dict(d.get("evidence")),
-            suppressed=bool(d.get("suppressed", False)),
+            suppressed=_field(d, "suppressed", path, bool, False),
             decided_by=d.get("decided_by", "nli"),
             score=d.get("score"),
             blamed=None if d.get("blamed") is None else _spans_from_list(d["blamed"]),
@@ -468,13 +517,14 @@ class Summary:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Summary:
+    def from_dict(cls, d: dict[str, Any], *, path: str = "summary") -> Summary:
+        """``path`` names ``d`` in errors (``report['summary']``)."""
         return cls(
             status=d["status"],
             faithfulness=d.get("faithfulness"),
             counts={k: int(v) for k, v in d.get("counts", {}).items()},
             checked=int(d.get("checked", 0)),
-            hallucinated=None if d.get("hallucinated") is None else bool(d["hallucinated"]),
+            hallucinated=_field(d, "hallucinated", path, bool, None),
             intrinsic=int(d.get("intrinsic", 0)),
             extrinsic=int(d.get("extrinsic", 0)),
             unchecked=int(d.get("unchecked", 0)),
@@ -525,9 +575,12 @@ class Report:
         return cls(
             answer=d["answer"],
             sentences=[SentenceVerdict.from_dict(s) for s in d.get("sentences", [])],
-            facts=[FactVerdict.from_dict(f) for f in d.get("facts", [])],
+            facts=[
+                FactVerdict.from_dict(f, path=f"report['facts'][{i}]")
+                for i, f in enumerate(d.get("facts", []))
+            ],
             spans=[HallucinatedSpan.from_dict(s) for s in d.get("spans", [])],
-            summary=Summary.from_dict(d["summary"]),
+            summary=Summary.from_dict(d["summary"], path="report['summary']"),
             timings={k: float(v) for k, v in d.get("timings", {}).items()},
             question=d.get("question"),
             config=dict(d.get("config", {})),
