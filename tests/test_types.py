@@ -63,8 +63,8 @@ def make_fact_verdict() -> FactVerdict:
 def make_sentence_verdict() -> SentenceVerdict:
     return SentenceVerdict(
         index=2,
-        span=Span(40, 81),
-        text="It was completed in 1889 by Gustave Eiffel.",
+        span=Span(30, 55),
+        text="It was completed in 1889.",
         score=0.75,
         label="unverifiable",
         probs=NLIScores(0.1, 0.75, 0.15),
@@ -310,3 +310,125 @@ def test_a_bool_field_may_be_left_out_and_hallucinated_may_be_null() -> None:
     assert Fact.from_dict(fact).negated is False
     summary = {**make_summary().to_dict(), "hallucinated": None}
     assert Summary.from_dict(summary).hallucinated is None
+
+
+def _report_dict_with(change: Any) -> dict[str, Any]:
+    """``make_report()``'s dict as JSON reads it, after ``change(d)`` edits it in place."""
+    d = json.loads(json.dumps(make_report().to_dict()))
+    change(d)
+    return d
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(timings=None), "report['timings'] must be an object, got null"),
+        (lambda d: d.update(config=None), "report['config'] must be an object, got null"),
+        (lambda d: d.update(sentences=None), "report['sentences'] must be a list, got null"),
+        (lambda d: d.update(answer=7), "report['answer'] must be a string, got integer 7"),
+        (
+            lambda d: d["facts"][0].pop("label"),
+            "report['facts'][0]['label'] is missing; expected a string",
+        ),
+        (
+            lambda d: d["facts"][0]["fact"].update(sentence="3"),
+            "report['facts'][0]['fact']['sentence'] must be a whole number, got string '3'",
+        ),
+        (
+            lambda d: d["summary"]["counts"].update(supported=1.5),
+            "report['summary']['counts']['supported'] must be a whole number, got number 1.5",
+        ),
+        (
+            lambda d: d["sentences"][0].update(span="30:55"),
+            "report['sentences'][0]['span'] must be a span {start, end}, got string '30:55'",
+        ),
+        (
+            lambda d: d["facts"][0].update(label="false"),
+            "report['facts'][0]['label'] must be one of supported, contradicted, unverifiable; "
+            "got 'false'",
+        ),
+        (
+            lambda d: d["sentences"][0].update(label="hallucinated"),
+            "report['sentences'][0]['label'] must be one of supported, contradicted, "
+            "unverifiable, unsupported_language, not_a_claim; got 'hallucinated'",
+        ),
+        (
+            lambda d: d["spans"][0].update(label="supported!"),
+            "report['spans'][0]['label'] must be one of supported, contradicted, unverifiable; "
+            "got 'supported!'",
+        ),
+        (
+            lambda d: d["sentences"][0].update(span={"start": 30, "end": 56}),
+            "report['sentences'][0]['span'] is [30, 56), past the end of the answer "
+            "(55 characters); spans are character offsets into the answer",
+        ),
+        (
+            lambda d: d["facts"][0]["fact"].update(object_spans=[[50, 60]]),
+            "report['facts'][0]['fact']['object_spans'][0] is [50, 60), past the end of the "
+            "answer (55 characters); spans are character offsets into the answer",
+        ),
+        (
+            lambda d: d["spans"][0].update(end=99),
+            "report['spans'][0] is [50, 99), past the end of the answer (55 characters); "
+            "spans are character offsets into the answer",
+        ),
+        (
+            lambda d: d.pop("schema_version"),
+            "report['schema_version'] is missing; expected a string",
+        ),
+        (
+            lambda d: d.update(schema_version="1.5"),
+            f"report['schema_version'] is '1.5', newer than the {REPORT_SCHEMA_VERSION} this "
+            "enoki-hd reads and writes; upgrade enoki-hd (pip install -U enoki-hd) to read this "
+            "report",
+        ),
+        (
+            lambda d: d.update(schema_version="2.0"),
+            f"report['schema_version'] is '2.0', newer than the {REPORT_SCHEMA_VERSION} this "
+            "enoki-hd reads and writes; upgrade enoki-hd (pip install -U enoki-hd) to read this "
+            "report",
+        ),
+        (
+            lambda d: d.update(schema_version="v1"),
+            "report['schema_version'] is 'v1', no schema version enoki-hd has written; "
+            f"this enoki-hd reads 1.0 to {REPORT_SCHEMA_VERSION}",
+        ),
+    ],
+)
+def test_report_from_dict_names_the_field_it_cannot_read(change: Any, message: str) -> None:
+    """Was an AttributeError/TypeError with no field named (null timings, config or
+    sentences), or read without a word (unknown labels, spans past the answer, a report of a
+    newer schema)."""
+    with pytest.raises(ValueError) as caught:
+        Report.from_dict(_report_dict_with(change))
+    assert str(caught.value) == message
+
+
+def test_report_from_dict_wants_a_dict_not_json_text() -> None:
+    text = json.dumps(make_report().to_dict())
+    with pytest.raises(TypeError) as caught:
+        Report.from_dict(text)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "Report.from_dict expects a dict (as Report.to_dict() writes it), got str; "
+        "parse JSON text with json.loads first"
+    )
+
+
+def test_report_from_dict_reads_a_report_of_schema_1_0() -> None:
+    """What 1.0 wrote, before fact scores, blame, splits, checkworthiness and evidence focus
+    existed: the fields added since read as their defaults."""
+
+    def as_1_0(d: dict[str, Any]) -> None:
+        d["schema_version"] = "1.0"
+        for key in ("score", "blamed", "suppressed_by", "split"):
+            del d["facts"][0][key]
+        for key in ("checkworthy", "reason", "split"):
+            del d["sentences"][0][key]
+        for key in ("intrinsic", "extrinsic", "unchecked", "not_a_claim"):
+            del d["summary"][key]
+        del d["facts"][0]["evidence"]["focus"]
+
+    report = Report.from_dict(_report_dict_with(as_1_0))
+    assert report.facts[0].score == report.facts[0].hall_prob
+    assert report.facts[0].blamed is None and report.sentences[0].split == []
+    assert report.summary.not_a_claim == 0 and report.sentences[0].checkworthy

@@ -7,13 +7,16 @@ unmodified answer string (never into normalized text). Every dataclass round-tri
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 FactLabel = Literal["supported", "contradicted", "unverifiable"]
 SentenceLabel = Literal[
     "supported", "contradicted", "unverifiable", "unsupported_language", "not_a_claim"
 ]
+_FACT_LABELS: tuple[FactLabel, ...] = get_args(FactLabel)
+_SENTENCE_LABELS: tuple[SentenceLabel, ...] = get_args(SentenceLabel)
 NLI_LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 
 REPORT_SCHEMA_VERSION = "1.4"  # 1.4: evidence passage; 1.3: fact inherited_from; 1.2: checkworthy
@@ -70,7 +73,7 @@ def _offset(value: Any, name: str) -> int:
 _REQUIRED: Any = object()
 _EXPECTED = {
     bool: "a boolean (true or false)",
-    int: "an integer",
+    int: "a whole number",
     float: "a number",
     str: "a string",
     list: "a list",
@@ -89,14 +92,16 @@ def _got(value: Any) -> str:
 
 def _value(value: Any, where: str, kind: type) -> Any:
     """``value`` when it is JSON's ``kind`` (a boolean is no number; a number may be an
-    integer), else a ValueError naming ``where``, its path in the document."""
-    if kind is float:
+    integer; a whole number may be written 3.0), else a ValueError naming ``where``, its path
+    in the document."""
+    if kind is float or kind is int:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        ok = ok and (kind is float or isinstance(value, int) or value.is_integer())
     else:
         ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
     if not ok:
         raise ValueError(f"{where} must be {_EXPECTED[kind]}, got {_got(value)}")
-    return float(value) if kind is float else value
+    return kind(value) if kind is float or kind is int else value
 
 
 def _field(d: dict[str, Any], key: str, path: str, kind: type, default: Any = _REQUIRED) -> Any:
@@ -113,12 +118,48 @@ def _field(d: dict[str, Any], key: str, path: str, kind: type, default: Any = _R
     return _value(d[key], where, kind)
 
 
+def _object(d: Any, path: str) -> dict[str, Any]:
+    value: dict[str, Any] = _value(d, path, dict)
+    return value
+
+
+def _items(d: dict[str, Any], key: str, path: str, kind: type = object) -> list[tuple[Any, str]]:
+    """(item, its path) for each item of the list ``d[key]`` (left out: none); with ``kind``,
+    each item is checked to be JSON's ``kind``."""
+    items = _field(d, key, path, list, [])
+    paths = [f"{path}[{key!r}][{i}]" for i in range(len(items))]
+    if kind is not object:
+        items = [_value(item, where, kind) for item, where in zip(items, paths, strict=True)]
+    return list(zip(items, paths, strict=True))
+
+
+def _label(
+    d: dict[str, Any], key: str, path: str, labels: tuple[str, ...], default: Any = _REQUIRED
+) -> Any:
+    label = _field(d, key, path, str, default)
+    if label not in labels:
+        raise ValueError(f"{path}[{key!r}] must be one of {', '.join(labels)}; got {label!r}")
+    return label
+
+
+def _span(value: Any, where: str) -> Span:
+    if not isinstance(value, (dict, list)):
+        raise ValueError(f"{where} must be a span {{start, end}}, got {_got(value)}")
+    missing = [k for k in ("start", "end") if isinstance(value, dict) and k not in value]
+    if missing:
+        raise ValueError(f"{where} must be a span {{start, end}}; {missing[0]!r} is missing")
+    try:
+        return Span.from_dict(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
 def _spans_to_list(spans: list[Span]) -> list[dict[str, int]]:
     return [s.to_dict() for s in spans]
 
 
-def _spans_from_list(items: list[Any] | None) -> list[Span]:
-    return [Span.from_dict(x) for x in (items or [])]
+def _spans(d: dict[str, Any], key: str, path: str) -> list[Span]:
+    return [_span(item, where) for item, where in _items(d, key, path)]
 
 
 @dataclass
@@ -176,21 +217,22 @@ class Fact:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, path: str = "fact") -> Fact:
         """``path`` names ``d`` in errors (``report['facts'][3]['fact']``)."""
+        d = _object(d, path)
         return cls(
-            id=str(d["id"]),
-            sentence=int(d["sentence"]),
-            subject=d["subject"],
-            relation=d["relation"],
-            object=d["object"],
-            subject_spans=_spans_from_list(d.get("subject_spans")),
-            relation_spans=_spans_from_list(d.get("relation_spans")),
-            object_spans=_spans_from_list(d.get("object_spans")),
-            parent=d.get("parent"),
-            delta=_spans_from_list(d.get("delta")),
-            confidence=d.get("confidence"),
-            source=d.get("source", ""),
+            id=_field(d, "id", path, str),
+            sentence=_field(d, "sentence", path, int),
+            subject=_field(d, "subject", path, str),
+            relation=_field(d, "relation", path, str),
+            object=_field(d, "object", path, str),
+            subject_spans=_spans(d, "subject_spans", path),
+            relation_spans=_spans(d, "relation_spans", path),
+            object_spans=_spans(d, "object_spans", path),
+            parent=_field(d, "parent", path, str, None),
+            delta=_spans(d, "delta", path),
+            confidence=_field(d, "confidence", path, float, None),
+            source=_field(d, "source", path, str, ""),
             negated=_field(d, "negated", path, bool, False),
-            modality=d.get("modality"),
+            modality=_field(d, "modality", path, str, None),
         )
 
 
@@ -206,10 +248,13 @@ class EvidenceFocus:
         return {"start": self.start, "end": self.end, "text": self.text}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> EvidenceFocus | None:
+    def from_dict(cls, d: dict[str, Any] | None, *, path: str = "focus") -> EvidenceFocus | None:
         if d is None:
             return None
-        return cls(int(d["start"]), int(d["end"]), d["text"])
+        d = _object(d, path)
+        return cls(
+            _field(d, "start", path, int), _field(d, "end", path, int), _field(d, "text", path, str)
+        )
 
 
 @dataclass
@@ -249,17 +294,17 @@ class Evidence:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any] | None) -> Evidence | None:
+    def from_dict(cls, d: dict[str, Any] | None, *, path: str = "evidence") -> Evidence | None:
         """Reads dicts written before ``focus`` or ``passage`` existed too (None)."""
         if d is None:
             return None
-        passage = d.get("passage")
+        d = _object(d, path)
         return cls(
-            int(d["start"]),
-            int(d["end"]),
-            d["text"],
-            EvidenceFocus.from_dict(d.get("focus")),
-            None if passage is None else int(passage),
+            _field(d, "start", path, int),
+            _field(d, "end", path, int),
+            _field(d, "text", path, str),
+            EvidenceFocus.from_dict(d.get("focus"), path=f"{path}['focus']"),
+            _field(d, "passage", path, int, None),
         )
 
 
@@ -288,8 +333,9 @@ class NLIScores:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> NLIScores:
-        return cls(float(d["entailment"]), float(d["neutral"]), float(d["contradiction"]))
+    def from_dict(cls, d: dict[str, Any], *, path: str = "probs") -> NLIScores:
+        d = _object(d, path)
+        return cls(*(_field(d, label, path, float) for label in NLI_LABELS))
 
 
 @dataclass
@@ -362,21 +408,24 @@ class FactVerdict:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, path: str = "fact_verdict") -> FactVerdict:
         """``path`` names ``d`` in errors (``report['facts'][3]``)."""
+        d = _object(d, path)
+        features = _field(d, "features", path, dict, None)
+        escalation = _field(d, "escalation", path, dict, None)
         return cls(
-            fact=Fact.from_dict(d["fact"], path=f"{path}['fact']"),
-            hypothesis=d["hypothesis"],
-            probs=NLIScores.from_dict(d["probs"]),
-            label=d["label"],
-            evidence=Evidence.from_dict(d.get("evidence")),
+            fact=Fact.from_dict(_field(d, "fact", path, dict), path=f"{path}['fact']"),
+            hypothesis=_field(d, "hypothesis", path, str),
+            probs=NLIScores.from_dict(_field(d, "probs", path, dict), path=f"{path}['probs']"),
+            label=_label(d, "label", path, _FACT_LABELS),
+            evidence=Evidence.from_dict(d.get("evidence"), path=f"{path}['evidence']"),
             suppressed=_field(d, "suppressed", path, bool, False),
-            decided_by=d.get("decided_by", "nli"),
-            score=d.get("score"),
-            blamed=None if d.get("blamed") is None else _spans_from_list(d["blamed"]),
-            suppressed_by=d.get("suppressed_by"),
-            split=_spans_from_list(d.get("split")),
-            features=None if d.get("features") is None else dict(d["features"]),
-            escalation=None if d.get("escalation") is None else dict(d["escalation"]),
-            inherited_from=d.get("inherited_from"),
+            decided_by=_field(d, "decided_by", path, str, "nli"),
+            score=_field(d, "score", path, float, None),
+            blamed=None if d.get("blamed") is None else _spans(d, "blamed", path),
+            suppressed_by=_field(d, "suppressed_by", path, str, None),
+            split=_spans(d, "split", path),
+            features=None if features is None else dict(features),
+            escalation=None if escalation is None else dict(escalation),
+            inherited_from=_field(d, "inherited_from", path, str, None),
         )
 
 
@@ -431,19 +480,22 @@ class SentenceVerdict:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> SentenceVerdict:
+    def from_dict(cls, d: dict[str, Any], *, path: str = "sentence") -> SentenceVerdict:
+        """``path`` names ``d`` in errors (``report['sentences'][2]``)."""
+        d = _object(d, path)
+        probs = _field(d, "probs", path, dict, None)
         return cls(
-            index=int(d["index"]),
-            span=Span.from_dict(d["span"]),
-            text=d["text"],
-            score=float(d["score"]),
-            label=d["label"],
-            probs=NLIScores.from_dict(d["probs"]) if d.get("probs") else None,
-            evidence=Evidence.from_dict(d.get("evidence")),
-            method=d.get("method", "sentence-nli"),
-            facts=list(d.get("facts", [])),
-            split=_spans_from_list(d.get("split")),
-            reason=d.get("reason"),
+            index=_field(d, "index", path, int),
+            span=_span(d.get("span"), f"{path}['span']"),
+            text=_field(d, "text", path, str),
+            score=_field(d, "score", path, float),
+            label=_label(d, "label", path, _SENTENCE_LABELS),
+            probs=None if probs is None else NLIScores.from_dict(probs, path=f"{path}['probs']"),
+            evidence=Evidence.from_dict(d.get("evidence"), path=f"{path}['evidence']"),
+            method=_field(d, "method", path, str, "sentence-nli"),
+            facts=[fact for fact, _ in _items(d, "facts", path, str)],
+            split=_spans(d, "split", path),
+            reason=_field(d, "reason", path, str, None),
         )
 
 
@@ -469,14 +521,16 @@ class HallucinatedSpan:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> HallucinatedSpan:
+    def from_dict(cls, d: dict[str, Any], *, path: str = "span") -> HallucinatedSpan:
+        """``path`` names ``d`` in errors (``report['spans'][0]``)."""
+        span = _span(_object(d, path), path)
         return cls(
-            int(d["start"]),
-            int(d["end"]),
-            d["text"],
-            float(d["score"]),
-            list(d.get("facts", [])),
-            d.get("label", "unverifiable"),
+            span.start,
+            span.end,
+            _field(d, "text", path, str),
+            _field(d, "score", path, float),
+            [fact for fact, _ in _items(d, "facts", path, str)],
+            _label(d, "label", path, _FACT_LABELS, "unverifiable"),
         )
 
 
@@ -519,16 +573,18 @@ class Summary:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, path: str = "summary") -> Summary:
         """``path`` names ``d`` in errors (``report['summary']``)."""
+        d = _object(d, path)
+        counts = _field(d, "counts", path, dict, {})
         return cls(
-            status=d["status"],
-            faithfulness=d.get("faithfulness"),
-            counts={k: int(v) for k, v in d.get("counts", {}).items()},
-            checked=int(d.get("checked", 0)),
+            status=_field(d, "status", path, str),
+            faithfulness=_field(d, "faithfulness", path, float, None),
+            counts={k: _value(v, f"{path}['counts'][{k!r}]", int) for k, v in counts.items()},
+            checked=_field(d, "checked", path, int, 0),
             hallucinated=_field(d, "hallucinated", path, bool, None),
-            intrinsic=int(d.get("intrinsic", 0)),
-            extrinsic=int(d.get("extrinsic", 0)),
-            unchecked=int(d.get("unchecked", 0)),
-            not_a_claim=int(d.get("not_a_claim", 0)),
+            intrinsic=_field(d, "intrinsic", path, int, 0),
+            extrinsic=_field(d, "extrinsic", path, int, 0),
+            unchecked=_field(d, "unchecked", path, int, 0),
+            not_a_claim=_field(d, "not_a_claim", path, int, 0),
         )
 
 
@@ -572,16 +628,82 @@ class Report:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Report:
-        return cls(
-            answer=d["answer"],
-            sentences=[SentenceVerdict.from_dict(s) for s in d.get("sentences", [])],
-            facts=[
-                FactVerdict.from_dict(f, path=f"report['facts'][{i}]")
-                for i, f in enumerate(d.get("facts", []))
+        """Reads what ``to_dict`` writes, of this schema version or an older one (fields added
+        since are left at their defaults). Anything else is refused, never guessed: a ``d``
+        that is no dict is a TypeError; a field missing, null or of the wrong type, a label
+        outside the known ones, an answer span past the answer's end, or a newer
+        ``schema_version`` is a ValueError naming the field (``report['facts'][3]['label']``)."""
+        if not isinstance(d, dict):
+            hint = "; parse JSON text with json.loads first" if isinstance(d, (str, bytes)) else ""
+            raise TypeError(
+                f"Report.from_dict expects a dict (as Report.to_dict() writes it), "
+                f"got {type(d).__name__}{hint}"
+            )
+        path = "report"
+        _check_schema_version(_field(d, "schema_version", path, str))
+        timings = _field(d, "timings", path, dict, {})
+        report = cls(
+            answer=_field(d, "answer", path, str),
+            sentences=[
+                SentenceVerdict.from_dict(s, path=p) for s, p in _items(d, "sentences", path)
             ],
-            spans=[HallucinatedSpan.from_dict(s) for s in d.get("spans", [])],
-            summary=Summary.from_dict(d["summary"], path="report['summary']"),
-            timings={k: float(v) for k, v in d.get("timings", {}).items()},
-            question=d.get("question"),
-            config=dict(d.get("config", {})),
+            facts=[FactVerdict.from_dict(f, path=p) for f, p in _items(d, "facts", path)],
+            spans=[HallucinatedSpan.from_dict(s, path=p) for s, p in _items(d, "spans", path)],
+            summary=Summary.from_dict(_field(d, "summary", path, dict), path=f"{path}['summary']"),
+            timings={k: _value(v, f"{path}['timings'][{k!r}]", float) for k, v in timings.items()},
+            question=_field(d, "question", path, str, None),
+            config=dict(_field(d, "config", path, dict, {})),
         )
+        _check_answer_spans(report)
+        return report
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _check_schema_version(version: str) -> None:
+    """Every schema from 1.0 to this one reads (each added fields with defaults); a newer one
+    may hold what this code would drop without a word, so it is refused."""
+    where = "report['schema_version']"
+    if re.fullmatch(r"\d+\.\d+", version) is None or _version(version) < (1, 0):
+        raise ValueError(
+            f"{where} is {version!r}, no schema version enoki-hd has written; "
+            f"this enoki-hd reads 1.0 to {REPORT_SCHEMA_VERSION}"
+        )
+    if _version(version) > _version(REPORT_SCHEMA_VERSION):
+        raise ValueError(
+            f"{where} is {version!r}, newer than the {REPORT_SCHEMA_VERSION} this enoki-hd "
+            "reads and writes; upgrade enoki-hd (pip install -U enoki-hd) to read this report"
+        )
+
+
+def _check_answer_spans(report: Report) -> None:
+    """Every answer span of ``report`` lies inside its answer (spans are half-open character
+    offsets into it); evidence offsets are into the context, which a report does not hold."""
+    spans: list[tuple[str, Span]] = []
+    for i, sentence in enumerate(report.sentences):
+        where = f"report['sentences'][{i}]"
+        spans.append((f"{where}['span']", sentence.span))
+        spans += [(f"{where}['split'][{k}]", s) for k, s in enumerate(sentence.split)]
+    for i, verdict in enumerate(report.facts):
+        fact = verdict.fact
+        where = f"report['facts'][{i}]['fact']"
+        for key, part in (
+            ("subject_spans", fact.subject_spans),
+            ("relation_spans", fact.relation_spans),
+            ("object_spans", fact.object_spans),
+            ("delta", fact.delta),
+        ):
+            spans += [(f"{where}[{key!r}][{k}]", s) for k, s in enumerate(part)]
+        blamed = verdict.blamed or []
+        spans += [(f"report['facts'][{i}]['blamed'][{k}]", s) for k, s in enumerate(blamed)]
+    spans += [(f"report['spans'][{i}]", Span(s.start, s.end)) for i, s in enumerate(report.spans)]
+    length = len(report.answer)
+    for where, span in spans:
+        if span.end > length:
+            raise ValueError(
+                f"{where} is [{span.start}, {span.end}), past the end of the answer "
+                f"({length} characters); spans are character offsets into the answer"
+            )
