@@ -20,7 +20,7 @@ import hydra
 from omegaconf import DictConfig
 
 from enoki_hd.eval.datasets import BenchmarkConfigError
-from enoki_hd.eval.runner import EvalSetupError, run_eval
+from enoki_hd.eval.runner import EvalSetupError, exit_interrupted, run_eval
 from enoki_hd.llm.client import LLMError
 from enoki_hd.verify.nli import VerifierError
 
@@ -51,8 +51,7 @@ def main(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         sys.exit(1)
     except KeyboardInterrupt:
         # every finished example is in the prediction cache: the same command resumes there
-        sys.stderr.write("scripts/eval.py: interrupted (rerun the same command to resume)\n")
-        sys.exit(130)
+        exit_interrupted("scripts/eval.py")
     sys.stdout.write(objects["files"]["report"].read_text(encoding="utf-8"))
     return metrics, objects
 

@@ -16,7 +16,7 @@ import sys
 from hydra.errors import HydraException
 
 from enoki_hd.eval.datasets import BenchmarkConfigError
-from enoki_hd.eval.runner import EvalSetupError, run_eval_all
+from enoki_hd.eval.runner import EvalSetupError, exit_interrupted, run_eval_all
 from enoki_hd.verify.nli import VerifierError
 
 logger = logging.getLogger(__name__)
@@ -39,8 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         # every finished example is in the prediction cache: the same command resumes there
-        sys.stderr.write("scripts/eval_all.py: interrupted (rerun the same command to resume)\n")
-        return 130
+        exit_interrupted("scripts/eval_all.py")
     sys.stdout.write(objects["summary"].read_text(encoding="utf-8"))
     return 0 if results else 1
 

@@ -5,7 +5,11 @@ registry, the detector, and pre-extracted facts read from a file."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -161,6 +165,68 @@ def test_ctrl_c_sends_none_of_the_answers_queued_requests() -> None:
         time.sleep(2.5)  # the request in flight ends; the three queued ones must not follow
         assert len(llm.requests) == 1
         llm_extractor.close()
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("command", "node", "overrides"),
+    [
+        (["-m", "enoki_hd.cli", "eval"], "extractor", ["extractor=llm"]),
+        (["scripts/eval.py"], "judge", ["detector.verification=llm", "judge=llm"]),
+    ],
+)
+def test_ctrl_c_in_eval_ends_at_once_and_keeps_the_finished_examples(
+    tmp_path: Path, command: list[str], node: str, overrides: list[str]
+) -> None:
+    """The interrupted eval waited at exit (the judge: before its interrupt line) for the
+    requests in flight, timeout x (max_retries + 1)."""
+
+    def reply(message: str) -> Step:
+        if "Hamlet" in message:  # the second example: hangs
+            return Step("", delay=30.0)
+        if "Sentence: " in message:
+            return Step(lines(("The Eiffel Tower", "is in", "Rome")))
+        return Step('{"label": "unverifiable", "evidence": ""}')
+
+    rows = (ROOT / "tests/fixtures/benchmarks/mushroom.jsonl").read_text().splitlines()
+    second = json.loads(rows[1])  # two sentences: the judge sends their facts concurrently
+    second["model_output_text"] += " Hamlet is a tragedy."
+    bench = tmp_path / "bench.jsonl"
+    bench.write_text(rows[0] + "\n" + json.dumps(second) + "\n")
+    with ScriptedLLM(reply) as llm:
+        args = [
+            "benchmark=file",
+            f"benchmark.path={bench}",
+            "benchmark.format=mushroom",
+            "methods=[detector]",
+            f"paths.root_dir={tmp_path}",
+            "progress=false",
+            *overrides,
+            f"{node}.model=m",
+            f"{node}.base_url={llm.url}",
+            f"{node}.timeout=30",
+            f"{node}.max_retries=1",
+        ]
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENAI_API_KEY": "k"}
+        process = subprocess.Popen(
+            [sys.executable, *command, *args], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 120
+        while llm.count("Hamlet") == 0 and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()[1]
+            time.sleep(0.05)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        _, stderr = process.communicate(timeout=120)
+        took = time.monotonic() - interrupted
+    assert process.returncode == 130, stderr
+    assert stderr.endswith("interrupted (rerun the same command to resume)\n")
+    assert took < 10, f"the exit waited {took:.1f} s for the requests in flight"
+    # the first example was finished before Ctrl-C: it is in the prediction cache
+    assert len(list((tmp_path / ".cache/enoki/eval/detector").rglob("*.json"))) == 1
 
 
 def test_registry_flat_prompt_config_and_missing_model() -> None:

@@ -784,6 +784,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         from enoki_hd.eval.runner import (
             EvalSetupError,
             compose_eval_config,
+            exit_interrupted,
             run_eval,
             run_eval_all,
         )
@@ -802,6 +803,8 @@ def _run_eval(args: argparse.Namespace) -> int:
             report = objects["files"]["report"]
     except (HydraException, BenchmarkConfigError, EvalSetupError) as err:
         raise UsageError(str(err)) from err
+    except KeyboardInterrupt:
+        exit_interrupted("enoki eval")
     sys.stdout.write(report.read_text(encoding="utf-8"))
     return 0
 

@@ -49,12 +49,14 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from tqdm.auto import tqdm
 
@@ -1030,6 +1032,19 @@ def benchmark_names(config_dir: str | Path | None = None) -> list[str]:
     directory = Path(config_dir) if config_dir is not None else default_config_dir()
     configs = (directory / "benchmark").glob("*.yaml")
     return sorted(p.stem for p in configs if p.stem != FILE_BENCHMARK)
+
+
+def exit_interrupted(program: str) -> NoReturn:
+    """What an eval entry point does on Ctrl-C: say so and end the process at once (exit 130).
+
+    LLM requests in flight (``extractor=llm``, ``judge=llm``) may hang for their whole timeout
+    and retries, and their worker threads would hold a normal exit until then. Nothing is lost:
+    every finished example is in the prediction cache (one file each, written atomically as it
+    finishes) and the run folder is written only at the end, atomically."""
+    sys.stderr.write(f"{program}: interrupted (rerun the same command to resume)\n")
+    sys.stderr.flush()
+    sys.stdout.flush()
+    os._exit(130)
 
 
 def run_eval_all(

@@ -155,5 +155,14 @@ class LLMJudge(PromptedLLM):
 
         if len(verdicts) <= 1:
             return [one(v) for v in verdicts]
-        with ThreadPoolExecutor(min(self.workers, len(verdicts))) as pool:
+        pool = ThreadPoolExecutor(min(self.workers, len(verdicts)))
+        interrupted = False
+        try:
             return list(pool.map(one, verdicts))
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        finally:
+            # on Ctrl-C the requests in flight may hang for their whole timeout and retries:
+            # the interrupt is not held until they end
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
