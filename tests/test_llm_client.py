@@ -92,10 +92,46 @@ def test_the_cost_cap_stops_before_the_next_request() -> None:
 def test_bad_options_name_the_field() -> None:
     with pytest.raises(ValueError, match="max_cost needs prices"):
         ChatClient("m", "http://127.0.0.1:1/v1", max_cost=1.0)
-    with pytest.raises(ValueError, match="max_retries must be >= 0"):
-        ChatClient("m", "http://127.0.0.1:1/v1", max_retries=-1)
     with pytest.raises(ValueError, match="model must name"):
         ChatClient("", "http://127.0.0.1:1/v1")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("temperature", "hot", "temperature must be a finite number >= 0, got 'hot'"),
+        ("temperature", -1, "temperature must be a finite number >= 0, got -1"),
+        ("max_tokens", 0, "max_tokens must be a whole number >= 1 or None, got 0"),
+        ("timeout", None, "timeout must be a finite number > 0, got None"),
+        ("timeout", 0, "timeout must be a finite number > 0, got 0"),
+        ("timeout", "abc", "timeout must be a finite number > 0, got 'abc'"),
+        ("timeout", float("inf"), "timeout must be a finite number > 0, got inf"),
+        ("max_retries", -1, "max_retries must be a whole number >= 0, got -1"),
+        ("max_retries", 1.5, "max_retries must be a whole number >= 0, got 1.5"),
+        ("seed", "x", "seed must be a whole number or None, got 'x'"),
+        ("max_cost", "5", "max_cost must be a finite number >= 0 or None, got '5'"),
+    ],
+)
+def test_a_bad_option_is_refused_when_the_client_is_built(option, value, message) -> None:
+    """They were accepted, and every request then failed with HTTP 400 (or a TypeError
+    from deep in a request)."""
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        ChatClient("m", "http://127.0.0.1:1/v1", **{option: value})
+    ChatClient("m", "http://127.0.0.1:1/v1", max_tokens=None, seed=None, timeout=5)
+
+
+def test_teach_names_the_flag_of_a_bad_option(capsys) -> None:
+    from enoki_hd.cli import main
+
+    for flag, value, message in [
+        ("--timeout", "0", "argument --timeout: must be a finite number > 0, got 0.0"),
+        ("--max-retries", "-1", "argument --max-retries: must be >= 0, got -1"),
+    ]:
+        args = ["teach", "--input", __file__, "--out", "o.jsonl", "--model", "m"]
+        with pytest.raises(SystemExit) as exit_info:
+            main([*args, "--base-url", "http://127.0.0.1:1/v1", flag, value])
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err == f"enoki teach: error: {message}\n"
 
 
 def test_the_key_comes_from_the_environment_else_dotenv(

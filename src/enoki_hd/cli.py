@@ -728,9 +728,18 @@ def _run_teach(args: argparse.Namespace) -> int:
     from enoki_hd.llm.client import BASE_URL_ENV
     from enoki_hd.train.teach import read_rows, teach
 
-    for name, value, low in (("--workers", args.workers, 1), ("--limit", args.limit, 1)):
+    for name, value, low in (
+        ("--workers", args.workers, 1),
+        ("--limit", args.limit, 1),
+        ("--max-retries", args.max_retries, 0),
+        ("--price-in", args.price_in, 0),
+        ("--price-out", args.price_out, 0),
+        ("--max-cost", args.max_cost, 0),
+    ):
         if value is not None and value < low:
             raise UsageError(f"argument {name}: must be >= {low}, got {value}")
+    if not 0 < args.timeout < float("inf"):
+        raise UsageError(f"argument --timeout: must be a finite number > 0, got {args.timeout}")
     if not Path(args.input).is_file():
         raise UsageError(f"argument --input: file not found: {args.input}")
     if not (args.base_url or os.environ.get(BASE_URL_ENV)):

@@ -20,6 +20,7 @@ import datetime
 import email.utils
 import json
 import logging
+import math
 import os
 import random
 import threading
@@ -190,17 +191,21 @@ class ChatClient:
             )
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        # checked here, not by the server: a bad value fails every request with HTTP 400, or
+        # later with a TypeError far from the option
         for name, value in (("timeout", timeout), ("backoff_max", backoff_max)):
-            if value <= 0:
-                raise ValueError(f"{name} must be > 0, got {value}")
+            _check_option(name, value, minimum=0, above=True)
         for name, value in (
-            ("max_retries", max_retries),
             ("backoff", backoff),
             ("price_in", price_in),
             ("price_out", price_out),
+            ("temperature", temperature),
         ):
-            if value < 0:
-                raise ValueError(f"{name} must be >= 0, got {value}")
+            _check_option(name, value, minimum=0)
+        _check_option("max_cost", max_cost, minimum=0, optional=True)
+        _check_option("max_retries", max_retries, minimum=0, whole=True)
+        _check_option("max_tokens", max_tokens, minimum=1, whole=True, optional=True)
+        _check_option("seed", seed, whole=True, optional=True)
         if max_cost is not None and max_cost > 0 and price_in == 0 and price_out == 0:
             raise ValueError(
                 "max_cost needs prices to count against: give price_in / price_out (USD per "
@@ -357,6 +362,33 @@ class ChatClient:
             return None  # the server asks for a longer pause than a job should sit through
         ceiling = min(self.backoff_max, self.backoff * 2**retries)
         return max(retry_after, random.uniform(0.0, ceiling))
+
+
+def _check_option(
+    name: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    above: bool = False,
+    whole: bool = False,
+    optional: bool = False,
+) -> None:
+    """Raise ValueError naming the option ``name`` unless ``value`` is a finite number (an
+    integer when ``whole``; a bool is none) of at least ``minimum`` (above it when ``above``);
+    None passes when ``optional``."""
+    if value is None and optional:
+        return
+    expected = "a whole number" if whole else "a finite number"
+    if minimum is not None:
+        expected += f" {'>' if above else '>='} {minimum:g}"
+    expected += " or None" if optional else ""
+    ok = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
+    if ok and not whole:
+        ok = math.isfinite(cast(float, value))
+    if ok and minimum is not None:
+        ok = cast(float, value) > minimum if above else cast(float, value) >= minimum
+    if not ok:
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
 def _retry_after_seconds(value: str | None) -> float:
