@@ -38,6 +38,8 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"
     usage: bool = True  # False: a server that reports no token usage
+    body: str | None = None  # the raw reply body instead of a completion (a broken server)
+    content_type: str = "application/json"
 
 
 def lines(*triples: tuple[str, str, str]) -> str:
@@ -87,10 +89,10 @@ class ScriptedLLM:
                         }
                 else:
                     payload = {"error": {"message": f"scripted {step.status}", "type": "test"}}
-                data = json.dumps(payload).encode()
+                data = (json.dumps(payload) if step.body is None else step.body).encode()
                 try:
                     self.send_response(step.status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", step.content_type)
                     self.send_header("Content-Length", str(len(data)))
                     for key, value in step.headers.items():
                         self.send_header(key, value)

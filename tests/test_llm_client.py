@@ -3,6 +3,7 @@ timeouts, no retry on other errors, the token ledger, the cost cap and the key l
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -232,3 +233,47 @@ def test_errors_carry_the_servers_explanation_and_a_dead_endpoint_stops_every_re
     with pytest.raises(LLMError, match="is the server up"):
         dead.complete(MESSAGES)  # at once: no second round of retries
     assert len(sleeps) == 2
+
+
+def _reply(**choice) -> str:
+    return json.dumps({"id": "c", "choices": [{"index": 0, "finish_reason": "stop", **choice}]})
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "message"),
+    [
+        (_reply(), "application/json", 'without a completion message: {"id": "c", "choices"'),
+        (
+            _reply(message={"role": "assistant", "content": [{"type": "text", "text": "hi"}]}),
+            "application/json",
+            'content is list, not text: [{"type": "text", "text": "hi"}]',
+        ),
+        (
+            _reply(message={"role": "assistant", "content": 42}),
+            "application/json",
+            "content is int, not text: 42",
+        ),
+        (
+            "<html><body><h1>502 Bad Gateway</h1></body></html>",
+            "text/html",
+            "without a completion message: <html><body><h1>502 Bad Gateway</h1></body></html>",
+        ),
+        (
+            json.dumps({"error": {"message": "model overloaded"}}),
+            "application/json",
+            'without a completion message: {"error": {"message": "model overloaded"}}',
+        ),
+        ("x" * 1000, "text/plain", "without a completion message: " + "x" * 299 + "…"),
+    ],
+)
+def test_a_reply_without_completion_text_says_what_came_back(
+    body: str, content_type: str, message: str
+) -> None:
+    """A choice without a message was an AttributeError, content that is a list or a number
+    was returned as the text, and an HTML page or an error body read only "a completion
+    without a message"."""
+    with ScriptedLLM() as llm:
+        llm.route("ping", Step(body=body, content_type=content_type))
+        with pytest.raises(LLMError) as raised:
+            client(llm.url, []).complete(MESSAGES)
+    assert message in str(raised.value)

@@ -275,7 +275,8 @@ class ChatClient:
             EndpointRefused: HTTP 401 / 403 / 404 (a wrong key, model or URL), now or on an
                 earlier request of this client.
             LLMError: every attempt failed, or the server refused the request (4xx other
-                than 429), or answered without a message.
+                than 429), or answered without a completion text (the error shows, shortened,
+                what came back instead).
         """
         retries = 0
         while True:
@@ -324,9 +325,18 @@ class ChatClient:
             )
             self.ledger.add(spent, metered=usage is not None)
             choices = getattr(response, "choices", None) or []
-            text = choices[0].message.content if choices else None
+            message = getattr(choices[0], "message", None) if choices else None
+            text = getattr(message, "content", None)
+            if text is not None and not isinstance(text, str):
+                raise LLMError(
+                    f"{self.base_url}: a completion whose content is {type(text).__name__}, "
+                    f"not text: {_shortened(text)}"
+                )
             if text is None:
-                raise LLMError(f"{self.base_url}: a completion without a message")
+                # an HTML page, an {"error": ...} body, a choice without a message
+                raise LLMError(
+                    f"{self.base_url}: a reply without a completion message: {_shortened(response)}"
+                )
             finish_reason = getattr(choices[0], "finish_reason", None)
             if finish_reason == "content_filter":
                 # what is left is part of an answer, or none: never "no facts" nor a verdict
@@ -389,6 +399,17 @@ def _check_option(
         ok = cast(float, value) > minimum if above else cast(float, value) >= minimum
     if not ok:
         raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+def _shortened(value: object, limit: int = 300) -> str:
+    """``value`` (a parsed reply, or the body text when it was no JSON) as one line of at most
+    ``limit`` characters, for an error message."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        value = dump(exclude_unset=True)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _retry_after_seconds(value: str | None) -> float:
