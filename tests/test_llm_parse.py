@@ -58,6 +58,22 @@ def test_judgements_tolerate_fences_synonyms_and_prose() -> None:
     assert parse_judgement("") is None
 
 
+def test_a_negated_label_in_prose_is_not_that_label() -> None:
+    """ "not supported" read as "supported": the label named in the words, negation ignored."""
+    for text in (
+        "The claim is not supported by the evidence.",
+        "NOT_SUPPORTED",
+        "This isn't directly supported by the passage.",
+        "The claim is unsupported.",
+        "It is not contradicted, but unverifiable.",
+    ):
+        judgement = parse_judgement(text)
+        assert judgement is not None and judgement.label == "unverifiable", text
+    assert parse_judgement("The passage never contradicted it.") is None
+    supported = parse_judgement("Supported: the passage says so, it is not contradicted.")
+    assert supported is not None and supported.label == "supported"
+
+
 def test_prompts_are_package_data_with_both_sections(tmp_path) -> None:
     for name in BUILTIN_PROMPTS:
         prompt = load_prompt(name)

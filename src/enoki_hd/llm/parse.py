@@ -28,6 +28,10 @@ JUDGE_LABELS = ("supported", "contradicted", "unverifiable")
 _THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+# a label under a negation ("not supported", "isn't directly supported") is not that label
+_NEGATED_LABEL_RE = re.compile(
+    rf"\b(?:not|never|\w+n't)[\s_]+(?:\w+ly\s+)?({'|'.join(JUDGE_LABELS)})\b"
+)
 _LABEL_ALIASES = {
     "supported": "supported",
     "support": "supported",
@@ -153,7 +157,8 @@ def parse_judgement(text: str) -> Judgement | None:
     """The judge's ``{"label", "evidence", "explanation"}`` object, tolerating fences,
     reasoning preambles, prose around the object and label synonyms (``entailment``,
     ``neutral``, ``not enough info``); without an object, prose naming exactly one of the
-    three labels. None when no label can be read."""
+    three labels (a negated one does not count; "not supported" is unverifiable). None when
+    no label can be read."""
     body = "\n".join(_unfenced_lines(text))
     start, end = body.find("{"), body.rfind("}")
     if start >= 0 and end > start:
@@ -167,6 +172,11 @@ def parse_judgement(text: str) -> Judgement | None:
             if label is not None:
                 quote = fields.get("evidence", fields.get("quote", "")) or ""
                 return Judgement(label, str(quote).strip(), str(fields.get("explanation", "")))
-    lowered = body.lower()
+    # "not supported" and "unsupported" read as in an object (unverifiable); "not
+    # contradicted" names no label
+    lowered = _NEGATED_LABEL_RE.sub(
+        lambda m: " unverifiable " if m[1] == "supported" else " ", body.lower()
+    )
+    lowered = re.sub(r"\bunsupported\b", "unverifiable", lowered)
     found = [label for label in JUDGE_LABELS if re.search(rf"\b{label}\b", lowered)]
     return Judgement(found[0], "") if len(found) == 1 else None
