@@ -43,6 +43,30 @@ def test_a_json_array_and_an_unclosed_think_block() -> None:
     assert (unclosed.triples, unclosed.malformed, unclosed.prose) == ([], [], 0)
 
 
+def test_pretty_printed_objects_and_a_triples_wrapper_are_read() -> None:
+    """They were counted as malformed (and prose) lines."""
+    pretty = '{\n  "subject": "Suede",\n  "relation": "was formed in",\n  "object": "London"\n}'
+    two = pretty + ",\n" + pretty.replace("London", "1989")
+    wrapped = '```json\n{"triples": [{"subject": "Suede", "relation": "was formed in",\n'
+    wrapped += ' "object": "London"}, ["Suede", "sold", "records"]]}\n```'
+    suede = {"subject": "Suede", "relation": "was formed in", "object": "London"}
+    for text, triples in [
+        (pretty, [suede]),
+        (two, [suede, {**suede, "object": "1989"}]),
+        (wrapped, [suede, {"subject": "Suede", "relation": "sold", "object": "records"}]),
+        ('{"triples": []}', []),  # the model says: no facts
+    ]:
+        parsed = parse_triples(text)
+        assert (parsed.triples, parsed.malformed, parsed.prose) == (triples, [], 0), text
+    # prose around them: read line by line as before, nothing taken from the prose
+    mixed = parse_triples("Here they are:\n" + pretty)
+    assert mixed.triples == [] and mixed.prose == 4 and len(mixed.malformed) == 2
+    # JSON lines keep the line-by-line reading (a bad line is kept as written)
+    jsonl = parse_triples('{"subject": "A", "relation": "r"}\n{"subject": "B"}')
+    assert jsonl.triples == [{"subject": "A", "relation": "r", "object": ""}]
+    assert jsonl.malformed == ['{"subject": "B"}']
+
+
 def test_judgements_tolerate_fences_synonyms_and_prose() -> None:
     fenced = '```json\n{"label": "Entailment", "evidence": "formed in 1989"}\n```'
     judgement = parse_judgement(fenced)

@@ -8,6 +8,8 @@ says what it could not read instead of dropping it silently:
 - Markdown code fences are removed;
 - one ``{"subject", "relation", "object"}`` object per line, a JSON array of such objects,
   ``("s", "r", "o")`` or ``["s", "r", "o"]`` tuples, list bullets and numbering in front;
+- an answer that is nothing but JSON objects, pretty-printed over several lines or wrapped as
+  ``{"triples": [...]}`` (prose around them sends the answer to the line-by-line reading);
 - other lines are prose (counted, ignored); a line that looks like a triple but cannot be read
   is ``malformed`` (counted, kept for the log).
 
@@ -120,6 +122,11 @@ def parse_triples(text: str) -> ParsedTriples:
             for item in value:
                 _add(out, _as_triple(item), json.dumps(item, ensure_ascii=False))
             return out
+    items = _json_objects(whole) if whole.startswith("{") else None
+    if items is not None:
+        for item in items:
+            _add(out, _as_triple(item), json.dumps(item, ensure_ascii=False))
+        return out
     for raw in lines:
         line = _BULLET_RE.sub("", raw).strip().rstrip(",;")
         if not line:
@@ -135,6 +142,41 @@ def parse_triples(text: str) -> ParsedTriples:
             continue
         _add(out, _as_triple(value), raw)
     return out
+
+
+_VALUE_START_RE = re.compile(r"[^\s,]")  # what is not between two objects
+
+
+def _json_objects(text: str) -> list[Any] | None:
+    """The items of ``text`` when it is nothing but JSON objects (commas or whitespace between
+    them) and one of them spans several lines (pretty-printed) or is a ``{"triples": [...]}``
+    wrapper (its list's items are the items); else None: JSON lines, prose and anything
+    mixed are read line by line."""
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    spans_lines = wrapped = False
+    at = _next_value(text, 0)
+    while at < len(text):
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        spans_lines = spans_lines or "\n" in text[at:end]
+        lowered = {str(k).strip().lower(): v for k, v in value.items()}
+        if len(lowered) == 1 and isinstance(lowered.get("triples"), list):
+            wrapped = True
+            items.extend(lowered["triples"])
+        else:
+            items.append(value)
+        at = _next_value(text, end)
+    return items if spans_lines or wrapped else None
+
+
+def _next_value(text: str, at: int) -> int:
+    found = _VALUE_START_RE.search(text, at)
+    return found.start() if found else len(text)
 
 
 def _add(out: ParsedTriples, triple: dict[str, str] | None, raw: str) -> None:
