@@ -145,6 +145,29 @@ def test_preextracted_validation_and_unknown_answer() -> None:
         extractor.add("x", [("a", "b", "c")])  # type: ignore[list-item]
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # bool("false") is True: the string negated a fact its writer marked as not negated
+        ({"negated": "false"}, "triple 0: 'negated' must be true or false, got 'false'"),
+        ({"negated": 0}, "triple 0: 'negated' must be true or false, got 0"),
+        ({"confidence": "high"}, "triple 0: 'confidence' must be a number or null, got 'high'"),
+        ({"confidence": True}, "triple 0: 'confidence' must be a number or null, got True"),
+        ({"modality": 1}, "triple 0: 'modality' must be a string or null, got 1"),
+    ],
+)
+def test_preextracted_flags_and_scores_have_their_json_types(extra, message) -> None:
+    answer = "Suede formed in London."
+    triple = {"subject": "Suede", "relation": "formed in", "object": "London"}
+    with pytest.raises(ValueError) as caught:
+        PreextractedExtractor().extract(answer, triples=[{**triple, **extra}])
+    assert str(caught.value) == message
+    (fact,) = PreextractedExtractor().extract(
+        answer, triples=[{**triple, "negated": False, "confidence": 1, "modality": None}]
+    )
+    assert (fact.negated, fact.confidence, fact.modality) == (False, 1.0, None)
+
+
 # --- verbalize ------------------------------------------------------------------------------
 
 

@@ -47,6 +47,22 @@ def _validate(triple: Triple, position: int) -> tuple[str, str, str]:
     subject, relation, obj = (triple[p] for p in _PARTS)
     if not subject.strip():
         raise ValueError(f"triple {position} has an empty subject: {dict(triple)!r}")
+    # bool("false") is True: a negation flag written as a string negated the fact
+    negated = triple.get("negated", False)
+    if not isinstance(negated, bool):
+        raise ValueError(f"triple {position}: 'negated' must be true or false, got {negated!r}")
+    confidence = triple.get("confidence")
+    if confidence is not None and (
+        isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+    ):
+        raise ValueError(
+            f"triple {position}: 'confidence' must be a number or null, got {confidence!r}"
+        )
+    modality = triple.get("modality")
+    if modality is not None and not isinstance(modality, str):
+        raise ValueError(
+            f"triple {position}: 'modality' must be a string or null, got {modality!r}"
+        )
     return subject, relation, obj
 
 
@@ -270,7 +286,7 @@ class PreextractedExtractor:
                 delta=list(delta),
                 confidence=None if confidence is None else float(confidence),
                 source="preextracted" if anchored else "preextracted:unanchored",
-                negated=bool(triple.get("negated", False)),
+                negated=triple.get("negated", False),
                 modality=triple.get("modality"),
             )
             placed.append((sentence, position, fact))
