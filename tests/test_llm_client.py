@@ -127,6 +127,7 @@ def test_teach_names_the_flag_of_a_bad_option(capsys) -> None:
     for flag, value, message in [
         ("--timeout", "0", "argument --timeout: must be a finite number > 0, got 0.0"),
         ("--max-retries", "-1", "argument --max-retries: must be >= 0, got -1"),
+        ("--max-tokens", "0", "argument --max-tokens: must be >= 1, got 0"),
     ]:
         args = ["teach", "--input", __file__, "--out", "o.jsonl", "--model", "m"]
         with pytest.raises(SystemExit) as exit_info:

@@ -234,6 +234,19 @@ def test_the_endpoint_comes_from_base_url_or_openai_base_url(
     assert len(records(tmp_path / "env.jsonl")) == len(source.read_text().splitlines())
 
 
+def test_max_tokens_reaches_every_request(tmp_path: Path) -> None:
+    """A cut completion told teach users to raise --max-tokens, a flag teach did not have."""
+    from enoki_hd.cli import main
+
+    source = write_input(tmp_path / "in.jsonl", n=2)
+    args = ["teach", "--input", str(source), "--model", "m", "--no-progress", "--workers", "1"]
+    with ScriptedLLM(reply) as llm:
+        code = main([*args, "--base-url", llm.url, "--out", str(tmp_path / "o.jsonl"), "--max-tokens", "300"])  # fmt: skip
+        assert code == 0
+        assert [r["max_tokens"] for r in llm.requests] == [300] * 4
+        assert records(tmp_path / "o.jsonl")["q0"]["facts"]
+
+
 def test_usage_errors_name_the_field(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": 1, "response": "x"}) + "\n")

@@ -346,6 +346,13 @@ def build_parser() -> argparse.ArgumentParser:
     teach.add_argument(
         "--max-retries", type=int, default=6, help="retries on 429/5xx/timeouts (default 6)"
     )
+    teach.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        help="the longest completion a request may get (default 1024); a row whose answer is "
+        "cut there fails",
+    )
     teach.add_argument("--no-progress", action="store_true", help="no progress bar (logs and CI)")
 
     _add_detect_batch(commands)
@@ -732,6 +739,7 @@ def _run_teach(args: argparse.Namespace) -> int:
         ("--workers", args.workers, 1),
         ("--limit", args.limit, 1),
         ("--max-retries", args.max_retries, 0),
+        ("--max-tokens", args.max_tokens, 1),
         ("--price-in", args.price_in, 0),
         ("--price-out", args.price_out, 0),
         ("--max-cost", args.max_cost, 0),
@@ -758,6 +766,7 @@ def _run_teach(args: argparse.Namespace) -> int:
             workers=args.workers,
             timeout=args.timeout,
             max_retries=args.max_retries,
+            max_tokens=args.max_tokens,
             price_in=args.price_in,
             price_out=args.price_out,
             max_cost=args.max_cost,
