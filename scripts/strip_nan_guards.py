@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for directory in args.checkpoints:
         try:
-            print(strip_checkpoint(directory))
+            # resolved: "." (run inside the checkpoint) has no name to stage a sibling by
+            print(strip_checkpoint(directory.resolve()))
         except FileNotFoundError as error:
             print(f"strip-guards: error: {error}", file=sys.stderr)
             return 2

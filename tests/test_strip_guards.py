@@ -99,6 +99,16 @@ def test_an_interrupted_pass_leaves_the_checkpoint_whole(
     assert "2 NaN guards removed" in script.strip_checkpoint(checkpoint)
 
 
+def test_the_checkpoint_may_be_given_as_dot_from_inside_it(
+    script, checkpoint: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "." has no name, and the staged copy is named after the folder: a ValueError
+    monkeypatch.chdir(checkpoint)
+    assert script.main(["."]) == 0
+    assert capsys.readouterr().out.startswith(f"{checkpoint.resolve()}: 2 NaN guards removed")
+    assert sorted(p.name for p in checkpoint.parent.iterdir()) == [checkpoint.name]
+
+
 def test_a_folder_that_is_no_checkpoint_is_one_line(script, tmp_path: Path, capsys) -> None:
     assert script.main([str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
