@@ -365,6 +365,16 @@ def test_an_extractor_of_coarse_root_facts_has_their_objects_grounded_alone() ->
     assert Detector(LexicalVerifier(), extractor=None).judge.root_delta is False
 
 
+@pytest.mark.parametrize("verification", ["grounding", "calibrated"])
+def test_sentence_level_refuses_a_verification_that_judges_facts(verification: str) -> None:
+    """At sentence level every sentence takes the verifier's decision: ``grounding`` (the
+    lexical check alone) and ``calibrated`` (the fitted fusion) judge facts, and were taken
+    and silently skipped (the reports equal ``verification="nli"``'s)."""
+    fusion = Path(__file__).parents[1] / "checkpoints" / "verifier-minilm" / "fusion.json"
+    with pytest.raises(ValueError, match=f"verification='{verification}' judges facts"):
+        Detector(LexicalVerifier(), extractor=None, verification=verification, calibration=fusion)
+
+
 # --- regressions of the hardening issue -----------------------------------------------------
 
 LONG_SENTENCE = (

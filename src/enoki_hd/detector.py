@@ -335,6 +335,14 @@ class Detector:
                 "extractor=None there are none (sentences are judged by NLI alone): give an "
                 "extractor ('rules', 'encoder', 'llm') or verification='hybrid'"
             )
+        if extractor is None and base in ("grounding", "calibrated"):
+            # at sentence level every sentence takes the verifier's decision: the lexical
+            # check and the fitted fusion judge facts, and would be silently skipped
+            raise ValueError(
+                f"verification={verification!r} judges facts, and with extractor=None there "
+                "are none (sentences are judged by NLI alone): give an extractor ('rules', "
+                "'encoder') or verification='nli'"
+            )
         if inherit_entailment is not None and not 0.0 <= inherit_entailment <= 1.0:
             raise ValueError(
                 f"inherit_entailment must be in [0, 1] or None, got {inherit_entailment!r}"
