@@ -26,7 +26,6 @@ of every way of loading a checkpoint; an explicit option the checkpoint cannot h
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Sequence
@@ -56,7 +55,7 @@ from enoki_hd.igl.data import EncodedWindow, encode_example
 from enoki_hd.igl.decode import Split, decode_rows, edges_trimmed, keep_negations
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
-from enoki_hd.runtime.files import pad_token_id
+from enoki_hd.runtime.files import pad_token_id, read_json
 from enoki_hd.runtime.onnx import create_session, intra_op_threads
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
@@ -318,17 +317,10 @@ def _read_json(path: Path) -> dict[str, Any]:
     Raises:
         TaggerError: the file is not a JSON object (a damaged checkpoint), naming it and the fix.
     """
-    if not path.is_file():
-        return {}
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise TaggerError(f"{path} is not valid JSON ({err}); {TAGGER_DAMAGED_HINT}") from err
-    if not isinstance(value, dict):
-        raise TaggerError(
-            f"{path} holds a JSON {type(value).__name__}, not an object; {TAGGER_DAMAGED_HINT}"
-        )
-    return value
+        return read_json(path)
+    except ValueError as err:
+        raise TaggerError(f"{err}; {TAGGER_DAMAGED_HINT}") from err
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:

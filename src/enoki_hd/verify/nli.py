@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from tokenizers import Encoding, Regex, Tokenizer, normalizers
 
 from enoki_hd.export.onnx import VERIFIER_KIND, sha256_file
 from enoki_hd.lru import LRUCache
-from enoki_hd.runtime.files import load_local_config, load_local_tokenizer
+from enoki_hd.runtime.files import load_local_config, load_local_tokenizer, read_json
 from enoki_hd.runtime.onnx import (
     create_session,
     intra_op_threads,
@@ -314,17 +313,10 @@ def _read_json(path: Path) -> dict[str, Any]:
     Raises:
         VerifierError: the file is not a JSON object (a damaged checkpoint), naming it and the fix.
     """
-    if not path.is_file():
-        return {}
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise VerifierError(f"{path} is not valid JSON ({err}); {RESTORE_HINT}") from err
-    if not isinstance(value, dict):
-        raise VerifierError(
-            f"{path} holds a JSON {type(value).__name__}, not an object; {RESTORE_HINT}"
-        )
-    return value
+        return read_json(path)
+    except ValueError as err:
+        raise VerifierError(f"{err}; {RESTORE_HINT}") from err
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
