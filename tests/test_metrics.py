@@ -266,6 +266,15 @@ def test_best_threshold_prefers_the_smallest_among_ties():
     assert best_threshold(scores, gold, metric="accuracy") == approx((0.225, 0.75))
 
 
+def test_best_threshold_separates_adjacent_floats():
+    """Between two adjacent floats the midpoint rounds to the lower score; as a candidate it
+    selected both items, so the split between them was never tried (0.5 and 1/3 returned)."""
+    low = 0.5
+    high = float(np.nextafter(low, 1.0))
+    threshold, value = best_threshold([low, high], [0, 1])
+    assert threshold == high and value == 1.0
+
+
 def test_best_threshold_can_predict_nothing():
     threshold, value = best_threshold([0.9, 0.8], [0, 0], metric="accuracy")
     assert threshold > 0.9 and value == 1.0

@@ -520,21 +520,19 @@ def best_threshold(
     """The threshold maximising ``metric`` (``macro_f1``, ``f1_pos`` or ``accuracy``) and its value.
 
     Candidates (predicting positive where ``score >= threshold``): the smallest score (all
-    positive), the midpoints between consecutive distinct scores, and the next float above
-    the largest score (all negative). On ties the smallest threshold wins. Tune on a
-    development split, never on the split you report.
+    positive), the midpoints between consecutive distinct scores (the upper score where the
+    two are adjacent floats and the midpoint rounds down to the lower one), and the next
+    float above the largest score (all negative). On ties the smallest threshold wins. Tune
+    on a development split, never on the split you report.
     """
     if metric not in ("macro_f1", "f1_pos", "accuracy"):
         raise ValueError(f"metric must be 'macro_f1', 'f1_pos' or 'accuracy', got {metric!r}")
     score_arr, gold_arr = _binary_inputs(scores, gold)
     distinct = np.unique(score_arr)
-    candidates = np.concatenate(
-        [
-            distinct[:1],
-            (distinct[:-1] + distinct[1:]) / 2.0,
-            [np.nextafter(distinct[-1], np.inf)],
-        ]
-    )
+    midpoints = (distinct[:-1] + distinct[1:]) / 2.0
+    # between adjacent floats the midpoint rounds to the lower score, which would select it too
+    midpoints = np.where(midpoints > distinct[:-1], midpoints, distinct[1:])
+    candidates = np.concatenate([distinct[:1], midpoints, [np.nextafter(distinct[-1], np.inf)]])
     values = _threshold_metrics(*_counts_at_thresholds(score_arr, gold_arr, candidates))[metric]
     best = int(np.argmax(values))
     return float(candidates[best]), float(values[best])
