@@ -216,7 +216,7 @@ def test_binary_classification_threshold_is_inclusive():
 
 def test_binary_classification_single_class_class_f1_is_zero():
     result = binary_classification([0.1, 0.2], [0, 0])
-    # class 1 neither predicted nor present: its F1 is 0 (scikit-learn's default)
+    # class 1 neither predicted nor present: its F1 is 0 (scikit-learn with labels=[0, 1])
     assert result["macro_f1"] == approx(0.5)
     assert result["roc_auc"] is None and result["pr_auc"] is None
 

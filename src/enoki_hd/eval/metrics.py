@@ -204,7 +204,11 @@ def char_prf(
     span-level metric).
 
     Each example's spans become the set of character indices they cover (a union, so
-    overlapping predictions do not count a character twice). With P and G those sets,
+    overlapping predictions do not count a character twice). LettuceDetect's
+    ``evaluate_detector_char_level`` sums span lengths and pairwise overlaps instead; the two
+    agree whenever neither side has overlapping spans (true of every gold set here and of the
+    methods' predictions), and differ otherwise (predicted ``(0, 4), (2, 6)`` against gold
+    ``(0, 6)``: recall 1.0 here, 8/6 there). With P and G those sets,
     ``tp = |P & G|``, ``fp = |P - G|``, ``fn = |G - P|`` are summed over all examples, then
     ``precision = tp / (tp + fp)``, ``recall = tp / (tp + fn)``, ``f1 = 2PR / (P + R)``; each is
     0.0 when its denominator is 0. When ``lengths`` (answer length per example, in characters)
@@ -487,8 +491,11 @@ def binary_classification(
     """Sentence- or claim-level detection metrics; gold 1 = hallucinated / unsupported.
 
     An item is predicted positive when ``score >= threshold``. Per class c, ``F1_c =
-    2 tp_c / (2 tp_c + fp_c + fn_c)`` (0.0 when the class is neither predicted nor present,
-    as scikit-learn's default). Returns:
+    2 tp_c / (2 tp_c + fp_c + fn_c)`` (0.0 when the class is neither predicted nor present).
+    ``macro_f1`` always averages both classes: scikit-learn's ``f1_score(gold, predicted,
+    labels=[0, 1], average="macro", zero_division=0)``. Without ``labels`` scikit-learn
+    averages only the classes that occur, so it differs when one class is neither in gold nor
+    predicted (scores ``[0.9, 0.8]``, gold ``[1, 1]``: 0.5 here, 1.0 there). Returns:
 
     - ``macro_f1``: mean of F1 of class 0 and class 1; ``f1_pos``: F1 of class 1;
     - ``precision`` / ``recall``: of class 1 (0.0 when the denominator is 0);
