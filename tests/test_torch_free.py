@@ -6,7 +6,8 @@ transformers.
 - ``test_fresh_venv_install`` (about 1 min; in ``make test``, so CI runs it; alone:
   ``make test-install``): a new venv, ``pip
   install`` of the wheel (non-editable, base dependencies only, so no torch at all), ``enoki
-  detect`` on the bundled example, and ``sys.modules`` after a detection.
+  detect`` on the bundled example, ``sys.modules`` after a detection, and the configs and
+  capability suites ``enoki eval`` reads.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from enoki_hd.eval.datasets.capabilities import load_capabilities
+from enoki_hd.eval.datasets.markdown_suite import load_markdown_suite
+from enoki_hd.eval.runner import benchmark_names
 from enoki_hd.verify.loading import default_checkpoint_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +47,21 @@ for extractor in sys.argv[1:]:
     out[extractor] = {"spans": len(report.spans), "verifier": report.config["verifier"]["path"]}
 out["heavy"] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "transformers"))
 print(json.dumps(out))
+"""
+
+# Where the installed package finds enoki eval's configs and the capability suites (the loaders
+# and config lookup need no eval extra; composing does).
+EVAL_PROBE = """
+import json
+from enoki_hd.eval.datasets.capabilities import load_capabilities
+from enoki_hd.eval.datasets.markdown_suite import load_markdown_suite
+from enoki_hd.eval.runner import benchmark_names, default_config_dir
+print(json.dumps({
+    "configs": str(default_config_dir()),
+    "benchmarks": benchmark_names(),
+    "capabilities": len(load_capabilities().examples),
+    "markdown": len(load_markdown_suite().examples),
+}))
 """
 
 BLOCKER = """
@@ -196,3 +215,15 @@ def test_fresh_venv_install(tmp_path: Path) -> None:
     out = json.loads(probe.stdout.strip().splitlines()[-1])
     assert out["heavy"] == []
     assert out["rules"]["verifier"] == "verifier-minilm"
+
+    # enoki eval composes the package's configs and reads its capability suites: the wheel
+    # carried neither, so an installed enoki eval failed with "no eval.yaml in .../lib/configs"
+    shipped = subprocess.run(
+        [str(python), "-c", EVAL_PROBE], capture_output=True, text=True, cwd=outside, env=env
+    )
+    assert shipped.returncode == 0, shipped.stderr[-3000:]
+    found = json.loads(shipped.stdout)
+    assert found["configs"] == str(Path(site) / "configs")
+    assert found["benchmarks"] == benchmark_names()
+    assert found["capabilities"] == len(load_capabilities().examples)
+    assert found["markdown"] == len(load_markdown_suite().examples)

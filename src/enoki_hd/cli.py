@@ -268,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--config-dir",
         default=None,
         metavar="DIR",
-        help="folder holding eval.yaml (default: the checkout's configs/)",
+        help="folder holding eval.yaml (default: the shipped configs/)",
     )
 
     compare = commands.add_parser(

@@ -1004,8 +1004,9 @@ def run_eval(
 
 
 def default_config_dir() -> Path:
-    """The repository's ``configs/`` folder."""
-    return REPO_ROOT / "configs"
+    """The repository's ``configs/`` folder: the package's ``enoki_hd/configs``, in a source
+    checkout a link to it, in an installed package the copy the wheel carries."""
+    return (Path(__file__).resolve().parents[1] / "configs").resolve()
 
 
 def compose_eval_config(
@@ -1018,7 +1019,7 @@ def compose_eval_config(
     directory = Path(config_dir) if config_dir is not None else default_config_dir()
     if not (directory / "eval.yaml").is_file():
         raise FileNotFoundError(
-            f"no eval.yaml in {directory}; run from a source checkout or pass the configs folder"
+            f"no eval.yaml in {directory}; pass the folder that holds it with --config-dir"
         )
     if GlobalHydra.instance().is_initialized():
         return compose(config_name="eval", overrides=list(overrides))

@@ -19,7 +19,8 @@ from enoki_hd.eval.datasets.schema import Benchmark, ClaimGold, EvalExample, Pat
 from enoki_hd.types import Span
 
 CAPABILITY_LABELS = ("supported", "contradicted", "unverifiable")
-SUITE_DIR = Path(__file__).resolve().parents[4] / "data" / "capabilities"
+# the package's data/ links to the repository's (an installed package holds a copy)
+SUITE_DIR = (Path(__file__).resolve().parents[2] / "data" / "capabilities").resolve()
 
 
 def suite_files(directory: PathLike = SUITE_DIR) -> list[Path]:

@@ -33,9 +33,10 @@ MARKDOWN_CATEGORIES = (
 STRUCTURAL_KINDS = (
     "heading", "lead_in", "table_header", "meta", "question", "opinion", "instruction", "code",
 )  # fmt: skip
+# the package's data/ links to the repository's (an installed package holds a copy)
 SUITE_FILE = (
-    Path(__file__).resolve().parents[4] / "data" / "capabilities_markdown" / "markdown.jsonl"
-)
+    Path(__file__).resolve().parents[2] / "data" / "capabilities_markdown" / "markdown.jsonl"
+).resolve()
 
 
 def occurrences(text: str, piece: str) -> list[int]:
