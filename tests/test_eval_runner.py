@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,9 @@ from enoki_hd.eval.datasets import (
 )
 from enoki_hd.eval.runner import (
     DEFAULT_METHODS,
+    REPO_ROOT,
     EvalSetupError,
+    _git_state,
     benchmark_names,
     compose_eval_config,
     evaluate,
@@ -268,6 +271,22 @@ def test_cli_eval_runs_baselines(tmp_path, capsys) -> None:
     assert code == 0
     assert "# Evaluation: mushroom_dev30" in out and "soft ρ" in out
     assert (tmp_path / "outputs/eval/mushroom_dev30/none-shipped/metrics.json").is_file()
+
+
+def test_git_state_ignores_a_repository_around_an_installed_package(tmp_path) -> None:
+    """An installed package's REPO_ROOT is ``<venv>/lib/python3.X``: a venv inside the user's own
+    repository must not record that repository's commit as enoki-hd's."""
+    git = ["git", "-c", "user.name=u", "-c", "user.email=u@example.com"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(
+        [*git, "-C", str(tmp_path), "commit", "-q", "--allow-empty", "-m", "x"], check=True
+    )
+    lib = tmp_path / ".venv" / "lib" / "python3.11"
+    lib.mkdir(parents=True)
+    assert _git_state(lib) == {"commit": None, "dirty": None}
+    assert _git_state(tmp_path)["commit"] is not None
+    if (REPO_ROOT / ".git").exists():  # a checkout, not an unpacked archive
+        assert _git_state(REPO_ROOT)["commit"] is not None
 
 
 def test_cli_eval_rejects_a_bare_word(capsys) -> None:

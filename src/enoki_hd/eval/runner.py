@@ -128,7 +128,9 @@ FILE_BENCHMARK = "file"
 
 
 def _git_state(root: Path) -> dict[str, Any]:
-    """Commit of the working tree at ``root`` and whether it has uncommitted changes."""
+    """Commit of the working tree at ``root`` and whether it has uncommitted changes; both
+    None unless ``root`` is the top of a working tree (an installed package's ``root`` lies in
+    a venv, which may sit inside the user's own repository: its commit is not enoki-hd's)."""
 
     def git(*args: str) -> str | None:
         try:
@@ -138,6 +140,9 @@ def _git_state(root: Path) -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return None
 
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != root.resolve():
+        return {"commit": None, "dirty": None}
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no")
     return {"commit": commit, "dirty": None if status is None else bool(status)}
