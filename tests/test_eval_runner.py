@@ -289,6 +289,14 @@ def test_git_state_ignores_a_repository_around_an_installed_package(tmp_path) ->
         assert _git_state(REPO_ROOT)["commit"] is not None
 
 
+def test_cli_eval_all_without_benchmark_configs_is_a_usage_error(tmp_path, capsys) -> None:
+    """A --config-dir with no benchmark/ folder: one line naming it, not a traceback."""
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["eval", "--all", "--config-dir", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert f"no *.yaml in {tmp_path / 'benchmark'}" in capsys.readouterr().err
+
+
 def test_cli_eval_rejects_a_bare_word(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli_main(["eval", "psiloqa_en50"])

@@ -1071,10 +1071,16 @@ def run_eval_all(
     Returns ``({benchmark: metrics}, {"skipped": {benchmark: reason}, "summary": path})``.
 
     Raises:
-        EvalSetupError: a setting no run can start with, or a run folder holding a run with
-            other settings (named), before any benchmark is evaluated.
+        EvalSetupError: no benchmark config, a setting no run can start with, or a run folder
+            holding a run with other settings (named), before any benchmark is evaluated.
     """
     names = list(benchmarks) if benchmarks is not None else benchmark_names(config_dir)
+    if not names:
+        directory = Path(config_dir) if config_dir is not None else default_config_dir()
+        raise EvalSetupError(
+            f"no benchmark to evaluate: no *.yaml in {directory / 'benchmark'} "
+            "(--config-dir names the folder that holds eval.yaml and benchmark/)"
+        )
     results: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     summary_dir: Path | None = None
