@@ -1258,3 +1258,19 @@ def test_compare_names_the_file_or_flag_at_fault(tmp_path, capsys) -> None:
         "metrics.json of `make eval` (or was edited); rerun the evaluation that wrote this "
         "folder\n"
     )
+
+
+def test_the_sentence_level_baseline_takes_the_detectors_sentence_switches() -> None:
+    # it was built with the defaults: a run with detector.mask_citations=false compared the
+    # detector against a baseline that still masked citations
+    from enoki_hd.eval.methods import sentence_level_twin
+
+    options = {"mask_citations": False, "mask_frames": False, "quoted_support": False}
+    detector = Detector(LexicalVerifier(), selection="none", threshold=0.3, **options)
+    twin = sentence_level_twin(detector)
+    assert twin.extractor is None and twin.verifier is detector.verifier
+    got = {key: twin.config()[key] for key in ("selection", "threshold", *options)}
+    assert got == {"selection": "none", "threshold": 0.3, **options}
+    # at the defaults it is the detector it always was (cache keys, numbers unchanged)
+    default = sentence_level_twin(Detector(LexicalVerifier())).config()
+    assert default == Detector(LexicalVerifier(), extractor=None).config()

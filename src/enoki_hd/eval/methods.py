@@ -141,7 +141,9 @@ def _detector_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 def sentence_level_twin(detector: Any) -> Any:
     """A sentence-level :class:`~enoki_hd.detector.Detector` sharing ``detector``'s verifier,
-    evidence selection, segmentation and threshold (the ``sentence_nli`` baseline)."""
+    evidence selection, segmentation, threshold and every switch that acts on whole sentences
+    — claim selection, the masking of citations and frames, quoted support — (the
+    ``sentence_nli`` baseline: the same detector without facts, whatever its options)."""
     from enoki_hd.detector import Detector
 
     return Detector(
@@ -152,6 +154,10 @@ def sentence_level_twin(detector: Any) -> Any:
         context_backend=detector.context_backend,
         threshold=detector.threshold,
         language_check=detector.language_check,
+        selection=detector.selector_llm or detector.selection,
+        mask_citations=detector.mask_citations,
+        mask_frames=detector.mask_frames,
+        quoted_support=detector.quoted_support,
     )
 
 
