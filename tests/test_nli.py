@@ -450,3 +450,18 @@ def test_a_damaged_config_or_tokenizer_file_is_a_verifier_error_naming_it(
     with pytest.raises(VerifierError, match=message) as err:
         NLICrossEncoder(directory, backend="onnx")
     assert str(directory / name) in str(err.value) and "make export" in str(err.value)
+
+
+def test_a_position_count_that_is_no_whole_number_is_a_verifier_error_naming_it(
+    tiny_nli_dir: Path, tmp_path: Path
+) -> None:
+    # "512" in config.json was a TypeError ("'<' not supported between ...") naming nothing
+    directory = checkpoint_copy(tiny_nli_dir, tmp_path / "ckpt")
+    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    config["max_position_embeddings"] = "512"
+    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(VerifierError) as err:
+        NLICrossEncoder(directory, backend="onnx")
+    assert str(err.value).startswith(
+        f"{directory / 'config.json'}: max_position_embeddings must be a whole number, got '512'; "
+    )

@@ -231,3 +231,19 @@ def test_an_inference_or_files_block_that_is_no_object_is_a_tagger_error_naming_
     edit_manifest(directory, lambda m: m.update({key: ["depth"]}))
     with pytest.raises(TaggerError, match=rf"manifest\.json: {key} must be an object, got list"):
         EncoderExtractor(path=directory)
+
+
+def test_a_position_count_that_is_no_whole_number_is_a_tagger_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    # "512" in config.json was a TypeError ("'<' not supported between ...") naming nothing
+    directory = copy_shipped(tmp_path)
+    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    config["backbone"]["max_position_embeddings"] = "512"
+    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(TaggerError) as err:
+        EncoderExtractor(path=directory)
+    assert str(err.value).startswith(
+        f"{directory / 'config.json'}: backbone.max_position_embeddings must be a whole number, "
+        "got '512'; "
+    )

@@ -608,6 +608,13 @@ class EncoderExtractor:
         self, explicit: int | None, recorded: int | None, model_config: dict[str, Any]
     ) -> int:
         positions = (model_config.get("backbone") or {}).get("max_position_embeddings")
+        if positions is not None and (
+            isinstance(positions, bool) or not isinstance(positions, int)
+        ):
+            raise TaggerError(
+                f"{self.path / 'config.json'}: backbone.max_position_embeddings must be a whole "
+                f"number, got {positions!r}; {TAGGER_DAMAGED_HINT}"
+            )
         length = explicit or recorded or min(positions or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
         if positions and length > positions:
             raise ValueError(

@@ -561,6 +561,14 @@ class NLICrossEncoder:
 
         tokenizer, model_max_length, pad_id = self._load_tokenizer(ref, directory, hub_kw)
         positions = config.get("max_position_embeddings")
+        if positions is not None and (
+            isinstance(positions, bool) or not isinstance(positions, int)
+        ):
+            where = f"{directory / 'config.json'}" if directory is not None else f"{ref} config"
+            raise VerifierError(
+                f"{where}: max_position_embeddings must be a whole number, got {positions!r}; "
+                f"{RESTORE_HINT}"
+            )
         self.max_length = self._choose_max_length(
             max_length, inference.get("max_length"), model_max_length, positions
         )
