@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -371,6 +372,24 @@ def test_regex_backend_needs_no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(text_module, "load_spacy_pipeline", no_spacy)
     assert segment_sentences("One. Two.", backend="regex") == [Span(0, 4), Span(5, 9)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a terminator run that ends no sentence: was retried from each of its characters
+        ("." * 20_000 + "x", 1),
+        # each boundary copied the rest of the block to find the next character
+        ("a. " * 200_000, 1),
+    ],
+)
+def test_regex_backend_is_linear_on_long_runs(text: str, expected: int) -> None:
+    started = time.perf_counter()
+    spans = segment_sentences(text, backend="regex")
+    took = time.perf_counter() - started
+    assert len(spans) == expected
+    assert_segment_invariants(text, spans)
+    assert took < 1.0, f"{took:.2f} s for {len(text)} characters"
 
 
 # ---------------------------------------------------------------------------------------------

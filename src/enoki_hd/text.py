@@ -501,7 +501,10 @@ def _markdown_blocks(text: str) -> list[tuple[int, int]]:
 _CJK_END = "。！？"
 _CLOSERS = "\"'”’»」』）)]}*_"
 # A run of terminators, then closing quotes/brackets/emphasis, then whitespace or the end.
-_BOUNDARY_RE = re.compile(rf"(?P<term>[.!?…]+)[{re.escape(_CLOSERS)}]*(?=\s|$)")
+# Possessive, and never starting inside a run of terminators: a run that does not end a
+# sentence is rejected once, not once per character and length (linear in "....x").
+_BOUNDARY_RE = re.compile(rf"(?<![.!?…])(?P<term>[.!?…]++)[{re.escape(_CLOSERS)}]*+(?=\s|$)")
+_NON_SPACE_RE = re.compile(r"\S")
 _CJK_BOUNDARY_RE = re.compile(rf"[{_CJK_END}][{re.escape(_CLOSERS)}]*")
 _WORD_BEFORE_DOT_RE = re.compile(r"(?:\w+\.)*\w+$")
 _ABBREVIATION_LOOKBACK = 32
@@ -545,10 +548,10 @@ def _regex_block_sentences(block: str) -> list[tuple[int, int]]:
     start = 0
     for m in _BOUNDARY_RE.finditer(block):
         end = m.end()
-        rest = block[end:].lstrip()
-        if not rest:
+        following = _NON_SPACE_RE.search(block, end)
+        if following is None:
             break
-        next_char = rest[0]
+        next_char = following.group()
         if next_char.islower() or next_char in ",;:":
             continue
         if m.group("term") == "." and not _period_can_end(block, m.start(), next_char):
@@ -562,7 +565,7 @@ def _regex_block_sentences(block: str) -> list[tuple[int, int]]:
 def _split_cjk(block: str, start: int, end: int) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
     for m in _CJK_BOUNDARY_RE.finditer(block, start, end):
-        if m.end() < end and block[m.end() : end].strip():
+        if _NON_SPACE_RE.search(block, m.end(), end):
             pieces.append((start, m.end()))
             start = m.end()
     pieces.append((start, end))
@@ -699,7 +702,13 @@ _BLOCK_MARKER_RE = re.compile(r"[ \t]*(\d{1,3})[.)][ \t]+")
 def _block_marker(text: str, block_start: int) -> int | None:
     """The number of the list marker :func:`_markdown_blocks` left out before the block at
     ``block_start`` ("1. " at the start of its line), or None."""
-    line_start = max(text.rfind("\n", 0, block_start), text.rfind("\r", 0, block_start)) + 1
+    # the marker's characters only, back to the line start (a scan of the whole text before
+    # the block, once per block, made segmentation quadratic in the number of list items)
+    line_start = block_start
+    while line_start > 0 and (text[line_start - 1] in " \t.)" or text[line_start - 1].isdecimal()):
+        line_start -= 1
+    if line_start > 0 and text[line_start - 1] not in "\r\n":
+        return None
     marker = _BLOCK_MARKER_RE.fullmatch(text, line_start, block_start)
     return int(marker.group(1)) if marker else None
 
