@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -383,13 +382,21 @@ def test_regex_backend_needs_no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
         ("a. " * 200_000, 1),
     ],
 )
-def test_regex_backend_is_linear_on_long_runs(text: str, expected: int) -> None:
-    started = time.perf_counter()
+def test_regex_backend_reads_long_runs(text: str, expected: int) -> None:
+    # (their times, 7.6 s and 2.9 s before, milliseconds after, are in docs/speed.md; no
+    # timed assertion here)
     spans = segment_sentences(text, backend="regex")
-    took = time.perf_counter() - started
     assert len(spans) == expected
     assert_segment_invariants(text, spans)
-    assert took < 1.0, f"{took:.2f} s for {len(text)} characters"
+
+
+def test_a_sentence_boundary_never_starts_inside_a_run_of_terminators() -> None:
+    # the pattern tried every character of "....x" as the start of a run, each run length
+    # again: quadratic; a match starts only where the run does
+    from enoki_hd.text import _BOUNDARY_RE
+
+    assert _BOUNDARY_RE.search("Wait.. ok", 5) is None
+    assert _BOUNDARY_RE.search("Wait.. ok").span() == (4, 6)
 
 
 # ---------------------------------------------------------------------------------------------
