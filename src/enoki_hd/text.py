@@ -18,6 +18,7 @@ code points: an emoji is one character, ``\\r\\n`` is two.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import html
 import itertools
@@ -1106,8 +1107,16 @@ def citation_spans(text: str) -> list[Span]:
     found += [
         Span(*m.span(group)) for m in _LINK_RE.finditer(text) for group in (1, 2)
     ]  # "[" and "](target)"
+    # the code spans are sorted and apart: the one that could hold a start is the last one
+    # starting at or before it (checking every one was quadratic in long answers)
+    code_starts = [a for a, _ in code]
+
+    def in_code(start: int) -> bool:
+        k = bisect.bisect_right(code_starts, start) - 1
+        return k >= 0 and start < code[k][1]
+
     return sorted(
-        {span for span in found if not any(a <= span.start < b for a, b in code)},
+        {span for span in found if not in_code(span.start)},
         key=lambda span: (span.start, span.end),
     )
 
