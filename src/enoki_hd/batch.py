@@ -270,14 +270,10 @@ def build_detector(spec: DetectorSpec) -> Any:
     module docstring) unless it sets ``verifier.cache_size`` itself."""
     if callable(spec):
         return spec()
-    from enoki_hd.detector import Detector
+    from enoki_hd.detector import Detector, config_group
 
     config = dict(spec)
-    verifier = config.get("verifier")
-    if isinstance(verifier, (str, Path)):  # a bare path or shipped name
-        verifier = {"path": str(verifier)}
-    if verifier is None or isinstance(verifier, Mapping):
-        config["verifier"] = {"cache_size": 0, **(verifier or {})}
+    config["verifier"] = {"cache_size": 0, **config_group(config, "verifier")}
     return Detector.from_config(config)
 
 

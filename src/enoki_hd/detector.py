@@ -420,8 +420,8 @@ class Detector:
         }
         switches = {key: _config_bool(cfg, key, default) for key, default in _CONFIG_SWITCHES}
         with _config_group("evidence"):
-            selector = EvidenceSelector(**_config_mapping(cfg, "evidence"))
-        verifier = load_verifier_from_config(_config_mapping(cfg, "verifier"))
+            selector = EvidenceSelector(**config_group(cfg, "evidence"))
+        verifier = load_verifier_from_config(config_group(cfg, "verifier"))
         with _config_group("extractor"):
             extractor = _extractor_from_config(cfg.get("extractor", "rules"))
         return cls(
@@ -924,7 +924,7 @@ def _config_bool(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
     return value
 
 
-def _config_mapping(cfg: Mapping[str, Any], key: str) -> dict[str, Any]:
+def config_group(cfg: Mapping[str, Any], key: str) -> dict[str, Any]:
     """The options of the config's ``key`` group (null: none); a ``verifier`` may be given
     as its bare path or shipped name. Anything else is an error naming the group."""
     value = cfg.get(key)
