@@ -263,7 +263,7 @@ SENTENCES = [{"index": 0, "start": 0, "end": 21}, {"index": 1, "start": 22, "end
     [
         (
             {"benchmarks": ["capabilities", "nope"]},
-            "benchmarks: no benchmark named 'nope'; known: capabilities, capabilities_markdown,",
+            "benchmarks: no benchmark named 'nope'; known: capabilities, capabilities_fresh, capabilities_markdown,",
         ),
         (
             {"benchmarks": ["capabilities", "capabilities"]},

@@ -11,6 +11,7 @@ import pytest
 from enoki_hd.eval.datasets import DatasetError
 from enoki_hd.eval.datasets.capabilities import (
     CAPABILITY_LABELS,
+    FRESH_DIR,
     capability_metrics,
     load_capabilities,
     predicted_label,
@@ -36,6 +37,24 @@ def test_the_suite_has_every_category_with_both_kinds_of_case() -> None:
         assert count >= 10, category
         assert "supported" in labels and labels - {"supported"}, category
     long = [e for e in suite.examples if e.metadata["category"] == "long_context"]
+    assert all(3000 <= len(e.context) <= 6000 for e in long)
+
+
+def test_the_held_out_suite_has_ten_cases_per_category_and_shares_nothing() -> None:
+    """data/capabilities_fresh/: 5 supported and 5 not-supported cases in each category, ids
+    of their own, and no context or answer of the development suite."""
+    fresh, dev = load_capabilities(FRESH_DIR, name="capabilities_fresh"), load_capabilities()
+    assert fresh.name == "capabilities_fresh"
+    counts: dict[str, list[int]] = {}
+    for example in fresh.examples:
+        category, label = example.metadata["category"], example.metadata["label"]
+        assert example.id == f"fresh-{category}-{example.id.rsplit('-', 1)[1]}"
+        counts.setdefault(category, [0, 0])[label != "supported"] += 1
+    assert counts == {category: [5, 5] for category in CATEGORIES}
+    assert not {e.id for e in fresh.examples} & {e.id for e in dev.examples}
+    assert not {e.context for e in fresh.examples} & {e.context for e in dev.examples}
+    assert not {e.answer for e in fresh.examples} & {e.answer for e in dev.examples}
+    long = [e for e in fresh.examples if e.metadata["category"] == "long_context"]
     assert all(3000 <= len(e.context) <= 6000 for e in long)
 
 

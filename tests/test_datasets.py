@@ -728,6 +728,7 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
         "wice_dev": ("claim", 349),
         "wice_dev_oracle": ("claim", 349),
         "capabilities": ("claim", 156),  # the repository's own suite
+        "capabilities_fresh": ("claim", 130),  # its held-out suite, measured once
         "capabilities_markdown": ("span", 42),  # the repository's own Markdown suite
         "verbatim": ("span", 235),  # context sentences of four of them, given back
     }
@@ -740,7 +741,7 @@ def test_registry_loads_every_benchmark(shared_dir: Path):
 def test_unknown_benchmark_lists_known_names(tmp_path: Path):
     with pytest.raises(
         ValueError,
-        match=r"unknown benchmark 'mushroom'; known: capabilities, capabilities_markdown, ",
+        match=r"unknown benchmark 'mushroom'; known: capabilities, capabilities_fresh, capabilities_markdown, ",
     ):
         load_benchmark("mushroom", tmp_path)
 

@@ -319,7 +319,7 @@ def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
         ]
     )
     # the capability suites are the repository's own, so they never lack their files
-    ran = ["capabilities", "capabilities_markdown", "psiloqa_en50"]
+    ran = ["capabilities", "capabilities_fresh", "capabilities_markdown", "psiloqa_en50"]
     assert list(results) == ran
     assert set(objects["skipped"]) == set(benchmark_names()) - set(ran)
     summary = (tmp_path / "outputs/eval/summary.md").read_text()

@@ -21,6 +21,9 @@ from enoki_hd.types import Span
 CAPABILITY_LABELS = ("supported", "contradicted", "unverifiable")
 # the package's data/ links to the repository's (an installed package holds a copy)
 SUITE_DIR = (Path(__file__).resolve().parents[2] / "data" / "capabilities").resolve()
+# the held-out suite: written blind after every rule was found, measured once, never read
+# to change the detector (data/capabilities_fresh/README.md)
+FRESH_DIR = SUITE_DIR.parent / "capabilities_fresh"
 
 
 def suite_files(directory: PathLike = SUITE_DIR) -> list[Path]:

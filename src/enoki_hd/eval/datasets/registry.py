@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from enoki_hd.eval.datasets.capabilities import load_capabilities
+from enoki_hd.eval.datasets.capabilities import FRESH_DIR, load_capabilities
 from enoki_hd.eval.datasets.enokiqa import load_enokiqa
 from enoki_hd.eval.datasets.factcheck import load_factcheck
 from enoki_hd.eval.datasets.halluentity import load_halluentity
@@ -109,6 +109,11 @@ def _capabilities(shared: Path) -> Benchmark:
     return load_capabilities()
 
 
+def _capabilities_fresh(shared: Path) -> Benchmark:
+    # the repository's held-out suite (data/capabilities_fresh/), measured once
+    return load_capabilities(FRESH_DIR, name="capabilities_fresh")
+
+
 def _capabilities_markdown(shared: Path) -> Benchmark:
     # the repository's own Markdown suite (data/capabilities_markdown/), not shared data
     return load_markdown_suite()
@@ -125,6 +130,7 @@ def _verbatim(shared: Path) -> Benchmark:
 # Config name -> loader over the shared data folder.
 BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
     "capabilities": _capabilities,
+    "capabilities_fresh": _capabilities_fresh,
     "capabilities_markdown": _capabilities_markdown,
     "mushroom_dev30": _mushroom_dev30,
     "psiloqa_en50": _psiloqa_en50,
