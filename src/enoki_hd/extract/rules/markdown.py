@@ -25,7 +25,6 @@ _RULE_RE = re.compile(r"[ \t]*(?:(?:[-*_][ \t]*){3,}|=+|[|:\- \t]*-[|:\- \t]*)$"
 # ".../wiki/Suede_(band)": a "(...)" pair belongs to it, an unmatched ")" closes what holds it.
 _TARGET = r"(?:[^()\n]|\([^()\n]*\))*"
 _INLINE = (
-    re.compile(rf"!\[[^\]\n]*\]\({_TARGET}\)"),  # image: all of it
     re.compile(r"<[a-zA-Z/][^<>\n]*>"),  # HTML tag
     URL_RE,  # a URL: trailing sentence punctuation is not part of it
     re.compile(r"\*\*|__|~~|`+"),  # strong, strikethrough, code ticks (code text stays)
@@ -41,8 +40,12 @@ _EMOJI_GLUE = frozenset(
 _WRITTEN_SYMBOLS = frozenset(
     {*(chr(c) for c in range(0xA0, 0x100)), *(chr(c) for c in range(0x2100, 0x2150))}
 )
-# [text](url): the brackets and the (url) part go, the link text stays.
-_LINK_RE = re.compile(rf"\[([^\]\n]*)\]\(({_TARGET})\)")
+# [text](url): the brackets and the (url) part go, the link text stays; ![alt](url), an image,
+# goes whole. The text is read possessively and the (url) part is optional, so a "[" that opens no
+# link (group 2 unset) still takes its text: every "[" inside it would fail at the same "]" or
+# line end, and reading on from each of them was quadratic ('"[" * 100000').
+_LINK_RE = re.compile(rf"\[([^\]\n]*+)(?:\]\(({_TARGET})\))?")
+_IMAGE_RE = re.compile(rf"!\[[^\]\n]*+(\]\({_TARGET}\))?")
 
 
 def _inside_word(text: str, i: int) -> bool:
@@ -85,8 +88,12 @@ def mask_markdown(text: str) -> str:
             if m:
                 _blank(chars, start, start + m.end())
         for m in _LINK_RE.finditer(body):
-            _blank(chars, start + m.start(), start + m.start(1))
-            _blank(chars, start + m.end(1), start + m.end())
+            if m.group(2) is not None:
+                _blank(chars, start + m.start(), start + m.start(1))
+                _blank(chars, start + m.end(1), start + m.end())
+        for m in _IMAGE_RE.finditer(body):
+            if m.group(1) is not None:
+                _blank(chars, start + m.start(), start + m.end())
         for pattern in _INLINE:
             for m in pattern.finditer(body):
                 _blank(chars, start + m.start(), start + m.end())
