@@ -981,3 +981,9 @@ def test_runs_of_brackets_and_backticks_open_what_they_did_when_read_once() -> N
         Span(6, 9), Span(13, 16), Span(17, 18), Span(20, 24), Span(25, 28),  # line 1
         Span(35, 38), Span(42, 45),  # line 2; "[3]" and "[4]" on line 3 are code
     ]  # fmt: skip
+
+
+def test_a_line_of_frames_is_read_once() -> None:
+    # each "Sure! " copied its line up to itself ('"Sure! " * 16666' 8.6 s; docs/speed.md)
+    text = "Sure! " * 3 + "Ok sure. x, Sure! 1. Sure! "
+    assert frame_spans(text) == [Span(0, 6), Span(6, 12), Span(12, 18), Span(39, 45)]

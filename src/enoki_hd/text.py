@@ -1289,6 +1289,27 @@ _INNER_FRAME_RE = re.compile(
 )
 _LINE_START_RE = re.compile(r"[ \t]*(?:(?:[-*+•]|\d{1,3}[.)])[ \t]+)?")  # a line or list item
 _AFTER_SENTENCE_RE = re.compile(r"[.!?:][\"'”’)\]]*\s+$")
+_LIST_MARKER_CHARS = frozenset(" \t-*+•.)")  # with the digits, all _LINE_START_RE reads
+_CLOSING_CHARS = frozenset("\"'”’)]")  # with the spaces, all _AFTER_SENTENCE_RE reads after [.!?:]
+
+
+def _begins_sentence(text: str, line_start: int, start: int) -> bool:
+    """Whether ``text[line_start:start]``, the line before ``start``, only starts a line or
+    list item (:data:`_LINE_START_RE`) or ends a sentence (:data:`_AFTER_SENTENCE_RE`).
+
+    Each pattern is tried only on the end of the line that could hold it, found by walking
+    back over the characters it reads: matching the whole line before every frame was
+    quadratic in a line of many ("Sure! Sure! ...").
+    """
+    i = start
+    while i > line_start and (text[i - 1] in _LIST_MARKER_CHARS or text[i - 1].isdecimal()):
+        i -= 1
+    if i == line_start and _LINE_START_RE.fullmatch(text, line_start, start):
+        return True
+    i = start
+    while i > line_start and (text[i - 1] in _CLOSING_CHARS or text[i - 1].isspace()):
+        i -= 1
+    return i > line_start and _AFTER_SENTENCE_RE.search(text, i - 1, start) is not None
 
 
 def frame_spans(text: str) -> list[Span]:
@@ -1307,9 +1328,12 @@ def frame_spans(text: str) -> list[Span]:
     """
     require_str(text, "text")
     spans = []
+    line_start = searched = 0  # the line of the last frame, found up to where it starts
     for m in _FRAME_RE.finditer(text):
-        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
-        if _LINE_START_RE.fullmatch(line) or _AFTER_SENTENCE_RE.search(line):
+        newline = text.rfind("\n", searched, m.start())
+        line_start = line_start if newline == -1 else newline + 1
+        searched = m.start()
+        if _begins_sentence(text, line_start, m.start()):
             spans.append(Span(m.start(), m.end()))
     spans.extend(Span(m.start(), m.end()) for m in _INNER_FRAME_RE.finditer(text))
     return sorted(spans)
