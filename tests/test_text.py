@@ -987,3 +987,10 @@ def test_a_line_of_frames_is_read_once() -> None:
     # each "Sure! " copied its line up to itself ('"Sure! " * 16666' 8.6 s; docs/speed.md)
     text = "Sure! " * 3 + "Ok sure. x, Sure! 1. Sure! "
     assert frame_spans(text) == [Span(0, 6), Span(6, 12), Span(12, 18), Span(39, 45)]
+
+
+def test_a_line_of_markers_counts_its_parentheses_once() -> None:
+    # each marker copied its line up to itself ('"1. " * 33333' 1.0 s; docs/speed.md)
+    assert inline_marker_spans("1. " * 4) == []
+    text = "1. a; 2. b (c; 3. d); 3. e"
+    assert inline_marker_spans(text) == [Span(0, 2), Span(6, 8), Span(22, 24)]

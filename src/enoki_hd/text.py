@@ -1240,9 +1240,15 @@ def inline_marker_spans(text: str) -> list[Span]:
     found: list[Span] = []
     for start, end in _lines(text):
         run: list[Span] = []
+        # the parentheses before each marker, counted on from the last one's (counting from the
+        # line's start for each was quadratic in a long line of markers)
+        opened = closed = 0
+        counted = start
         for m in _INLINE_MARKER_RE.finditer(text, start, end):
-            line_before = text[start : m.start(1)]
-            if line_before.count("(") > line_before.count(")"):
+            opened += text.count("(", counted, m.start(1))
+            closed += text.count(")", counted, m.start(1))
+            counted = m.start(1)
+            if opened > closed:
                 continue  # inside parentheses
             if int(m.group(1)) == len(run) + 1:
                 run.append(Span(m.start(1), m.end()))
