@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from enoki_hd.igl.decode import decode_rows, edges_trimmed, keep_negations
+from enoki_hd.igl.decode import decode_rows, edges_trimmed, keep_negations, negation_positions
 from enoki_hd.igl.labels import (
     ARG1,
     ARG2,
@@ -338,6 +338,30 @@ def test_keep_negations_leaves_labelled_words_and_sentinels_alone() -> None:
         "did",
         "not",
         "play",
+    ]
+
+
+def test_keep_negations_reads_the_negations_found_once_for_every_row() -> None:
+    """The encoder finds a sentence's negation words once (negation_positions) and gives them
+    to each row: every word was read again for every row, quadratic in a long sentence."""
+    text = "Suede did not play Bath , no longer toured and never not once split ."
+    words = tokenize_words(text)
+    negations = negation_positions(text, words)
+    assert [words[i].text(text) for i in negations] == ["not", "no", "never", "not"]
+    rows = [
+        _row(words, text, {"Suede": ARG1, "play": REL}),
+        _row(words, text, {"toured": REL, "Bath": ARG2}),
+        _row(words, text, {"split": REL, "Suede": ARG1}),
+    ]
+    for row in rows:
+        assert keep_negations(row, text, words, negations) == keep_negations(row, text, words)
+    labelled = keep_negations(rows[2], text, words, negations)
+    # "never" stands beside no labelled word and is left alone; "not once", a negation and its
+    # adverb, joins the relation "split" after it
+    assert [w.text(text) for w, label in zip(words, labelled, strict=False) if label == REL] == [
+        "not",
+        "once",
+        "split",
     ]
 
 

@@ -52,7 +52,13 @@ from enoki_hd.extract.rules.families.polarity import negated_text
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
-from enoki_hd.igl.decode import Split, decode_rows, edges_trimmed, keep_negations
+from enoki_hd.igl.decode import (
+    Split,
+    decode_rows,
+    edges_trimmed,
+    keep_negations,
+    negation_positions,
+)
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
 from enoki_hd.runtime.files import pad_token_id, read_json
@@ -750,6 +756,7 @@ class EncoderExtractor:
         read against ``doc``, the sentence's parse, when given (:func:`asserted_row`)."""
         n = len(unit.words)
         token_words = word_of_tokens(doc, unit.words) if doc is not None else []
+        negations = negation_positions(unit.text, unit.words)
         rows: list[np.ndarray] = []
         confidences: list[float] = []
         for window, (labels, probs) in zip(unit.windows, tagged, strict=True):
@@ -761,7 +768,9 @@ class EncoderExtractor:
                 full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
                 full[window.word_start : window.word_start + m] = row[:m]
                 full[n:] = row[m:]
-                negated = np.array(keep_negations(full, unit.text, unit.words), dtype=np.int64)
+                negated = np.array(
+                    keep_negations(full, unit.text, unit.words, negations), dtype=np.int64
+                )
                 kept: np.ndarray | None = negated
                 if doc is not None:
                     mended = negated

@@ -51,7 +51,14 @@ from enoki_hd.igl.labels import (
 )
 from enoki_hd.types import Fact, Span
 
-__all__ = ["ARGUMENT_PREPOSITIONS", "Split", "decode_rows", "edges_trimmed", "keep_negations"]
+__all__ = [
+    "ARGUMENT_PREPOSITIONS",
+    "Split",
+    "decode_rows",
+    "edges_trimmed",
+    "keep_negations",
+    "negation_positions",
+]
 
 Split = Literal["none", "chain", "atoms"]
 
@@ -110,7 +117,19 @@ def _is_negation(word: str) -> bool:
     return word in _NEGATIONS or word.endswith(("n't", "n\u2019t"))
 
 
-def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[Span]) -> list[int]:
+def negation_positions(text: str, words: Sequence[Span]) -> list[int]:
+    """The indices of ``words`` that are negation words (``not``, ``never``, a contraction in
+    ``n't``, ...): what :func:`keep_negations` looks at. A caller decoding many rows of one
+    sentence reads them once and passes them to every row."""
+    return [i for i in range(len(words)) if _is_negation(_word(text, words, i))]
+
+
+def keep_negations(
+    row: np.ndarray | Sequence[int],
+    text: str,
+    words: Sequence[Span],
+    negations: Sequence[int] | None = None,
+) -> list[int]:
     """``row`` with each unlabelled negation word given the label of the part it stands next to.
 
     A tagger row that leaves "never" out of "UVA has never expelled a student" reads as "UVA
@@ -121,21 +140,26 @@ def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[S
     "without tools", "Not all Fodies"); an unlabelled auxiliary before a negation that joins the
     relation joins it too ("did not play", not "not play"). Left alone: one beside no part,
     "whether or not", and one that denies nothing ("not only", "no doubt", "not just").
-    ``row`` holds ``len(words)`` word labels, then the sentinels' (untouched).
+    ``row`` holds ``len(words)`` word labels, then the sentinels' (untouched); ``negations``
+    is :func:`negation_positions` of the sentence, read here when not given (reading every
+    word of a long sentence once per row made a 10,000-character sentence's decoding
+    quadratic).
     """
     n = len(words)
     out = [int(label) for label in row]
-    i = 0
-    while i < n:
+    if negations is None:
+        negations = negation_positions(text, words)
+    resume = 0  # the word after the last phrase given a label
+    for i in negations:
+        if i < resume:
+            continue  # the adverb of the phrase before, itself a negation word
         # the phrase is words i..j: the negation, then an adverb if one follows
         j = i + 1 if i + 1 < n and _word(text, words, i + 1) in _NEGATION_ADVERBS else i
         if (
-            not _is_negation(_word(text, words, i))
-            or any(out[k] != NONE for k in range(i, j + 1))
+            any(out[k] != NONE for k in range(i, j + 1))
             or (i > 0 and _word(text, words, i - 1) == "or")
             or (j + 1 < n and _word(text, words, j + 1) in _NOT_DENYING_AFTER)
         ):
-            i += 1
             continue
         before = out[i - 1] if i > 0 else NONE
         after = out[j + 1] if j + 1 < n else NONE
@@ -149,7 +173,7 @@ def keep_negations(row: np.ndarray | Sequence[int], text: str, words: Sequence[S
                 and _word(text, words, i - 1) in _AUXILIARIES
             ):
                 out[i - 1] = REL  # "did not play", not "not play"
-        i = j + 1
+        resume = j + 1
     return out
 
 
