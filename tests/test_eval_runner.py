@@ -319,7 +319,13 @@ def test_eval_all_skips_missing_files_and_writes_summary(tmp_path) -> None:
         ]
     )
     # the capability suites are the repository's own, so they never lack their files
-    ran = ["capabilities", "capabilities_fresh", "capabilities_markdown", "psiloqa_en50"]
+    ran = [
+        "capabilities",
+        "capabilities_fresh",
+        "capabilities_markdown",
+        "psiloqa_en50",
+        "spans_fresh",
+    ]
     assert list(results) == ran
     assert set(objects["skipped"]) == set(benchmark_names()) - set(ran)
     summary = (tmp_path / "outputs/eval/summary.md").read_text()
@@ -672,6 +678,7 @@ def test_every_file_format_has_a_test() -> None:
         "halluentity",
         "enokiqa",
         "capabilities",  # tests/test_capabilities.py
+        "span_set",  # tests/test_spans_fresh.py
     }
     assert set(FILE_FORMATS) == tested
 
@@ -684,7 +691,7 @@ def test_every_file_format_has_a_test() -> None:
             BenchmarkConfigError,
             "benchmark.format must be one of mushroom, psiloqa_csv, psiloqa_hub, ragtruth, "
             "ragtruth_processed, factcheck, sentence_sample, wice, halluentity, enokiqa, "
-            "capabilities; got 'jsonl'",
+            "capabilities, span_set; got 'jsonl'",
         ),
         (
             ["benchmark.path=x.jsonl"],

@@ -43,7 +43,8 @@ examples:
 Arguments are Hydra overrides of configs/eval.yaml (the same runner as `make eval`).
 benchmark=file reads a file of yours; benchmark.format is one of mushroom, psiloqa_csv,
 psiloqa_hub, ragtruth, ragtruth_processed, factcheck, sentence_sample, wice, halluentity,
-enokiqa, capabilities (configs/benchmark/file.yaml lists the extra keys, e.g. benchmark.sources).
+enokiqa, capabilities, span_set (configs/benchmark/file.yaml lists the extra keys, e.g.
+benchmark.sources).
 Outputs: outputs/eval/<benchmark>/<run_name>/ (metrics.json, predictions.jsonl, report.md,
 thresholds.png); the report is printed.
 """

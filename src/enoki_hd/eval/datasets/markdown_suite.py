@@ -50,7 +50,14 @@ def occurrences(text: str, piece: str) -> list[int]:
     return starts
 
 
-def _span(row: Row, field: str, index: int, item: Any, answer: str) -> Span:
+def quoted_span(row: Row, field: str, index: int, item: Any, answer: str) -> Span:
+    """Item ``index`` of ``row``'s list ``field``, ``{"text", "occurrence"}``, as its span in
+    ``answer`` (``occurrence`` may be left out when the text occurs once).
+
+    Raises:
+        DatasetError: the item is no such object, its text is not in the answer, or its
+            occurrence is missing where needed or out of range (named with the row's line).
+    """
     where = f"{field}[{index}]"
     if not isinstance(item, Mapping):
         raise row.error(field, f"item {index} must be an object with text and occurrence")
@@ -94,12 +101,12 @@ def _example(row: Row) -> EvalExample:
             "category", f"must be one of {', '.join(MARKDOWN_CATEGORIES)}, got {category!r}"
         )
     gold = [
-        _span(row, "hallucinated", i, item, answer)
+        quoted_span(row, "hallucinated", i, item, answer)
         for i, item in enumerate(row.items("hallucinated"))
     ]
     structural = []
     for i, item in enumerate(row.items("structural")):
-        span = _span(row, "structural", i, item, answer)
+        span = quoted_span(row, "structural", i, item, answer)
         kind = _string(row, "structural", i, item, "kind")
         if kind not in STRUCTURAL_KINDS:
             raise row.error(
@@ -109,7 +116,7 @@ def _example(row: Row) -> EvalExample:
         structural.append({"start": span.start, "end": span.end, "kind": kind})
     cells = []
     for i, item in enumerate(row.items("table_cells")):
-        span = _span(row, "table_cells", i, item, answer)
+        span = quoted_span(row, "table_cells", i, item, answer)
         supported = item.get("supported")
         if not isinstance(supported, bool):
             raise row.error("table_cells", f"table_cells[{i}] needs a boolean 'supported'")

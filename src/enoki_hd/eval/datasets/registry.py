@@ -22,6 +22,7 @@ from enoki_hd.eval.datasets.psiloqa import load_psiloqa_csv, load_psiloqa_hub
 from enoki_hd.eval.datasets.ragtruth import load_ragtruth, load_ragtruth_processed
 from enoki_hd.eval.datasets.schema import Benchmark, PathLike
 from enoki_hd.eval.datasets.sentence_sample import load_sentence_sample
+from enoki_hd.eval.datasets.spans_fresh import SPANS_FRESH_DIR, load_span_set
 from enoki_hd.eval.datasets.verbatim import build_verbatim
 from enoki_hd.eval.datasets.wice import load_wice
 
@@ -114,6 +115,11 @@ def _capabilities_fresh(shared: Path) -> Benchmark:
     return load_capabilities(FRESH_DIR, name="capabilities_fresh")
 
 
+def _spans_fresh(shared: Path) -> Benchmark:
+    # the repository's held-out span set (data/spans_fresh/), measured once
+    return load_span_set(SPANS_FRESH_DIR, name="spans_fresh")
+
+
 def _capabilities_markdown(shared: Path) -> Benchmark:
     # the repository's own Markdown suite (data/capabilities_markdown/), not shared data
     return load_markdown_suite()
@@ -139,6 +145,7 @@ BENCHMARKS: dict[str, Callable[[Path], Benchmark]] = {
     "factcheck_dev30_claims": _factcheck_dev30_claims,
     "wice_dev": _wice_dev,
     "wice_dev_oracle": _wice_dev_oracle,
+    "spans_fresh": _spans_fresh,
     "verbatim": _verbatim,
 }
 
@@ -203,6 +210,7 @@ FILE_FORMATS: dict[str, FileFormat] = {
     "halluentity": FileFormat(load_halluentity, {"contexts": "contexts_path"}),
     "enokiqa": FileFormat(load_enokiqa, {"context_field": "context_field"}),
     "capabilities": FileFormat(load_capabilities, folder=True),
+    "span_set": FileFormat(load_span_set, folder=True),
 }
 # Every benchmark.<key> some format reads besides path and format.
 FILE_OPTIONS = tuple(sorted({key for spec in FILE_FORMATS.values() for key in spec.options}))
