@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from enoki_hd.eval.datasets.rows import Row, check_unique, read_jsonl
+from enoki_hd.eval.datasets.rows import Row, check_unique, jsonl_files, read_jsonl
 from enoki_hd.eval.datasets.schema import Benchmark, ClaimGold, EvalExample, PathLike
 from enoki_hd.types import Span
 
@@ -24,14 +24,6 @@ SUITE_DIR = (Path(__file__).resolve().parents[2] / "data" / "capabilities").reso
 # the held-out suite: written blind after every rule was found, measured once, never read
 # to change the detector (data/capabilities_fresh/README.md)
 FRESH_DIR = SUITE_DIR.parent / "capabilities_fresh"
-
-
-def suite_files(directory: PathLike = SUITE_DIR) -> list[Path]:
-    """The suite's files, sorted by name (``suite_a.jsonl``, ``suite_b.jsonl``, ...)."""
-    files = sorted(Path(directory).glob("*.jsonl"))
-    if not files:
-        raise FileNotFoundError(f"no capability suite files (*.jsonl) in {directory}")
-    return files
 
 
 def _example(row: Row) -> EvalExample:
@@ -80,18 +72,7 @@ def load_capabilities(
         DatasetError: a malformed row, naming the file, line and field.
         FileNotFoundError: a path does not exist or a folder holds no ``*.jsonl``.
     """
-    if paths is None:
-        paths = [SUITE_DIR]
-    elif isinstance(paths, (str, Path)):
-        paths = [paths]
-    files: list[Path] = []
-    for path in map(Path, paths):  # type: ignore[arg-type]
-        if path.is_dir():
-            files.extend(suite_files(path))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"capability suite path {path} does not exist")
+    files = jsonl_files(paths if paths is not None else SUITE_DIR, "capability suite")
     examples: list[EvalExample] = []
     seen: dict[str, tuple[Path, int]] = {}
     for file in files:

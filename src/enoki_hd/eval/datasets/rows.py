@@ -7,13 +7,14 @@ import codecs
 import csv
 import io
 import json
+import os
 import shlex
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from enoki_hd.eval.datasets.schema import DatasetError, EvalExample
+from enoki_hd.eval.datasets.schema import DatasetError, EvalExample, PathLike
 from enoki_hd.text import surrogate_at, surrogate_message
 from enoki_hd.types import Span
 
@@ -196,6 +197,27 @@ def pair_spans(row: Row, name: str, value: Any, length: int, length_of: str) -> 
             raise row.error(name, problem)
         spans.append(Span(pair[0], pair[1]))
     return spans
+
+
+def jsonl_files(paths: PathLike | Sequence[PathLike], what: str) -> list[Path]:
+    """The files ``paths`` (one path or several) name, in order: a file itself, a folder its
+    ``*.jsonl`` sorted by name. ``what`` names the set in the errors ("capability suite").
+
+    Raises:
+        FileNotFoundError: a path does not exist or a folder holds no ``*.jsonl``.
+    """
+    files: list[Path] = []
+    for path in map(Path, [paths] if isinstance(paths, (str, os.PathLike)) else paths):
+        if path.is_dir():
+            found = sorted(path.glob("*.jsonl"))
+            if not found:
+                raise FileNotFoundError(f"no {what} files (*.jsonl) in {path}")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"{what} path {path} does not exist")
+    return files
 
 
 def check_unique(row: Row, name: str, value: str, seen: dict[str, tuple[Path, int]]) -> None:

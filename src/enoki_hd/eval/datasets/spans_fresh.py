@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from enoki_hd.eval.datasets.markdown_suite import quoted_span
-from enoki_hd.eval.datasets.rows import Row, check_unique, read_jsonl, span_example
+from enoki_hd.eval.datasets.rows import (
+    Row,
+    check_unique,
+    jsonl_files,
+    read_jsonl,
+    span_example,
+)
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
 
 SPAN_SET_KINDS = ("qa", "summary", "about")  # the held-out set's
@@ -48,21 +54,7 @@ def load_span_set(
         DatasetError: a malformed row, naming the file, line and field.
         FileNotFoundError: a path does not exist or a folder holds no ``*.jsonl``.
     """
-    if paths is None:
-        paths = [SPANS_FRESH_DIR]
-    elif isinstance(paths, (str, Path)):
-        paths = [paths]
-    files: list[Path] = []
-    for path in map(Path, paths):  # type: ignore[arg-type]
-        if path.is_dir():
-            found = sorted(path.glob("*.jsonl"))
-            if not found:
-                raise FileNotFoundError(f"no span set files (*.jsonl) in {path}")
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise FileNotFoundError(f"span set path {path} does not exist")
+    files = jsonl_files(paths if paths is not None else SPANS_FRESH_DIR, "span set")
     examples: list[EvalExample] = []
     seen: dict[str, tuple[Path, int]] = {}
     for file in files:
