@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from enoki_hd.eval.datasets.rows import Row, check_unique, jsonl_files, read_jsonl
+from enoki_hd.eval.datasets.rows import Row, jsonl_examples
 from enoki_hd.eval.datasets.schema import Benchmark, ClaimGold, EvalExample, PathLike
 from enoki_hd.types import Span
 
@@ -72,14 +72,10 @@ def load_capabilities(
         DatasetError: a malformed row, naming the file, line and field.
         FileNotFoundError: a path does not exist or a folder holds no ``*.jsonl``.
     """
-    files = jsonl_files(paths if paths is not None else SUITE_DIR, "capability suite")
-    examples: list[EvalExample] = []
-    seen: dict[str, tuple[Path, int]] = {}
-    for file in files:
-        for row in read_jsonl(file):
-            check_unique(row, "id", row.text("id"), seen)
-            examples.append(_example(row))
-    return Benchmark(name, "claim", examples, source=", ".join(str(f) for f in files))
+    examples, source = jsonl_examples(
+        paths if paths is not None else SUITE_DIR, "capability suite", _example
+    )
+    return Benchmark(name, "claim", examples, source=source)
 
 
 def predicted_label(prediction: Mapping[str, Any]) -> str:

@@ -10,7 +10,7 @@ import json
 import os
 import shlex
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -218,6 +218,27 @@ def jsonl_files(paths: PathLike | Sequence[PathLike], what: str) -> list[Path]:
         else:
             raise FileNotFoundError(f"{what} path {path} does not exist")
     return files
+
+
+def jsonl_examples(
+    paths: PathLike | Sequence[PathLike], what: str, example: Callable[[Row], EvalExample]
+) -> tuple[list[EvalExample], str]:
+    """``example`` of every row of the files ``paths`` name (:func:`jsonl_files`), in file then
+    line order, ids unique across them; and the files, joined by ", " (a benchmark's
+    ``source``).
+
+    Raises:
+        DatasetError: a malformed row or a repeated id, naming the file, line and field.
+        FileNotFoundError: as :func:`jsonl_files`.
+    """
+    files = jsonl_files(paths, what)
+    examples: list[EvalExample] = []
+    seen: dict[str, tuple[Path, int]] = {}
+    for file in files:
+        for row in read_jsonl(file):
+            check_unique(row, "id", row.text("id"), seen)
+            examples.append(example(row))
+    return examples, ", ".join(str(f) for f in files)
 
 
 def check_unique(row: Row, name: str, value: str, seen: dict[str, tuple[Path, int]]) -> None:

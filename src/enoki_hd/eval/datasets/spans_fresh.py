@@ -19,9 +19,7 @@ from pathlib import Path
 from enoki_hd.eval.datasets.markdown_suite import quoted_span
 from enoki_hd.eval.datasets.rows import (
     Row,
-    check_unique,
-    jsonl_files,
-    read_jsonl,
+    jsonl_examples,
     span_example,
 )
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
@@ -54,11 +52,7 @@ def load_span_set(
         DatasetError: a malformed row, naming the file, line and field.
         FileNotFoundError: a path does not exist or a folder holds no ``*.jsonl``.
     """
-    files = jsonl_files(paths if paths is not None else SPANS_FRESH_DIR, "span set")
-    examples: list[EvalExample] = []
-    seen: dict[str, tuple[Path, int]] = {}
-    for file in files:
-        for row in read_jsonl(file):
-            check_unique(row, "id", row.text("id"), seen)
-            examples.append(_example(row))
-    return Benchmark(name, "span", examples, source=", ".join(str(f) for f in files))
+    examples, source = jsonl_examples(
+        paths if paths is not None else SPANS_FRESH_DIR, "span set", _example
+    )
+    return Benchmark(name, "span", examples, source=source)
