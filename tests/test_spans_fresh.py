@@ -103,15 +103,19 @@ def test_ids_are_unique_across_files_and_a_folder_reads_every_file(tmp_path: Pat
 
 
 def test_the_held_out_set_has_its_kinds_and_shares_nothing() -> None:
-    """data/spans_fresh/: 20 answers of each kind, 7 of them fully supported, qa contexts of
-    passages joined by blank lines; no context or answer of another suite."""
+    """data/spans_fresh/: files of 20 answers of one kind each, 7 of them fully supported, qa
+    contexts of passages joined by blank lines; no context or answer of another suite."""
     bench = load_span_set()
-    assert (bench.name, len(bench)) == ("spans_fresh", 60)
-    for kind in SPAN_SET_KINDS:
-        rows = [e for e in bench.examples if e.metadata["kind"] == kind]
-        assert len(rows) == 20, kind
-        assert sum(not e.gold_spans for e in rows) == 7, kind
-        assert all(e.id.startswith(f"{kind}-") for e in rows)
+    assert (bench.name, len(bench)) == ("spans_fresh", 120)
+    files = sorted(SPANS_FRESH_DIR.glob("*.jsonl"))
+    assert len(files) == 6
+    for file in files:
+        rows = load_span_set(file).examples
+        (kind,) = {e.metadata["kind"] for e in rows}
+        assert kind in SPAN_SET_KINDS
+        assert (len(rows), sum(not e.gold_spans for e in rows)) == (20, 7), file.name
+        (prefix,) = {e.id.rsplit("-", 1)[0] for e in rows}
+        assert prefix.startswith(kind), file.name
     assert all("\n\n" in e.context for e in bench.examples if e.metadata["kind"] == "qa")
     others = [
         *load_capabilities().examples,
@@ -120,7 +124,6 @@ def test_the_held_out_set_has_its_kinds_and_shares_nothing() -> None:
     ]
     assert not {e.context for e in bench.examples} & {e.context for e in others}
     assert not {e.answer for e in bench.examples} & {e.answer for e in others}
-    assert SPANS_FRESH_DIR.name == "spans_fresh"
 
 
 def test_the_harness_reads_a_span_set_file(tmp_path: Path) -> None:
