@@ -14,7 +14,7 @@ EXP ?=
 EXAMPLE := src/enoki_hd/examples
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards int8-all bench eval compare eval-all calibrate carb clean
+.PHONY: help install demo test test-full test-install wheel serve loadtest lint format train-verifier distill export strip-guards int8-all bench eval compare eval-all eval-heldout calibrate carb clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-16s %s\n", $$1, $$2}'
@@ -88,6 +88,13 @@ compare: install ## paired bootstrap of two eval runs of one benchmark: make com
 
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 	$(PY) scripts/eval_all.py $(ARGS)
+
+eval-heldout: install ## the held-out sets (capabilities_fresh, spans_fresh): rules with the baselines, the encoder, then rules vs encoder → outputs/eval/<set>/heldout[-encoder]/
+	for set in capabilities_fresh spans_fresh; do \
+	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector,lexical_absent,lexical_phrases,mark_all,sentence_nli]" run_name=heldout $(ARGS) || exit $$?; \
+	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector]" extractor=encoder run_name=heldout-encoder $(ARGS) || exit $$?; \
+	  $(VENV)/bin/enoki compare outputs/eval/$$set/heldout outputs/eval/$$set/heldout-encoder || exit $$?; \
+	done
 
 calibrate: install ## fit the calibrated fusion leave-one-benchmark-out, ship fusion.json with the verifier (resumable)
 	$(PY) scripts/calibrate.py $(ARGS)
