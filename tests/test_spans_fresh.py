@@ -142,6 +142,9 @@ def test_the_harness_reads_a_span_set_file(tmp_path: Path) -> None:
         ]
     )
     metrics, _ = run_eval(cfg)
-    assert metrics["benchmark"]["families"] == ["span"]
+    assert (metrics["benchmark"]["name"], metrics["benchmark"]["families"]) == (
+        "my_spans",
+        ["span"],
+    )
     # mark_none: IoU 1 on the supported answer, 0 on the two others
     assert metrics["methods"]["mark_none"]["span"]["iou"] == pytest.approx(1 / 3)

@@ -3,8 +3,8 @@
 
 Each row is ``{id, kind, question, context, answer, hallucinated, rationale}`` (``kind``,
 ``question`` and ``rationale`` may be left out or null; the held-out set's ``kind`` is ``qa``, a
-question over two or three retrieved passages joined by a blank line, ``summary``, a news
-article, or ``about``, an encyclopedia-style article); ``hallucinated`` lists every
+question over two or three retrieved passages joined by a blank line, ``summary``, an article
+or report summarised, or ``about``, an encyclopedia-style article); ``hallucinated`` lists every
 wrong piece as ``{"text", "occurrence"}`` (an exact substring of ``answer`` and its 0-based
 index among that substring's occurrences), empty when the answer is fully supported. An
 example carries the pieces as its gold spans, so the span metrics (IoU, char-F1, coverage F1)
@@ -17,11 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from enoki_hd.eval.datasets.markdown_suite import quoted_span
-from enoki_hd.eval.datasets.rows import (
-    Row,
-    jsonl_examples,
-    span_example,
-)
+from enoki_hd.eval.datasets.rows import Row, jsonl_examples, span_example
 from enoki_hd.eval.datasets.schema import Benchmark, EvalExample, PathLike
 
 SPAN_SET_KINDS = ("qa", "summary", "about")  # the held-out set's
