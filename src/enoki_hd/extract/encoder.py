@@ -61,7 +61,7 @@ from enoki_hd.igl.decode import (
 )
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS, GridExample
 from enoki_hd.runtime.batching import length_batches
-from enoki_hd.runtime.files import pad_token_id, read_json
+from enoki_hd.runtime.files import pad_token_id, position_count, read_json
 from enoki_hd.runtime.onnx import create_session, intra_op_threads
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
@@ -613,14 +613,13 @@ class EncoderExtractor:
     def _choose_max_length(
         self, explicit: int | None, recorded: int | None, model_config: dict[str, Any]
     ) -> int:
-        positions = (model_config.get("backbone") or {}).get("max_position_embeddings")
-        if positions is not None and (
-            isinstance(positions, bool) or not isinstance(positions, int)
-        ):
-            raise TaggerError(
-                f"{self.path / 'config.json'}: backbone.max_position_embeddings must be a whole "
-                f"number, got {positions!r}; {TAGGER_DAMAGED_HINT}"
+        try:
+            positions = position_count(
+                (model_config.get("backbone") or {}).get("max_position_embeddings"),
+                f"{self.path / 'config.json'}: backbone.max_position_embeddings",
             )
+        except ValueError as err:
+            raise TaggerError(f"{err}; {TAGGER_DAMAGED_HINT}") from err
         length = explicit or recorded or min(positions or DEFAULT_MAX_LENGTH, DEFAULT_MAX_LENGTH)
         if positions and length > positions:
             raise ValueError(

@@ -41,6 +41,18 @@ def read_json(path: Path) -> dict[str, Any]:
     return value
 
 
+def position_count(value: Any, where: str) -> int | None:
+    """A config's ``max_position_embeddings`` (``where`` names the file and key): a whole
+    number, or None when the config gives none.
+
+    Raises:
+        ValueError: any other value (a string, a float, a bool), named with ``where``.
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{where} must be a whole number, got {value!r}")
+    return value
+
+
 def load_local_config(directory: Path) -> dict[str, Any]:
     """``<directory>/config.json`` as a dict, ``id2label`` keys as ints (as ``AutoConfig``
     gives them).

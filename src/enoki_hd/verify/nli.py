@@ -32,7 +32,12 @@ from tokenizers import Encoding, Regex, Tokenizer, normalizers
 
 from enoki_hd.export.onnx import VERIFIER_KIND, sha256_file
 from enoki_hd.lru import LRUCache
-from enoki_hd.runtime.files import load_local_config, load_local_tokenizer, read_json
+from enoki_hd.runtime.files import (
+    load_local_config,
+    load_local_tokenizer,
+    position_count,
+    read_json,
+)
 from enoki_hd.runtime.onnx import (
     create_session,
     intra_op_threads,
@@ -560,15 +565,13 @@ class NLICrossEncoder:
         self.label_map = NLILabelMap.from_id2label(id2label)
 
         tokenizer, model_max_length, pad_id = self._load_tokenizer(ref, directory, hub_kw)
-        positions = config.get("max_position_embeddings")
-        if positions is not None and (
-            isinstance(positions, bool) or not isinstance(positions, int)
-        ):
-            where = f"{directory / 'config.json'}" if directory is not None else f"{ref} config"
-            raise VerifierError(
-                f"{where}: max_position_embeddings must be a whole number, got {positions!r}; "
-                f"{RESTORE_HINT}"
+        where = f"{directory / 'config.json'}" if directory is not None else f"{ref} config"
+        try:
+            positions = position_count(
+                config.get("max_position_embeddings"), f"{where}: max_position_embeddings"
             )
+        except ValueError as err:
+            raise VerifierError(f"{err}; {RESTORE_HINT}") from err
         self.max_length = self._choose_max_length(
             max_length, inference.get("max_length"), model_max_length, positions
         )
