@@ -513,3 +513,18 @@ def test_the_contradiction_gate_fails_closed_on_an_empty_context(
     assert "not wholly checked (status no_context, the context is empty)" in err
     assert json.loads(out)["summary"]["status"] == "no_context"
     assert run_cli([*args, "--fail-on-contradicted", "--allow-unchecked"], capsys)[0] == 0
+
+
+def test_sentence_entailment_reaches_the_detector_and_is_checked(files, capsys) -> None:
+    context, answer = files
+    context.write_text("Harwick Town Council voted to close the footbridge.", encoding="utf-8")
+    answer.write_text("Harwick Town Council voted to close the footbridge.")
+    base = ["detect", "--context", str(context), "--answer", str(answer), "--stable"]
+    code, out, _ = run_cli(base, capsys)  # off by default
+    assert code == 0 and json.loads(out)["config"]["sentence_entailment"] is None
+    code, out, _ = run_cli([*base, "--sentence-entailment", "0.7"], capsys)
+    assert code == 0 and json.loads(out)["config"]["sentence_entailment"] == 0.7
+    code, _, err = run_cli([*base, "--sentence-entailment", "1.5"], capsys)
+    assert code == 2 and "argument --sentence-entailment: must be in [0, 1], got 1.5" in err
+    code, _, err = run_cli([*base, "--sentence-entailment", "high"], capsys)
+    assert code == 2 and "must be a number in [0, 1] or 'none', got 'high'" in err

@@ -482,6 +482,7 @@ SETTINGS = [
     ("selector", "premises=sentence+window"),
     ("join_phrases", False),
     ("restate_pronouns", False),
+    ("sentence_entailment", 0.7),
 ]
 
 
@@ -519,6 +520,7 @@ def test_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
         sentence_aggregation="mean",
         sentence_backend="regex",
         language_check=False,
+        sentence_entailment=0.8,
     )
     config = json.loads(json.dumps(detector.config()))
     assert Detector.from_config(config).config() == config
@@ -758,3 +760,45 @@ def test_a_url_the_answer_cites_is_no_claim(answer: str) -> None:
     report = Detector().detect(answer=answer, context="Suede formed in London in 1989.")
     assert report.spans == []
     assert [v.hypothesis for v in report.facts] == ["Suede formed in London."]
+
+
+class FragmentVerifier(LexicalVerifier):
+    """Reads the whole answer sentence as entailed and each fragment of it with "without" as
+    a contradiction, as the small SNLI-trained verifier reads "Headaches go away without
+    treatment" against "... usually resolve on their own"."""
+
+    name = "fragment-fake"
+    sentence = "Headaches happen fairly often and go away without treatment."
+
+    def predict(self, pairs):
+        self.calls.append(list(pairs))
+        return [
+            NLIScores(0.85, 0.1, 0.05)
+            if hypothesis == self.sentence
+            else NLIScores(0.02, 0.03, 0.95)
+            if "without" in hypothesis
+            else NLIScores(0.95, 0.03, 0.02)
+            for _, hypothesis in pairs
+        ]
+
+
+def test_sentence_entailment_clears_facts_only_the_verifier_failed() -> None:
+    context = (
+        "Mild headaches happen fairly often in the first week, and they go away without "
+        "treatment. Serious reactions are rare."
+    )
+    answer = FragmentVerifier.sentence
+    verifier = FragmentVerifier()
+    off = Detector(verifier, extractor="rules").detect(answer=answer, context=context)
+    assert [s.label for s in off.sentences] == ["contradicted"]
+    assert [s.text for s in off.spans] == ["treatment"]
+    # off, the sentence is never judged whole: it has facts
+    assert answer not in [h for batch in verifier.calls for _, h in batch]
+    detector = Detector(FragmentVerifier(), extractor="rules", sentence_entailment=0.7)
+    report = detector.detect(answer=answer, context=context)
+    assert [s.label for s in report.sentences] == ["supported"] and report.spans == []
+    cleared = [f for f in report.facts if f.decided_by == "sentence"]
+    assert cleared and all(f.label == "supported" for f in cleared)
+    assert all("without" in f.hypothesis for f in cleared)
+    assert {f.fact.id for f in cleared} == {f.fact.id for f in off.facts if f.label != "supported"}
+    assert detector.config()["sentence_entailment"] == 0.7

@@ -649,3 +649,94 @@ def test_a_date_in_pieces_of_the_answer_is_grounded_whole() -> None:
         assert [
             None if v.blamed is None else [s.text(US_DATED) for s in v.blamed] for v in verdicts
         ] == blamed
+
+
+HEADACHE_CONTEXT = "Mild headaches are not uncommon and usually resolve on their own."
+HEADACHE_EVIDENCE = Evidence(0, len(HEADACHE_CONTEXT), HEADACHE_CONTEXT)
+HEADACHES = "Headaches happen fairly often and go away without treatment."
+
+
+def _headache_verdicts(
+    judge: FactJudge, sentence: EvidenceDecision | None, fact_hall: float = 0.99
+) -> list[FactVerdict]:
+    """(Headaches, go away without, treatment), its words grounded, read as a contradiction
+    (``fact_hall`` not entailed) by the verifier; ``sentence`` is its sentence judged whole."""
+    subject, relation, obj = [Span(0, 9)], [Span(38, 52)], [Span(53, 62)]
+    fact = Fact("f0.0", 0, "Headaches", "go away without", "treatment", subject, relation, obj)
+    decision = EvidenceDecision(
+        "contradicted", nli(fact_hall, contradiction_share=0.9), HEADACHE_EVIDENCE, 0
+    )
+    return judge.judge(
+        HEADACHES,
+        [fact],
+        ["Headaches go away without treatment."],
+        [decision],
+        grounding=GroundingIndex(HEADACHE_CONTEXT + " Headaches go away without treatment."),
+        sentence_decisions={} if sentence is None else {0: sentence},
+    )
+
+
+def test_a_sentence_entailed_whole_vouches_for_a_fact_the_verifier_alone_failed() -> None:
+    window = Evidence(0, 20, HEADACHE_CONTEXT[:20])
+    entailed = EvidenceDecision("supported", NLIScores(0.8, 0.15, 0.05), window, 0)
+    judge = FactJudge("hybrid", sentence_entailment=0.7)
+    assert judge.needs_sentence_nli
+    [verdict] = _headache_verdicts(judge, entailed)
+    assert (verdict.label, verdict.decided_by) == ("supported", "sentence")
+    assert verdict.score == pytest.approx(0.2)  # the sentence's hallucination probability
+    assert verdict.evidence == window and verdict.blamed is None
+    # the fact's own reading is kept in its probabilities
+    assert verdict.probs.contradiction == pytest.approx(0.891)
+    # off (the default), or the sentence entailed less than asked: the verifier's reading stands
+    for judge, sentence in (
+        (FactJudge("hybrid"), entailed),
+        (FactJudge("hybrid", sentence_entailment=0.85), entailed),
+        (FactJudge("hybrid", sentence_entailment=0.7), None),
+    ):
+        [verdict] = _headache_verdicts(judge, sentence)
+        assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
+    assert not FactJudge("hybrid").needs_sentence_nli
+    # the threshold has the last word: a sentence at or above it vouches for nothing
+    lukewarm = EvidenceDecision("supported", NLIScores(0.5, 0.3, 0.2), window, 0)
+    [verdict] = _headache_verdicts(FactJudge("hybrid", sentence_entailment=0.4), lukewarm)
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
+
+
+def test_a_sentence_entailed_whole_never_clears_a_conflict_an_absent_name_or_grounding() -> None:
+    entailed = EvidenceDecision("supported", NLIScores(0.95, 0.04, 0.01), HEADACHE_EVIDENCE, 0)
+    judge = FactJudge("hybrid", sentence_entailment=0.7)
+    # a value conflict: "1998" against the evidence's "2003"
+    context = "Suede disbanded in 2003."
+    answer = "Suede split up in 1998."
+    fact = Fact("f0.0", 0, "Suede", "split up in", "1998", [Span(0, 5)], [Span(6, 17)],
+                [Span(18, 22)])  # fmt: skip
+    evidence = Evidence(0, len(context), context)
+    decision = EvidenceDecision("contradicted", nli(0.6), evidence, 0)
+    [verdict] = judge.judge(
+        answer, [fact], ["Suede split up in 1998."], [decision],
+        grounding=GroundingIndex(context), sentence_decisions={0: entailed},
+    )  # fmt: skip
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "value_conflict")
+    # words the context lacks, the NLI term outweighed by grounding
+    decision = EvidenceDecision("supported", nli(0.3), evidence, 0)
+    band = Fact("f0.0", 0, "Suede", "split up in", "Leeds", [Span(0, 5)], [Span(6, 17)],
+                [Span(18, 23)])  # fmt: skip
+    [verdict] = judge.judge(
+        "Suede split up in Leeds.", [band], ["Suede split up in Leeds."], [decision],
+        grounding=GroundingIndex("Suede formed in London in 1989."),
+        sentence_decisions={0: entailed},
+    )  # fmt: skip
+    assert verdict.label != "supported" and verdict.decided_by in ("absent_name", "grounding")
+    # other verification modes leave the facts alone
+    [verdict] = _headache_verdicts(FactJudge("nli", sentence_entailment=0.7), entailed)
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
+    assert not FactJudge("nli", sentence_entailment=0.7).needs_sentence_nli
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, float("nan"), True, "0.7"])
+def test_sentence_entailment_out_of_range_is_refused(value: object) -> None:
+    with pytest.raises(ValueError) as err:
+        FactJudge("hybrid", sentence_entailment=value)  # type: ignore[arg-type]
+    assert str(err.value) == (
+        f"sentence_entailment must be a number in [0, 1] or None (off), got {value!r}"
+    )

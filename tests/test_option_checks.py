@@ -282,3 +282,19 @@ def test_detector_refuses_a_wrongly_typed_component(options: dict[str, Any], mes
     with pytest.raises(TypeError) as err:
         Detector(extractor=None, **options)
     assert str(err.value) == message
+
+
+def test_sentence_entailment_is_a_number_in_range_or_none(no_model_loads: None) -> None:
+    with pytest.raises(TypeError) as err:
+        Detector(LexicalVerifier(), sentence_entailment="0.7")  # type: ignore[arg-type]
+    assert str(err.value) == (
+        "sentence_entailment must be a number in [0, 1] or None, got str '0.7'"
+    )
+    with pytest.raises(ValueError) as err:
+        Detector(LexicalVerifier(), sentence_entailment=1.5)
+    assert str(err.value) == (
+        "sentence_entailment must be a number in [0, 1] or None (off), got 1.5"
+    )
+    with pytest.raises(ValueError) as err:
+        Detector.from_config({"sentence_entailment": "high"})
+    assert str(err.value) == "detector config 'sentence_entailment' must be a number, got 'high'"

@@ -205,6 +205,13 @@ class Detector:
             plainly agrees (:func:`enoki_hd.verify.references.restate_answer_pronouns`:
             "It lasted until 1924." → "Autonomous province lasted until 1924."); the
             fact's spans and its grounding stay the answer's words.
+        sentence_entailment: off (None) by default. A number in [0, 1]: in ``hybrid``
+            verification, a fact that only the verifier's reading of it failed (no
+            conflict, absent name or grounding decided) is supported when its whole sentence
+            is entailed at least this much (``decided_by="sentence"``); each fact's sentence
+            is then judged whole too. Fewer false alarms on paraphrased answers, more missed
+            errors in long compositional sentences (:mod:`enoki_hd.verify.judge`; README,
+            "Options").
     """
 
     def __init__(
@@ -236,6 +243,7 @@ class Detector:
         clause_coverage: bool = True,
         join_phrases: bool = True,
         restate_pronouns: bool = True,
+        sentence_entailment: float | None = None,
     ) -> None:
         if sentence_aggregation not in SENTENCE_AGGREGATIONS:
             raise ValueError(
@@ -253,6 +261,7 @@ class Detector:
             ("threshold", threshold),
             ("hybrid_weight", hybrid_weight),
             ("inherit_entailment", inherit_entailment),
+            ("sentence_entailment", sentence_entailment),
         ):
             optional = option != "hybrid_weight"
             if (number is None and optional) or (
@@ -319,6 +328,7 @@ class Detector:
             conflicts=conflicts,
             absent_names=absent_names,
             refinement_support=refinement_support,
+            sentence_entailment=sentence_entailment,
         )
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
@@ -416,6 +426,7 @@ class Detector:
                 ("threshold", None),
                 ("hybrid_weight", 0.5),
                 ("inherit_entailment", 0.5),
+                ("sentence_entailment", None),
             )
         }
         switches = {key: _config_bool(cfg, key, default) for key, default in _CONFIG_SWITCHES}
@@ -450,6 +461,7 @@ class Detector:
             clause_coverage=switches["clause_coverage"],
             join_phrases=switches["join_phrases"],
             restate_pronouns=switches["restate_pronouns"],
+            sentence_entailment=numbers["sentence_entailment"],
         )
 
     def config(self) -> dict[str, Any]:
@@ -484,6 +496,7 @@ class Detector:
             "clause_coverage": self.clause_coverage,
             "join_phrases": self.join_phrases,
             "restate_pronouns": self.restate_pronouns,
+            "sentence_entailment": self.judge.sentence_entailment,
         }
 
     def index(self, context: str, passages: Sequence[Span] | None = None) -> EvidenceIndex:
@@ -802,6 +815,7 @@ _CONFIG_KEYS = frozenset(
         "clause_coverage",
         "join_phrases",
         "restate_pronouns",
+        "sentence_entailment",
     }
 )
 # The on/off options of the config and their defaults.
