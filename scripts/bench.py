@@ -207,7 +207,11 @@ def bench_end_to_end(
         max_length=None if detect_length is None else int(detect_length),
     )
     inherit = cfg.end_to_end.get("inherit_entailment")
-    options = {"inherit_entailment": None if inherit is None else float(inherit)}
+    vouch = cfg.end_to_end.get("sentence_entailment")
+    options = {
+        "inherit_entailment": None if inherit is None else float(inherit),
+        "sentence_entailment": None if vouch is None else float(vouch),
+    }
     from enoki_hd.extract import get_extractor
 
     path = {"path": cfg.tagger.path} if extractor == "encoder" else {}
@@ -227,6 +231,7 @@ def bench_end_to_end(
         "benchmark": benchmark.name,
         "examples": len(examples),
         "inherit_entailment": options["inherit_entailment"],
+        "sentence_entailment": options["sentence_entailment"],
         "nli_pairs_per_example": round((verifier.stats["pairs"] - pairs_before) / len(examples), 1),
         "median_seconds_per_example": round(statistics.median(totals), 4),
         "p90_seconds_per_example": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 4),
