@@ -528,3 +528,51 @@ def test_sentence_entailment_reaches_the_detector_and_is_checked(files, capsys) 
     assert code == 2 and "argument --sentence-entailment: must be in [0, 1], got 1.5" in err
     code, _, err = run_cli([*base, "--sentence-entailment", "high"], capsys)
     assert code == 2 and "must be a number in [0, 1] or 'none', got 'high'" in err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--extractor", "none", "--sentence-entailment", "0.7"],
+            "--extractor none --verification hybrid --sentence-entailment 0.7: sentence_entailment "
+            "clears facts, and with extractor=None there are none (sentences are judged whole): "
+            "give an extractor ('rules', 'encoder') or leave sentence_entailment None",
+        ),
+        (
+            ["--verification", "nli", "--sentence-entailment", "0.7"],
+            "--extractor rules --verification nli --sentence-entailment 0.7: sentence_entailment "
+            "clears facts the hybrid rule failed, and verification='nli' judges facts by 'nli': "
+            "use verification='hybrid' (the default) or leave sentence_entailment None",
+        ),
+        (
+            ["--extractor", "none", "--verification", "grounding"],
+            "--extractor none --verification grounding: verification='grounding' judges facts, "
+            "and with extractor=None there are none (sentences are judged by NLI alone): give an "
+            "extractor ('rules', 'encoder') or verification='nli'",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", ["detect", "detect-batch", "serve"])
+def test_options_that_would_be_skipped_are_a_usage_error_before_any_model_loads(
+    command, options, message, files, tmp_path, capsys, monkeypatch
+) -> None:
+    import enoki_hd.detector as detector_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was loaded before the options were checked")
+
+    monkeypatch.setattr(detector_module, "load_default_verifier", refuse)
+    monkeypatch.setattr(detector_module, "NLICrossEncoder", refuse)
+    context, answer = files
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"answer": "Suede formed in Leeds.", "context": "Suede formed."}\n')
+    given = {
+        "detect": ["detect", "--context", str(context), "--answer", str(answer)],
+        "detect-batch": ["detect-batch", "--input", str(rows), "--out", str(tmp_path / "o")],
+        "serve": ["serve", "--port", "0"],
+    }[command]
+    code, out, err = run_cli([*given, *options], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"enoki {command}: error: {message}\n"
+    assert not (tmp_path / "o").exists()

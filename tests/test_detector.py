@@ -520,9 +520,12 @@ def test_config_round_trips_through_from_config(tiny_nli_dir: Path) -> None:
         sentence_aggregation="mean",
         sentence_backend="regex",
         language_check=False,
-        sentence_entailment=0.8,
     )
     config = json.loads(json.dumps(detector.config()))
+    assert Detector.from_config(config).config() == config
+    hybrid = Detector(str(tiny_nli_dir), sentence_entailment=0.8)
+    config = json.loads(json.dumps(hybrid.config()))
+    assert config["sentence_entailment"] == 0.8
     assert Detector.from_config(config).config() == config
 
 

@@ -298,3 +298,25 @@ def test_sentence_entailment_is_a_number_in_range_or_none(no_model_loads: None) 
     with pytest.raises(ValueError) as err:
         Detector.from_config({"sentence_entailment": "high"})
     assert str(err.value) == "detector config 'sentence_entailment' must be a number, got 'high'"
+
+
+def test_sentence_entailment_needs_facts_judged_by_the_hybrid_rule() -> None:
+    with pytest.raises(ValueError) as err:
+        Detector(LexicalVerifier(), extractor=None, sentence_entailment=0.7)
+    assert str(err.value) == (
+        "sentence_entailment clears facts, and with extractor=None there are none (sentences "
+        "are judged whole): give an extractor ('rules', 'encoder') or leave sentence_entailment "
+        "None"
+    )
+    with pytest.raises(ValueError) as err:
+        Detector(LexicalVerifier(), verification="nli", sentence_entailment=0.7)
+    assert str(err.value) == (
+        "sentence_entailment clears facts the hybrid rule failed, and verification='nli' "
+        "judges facts by 'nli': use verification='hybrid' (the default) or leave "
+        "sentence_entailment None"
+    )
+    # the escalating modes judge every fact by the hybrid rule first
+    detector = Detector(
+        LexicalVerifier(), verification="adaptive", judge="oracle", sentence_entailment=0.7
+    )
+    assert detector.judge.sentence_entailment == 0.7 and detector.judge.needs_sentence_nli

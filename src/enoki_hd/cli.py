@@ -454,6 +454,25 @@ def _check_inherit(value: float | None, option: str = "--inherit-entailment") ->
     return value
 
 
+def _check_fact_options(args: argparse.Namespace) -> None:
+    """Options that judge facts when ``--extractor none`` leaves none, or that
+    ``--verification`` would skip: a usage error before any model loads."""
+    from enoki_hd.detector import check_fact_options
+
+    try:
+        check_fact_options(
+            args.verification,
+            args.verification,
+            facts=args.extractor != "none",
+            sentence_entailment=args.sentence_entailment,
+        )
+    except ValueError as err:
+        given = f"--extractor {args.extractor} --verification {args.verification}"
+        if args.sentence_entailment is not None:
+            given += f" --sentence-entailment {args.sentence_entailment}"
+        raise UsageError(f"{given}: {err}") from err
+
+
 def _detector_config(args: argparse.Namespace) -> dict:
     """A ``Detector.from_config`` mapping from the shared detector options."""
     if args.top_k < 1:
@@ -462,6 +481,7 @@ def _detector_config(args: argparse.Namespace) -> dict:
         raise UsageError(f"argument --threshold: must be in [0, 1], got {args.threshold}")
     if args.extractor != "none":
         _extractor(args.extractor)  # an unknown name is a usage error before any model loads
+    _check_fact_options(args)
     return {
         "verifier": {"path": args.verifier},
         "extractor": args.extractor,
@@ -628,6 +648,7 @@ def _run_detect(args: argparse.Namespace) -> int:
         raise UsageError(f"argument --fail-under: must be in [0, 1], got {args.fail_under}")
     inherit = _check_inherit(args.inherit_entailment)
     sentence_entailment = _check_inherit(args.sentence_entailment, "--sentence-entailment")
+    _check_fact_options(args)
     _check_out(args.out)
     extractor = None if args.extractor == "none" else _extractor(args.extractor)
     stdin_used: list[str] = []

@@ -345,14 +345,12 @@ class Detector:
                 "extractor=None there are none (sentences are judged by NLI alone): give an "
                 "extractor ('rules', 'encoder', 'llm') or verification='hybrid'"
             )
-        if extractor is None and base in ("grounding", "calibrated"):
-            # at sentence level every sentence takes the verifier's decision: the lexical
-            # check and the fitted fusion judge facts, and would be silently skipped
-            raise ValueError(
-                f"verification={verification!r} judges facts, and with extractor=None there "
-                "are none (sentences are judged by NLI alone): give an extractor ('rules', "
-                "'encoder') or verification='nli'"
-            )
+        check_fact_options(
+            verification,
+            base,
+            facts=extractor is not None,
+            sentence_entailment=sentence_entailment,
+        )
         if inherit_entailment is not None and not 0.0 <= inherit_entailment <= 1.0:
             raise ValueError(
                 f"inherit_entailment must be in [0, 1] or None, got {inherit_entailment!r}"
@@ -785,6 +783,40 @@ class Detector:
                 context=example["context"],
                 question=example.get("question"),
             )
+
+
+def check_fact_options(
+    verification: str, base: str, *, facts: bool, sentence_entailment: float | None
+) -> None:
+    """Refuse options that judge facts when there are none (``facts``: an extractor is set),
+    or that the fact judgement ``base`` (``verification`` itself, or the rule an escalating
+    mode judges by first) would silently skip. :class:`Detector` calls it; the command line
+    calls it before any model loads.
+
+    Raises:
+        ValueError: naming the options and the fix.
+    """
+    if not facts and base in ("grounding", "calibrated"):
+        # at sentence level every sentence takes the verifier's decision: the lexical
+        # check and the fitted fusion judge facts, and would be silently skipped
+        raise ValueError(
+            f"verification={verification!r} judges facts, and with extractor=None there "
+            "are none (sentences are judged by NLI alone): give an extractor ('rules', "
+            "'encoder') or verification='nli'"
+        )
+    if sentence_entailment is not None and not facts:
+        raise ValueError(
+            "sentence_entailment clears facts, and with extractor=None there are none "
+            "(sentences are judged whole): give an extractor ('rules', 'encoder') or leave "
+            "sentence_entailment None"
+        )
+    if sentence_entailment is not None and base != "hybrid":
+        # only the hybrid rule's NLI-decided facts are cleared
+        raise ValueError(
+            f"sentence_entailment clears facts the hybrid rule failed, and "
+            f"verification={verification!r} judges facts by {base!r}: use "
+            "verification='hybrid' (the default) or leave sentence_entailment None"
+        )
 
 
 _CONFIG_KEYS = frozenset(
