@@ -196,6 +196,18 @@ def test_missing_model_path_says_what_to_do(tmp_path: Path, tiny_nli_dir: Path) 
     assert str(missing) in str(error.value)
     with pytest.raises(FileNotFoundError, match="make train-verifier"):
         NLICrossEncoder(tiny_nli_dir, backend="onnx", onnx_file="absent.onnx")
+    # a folder that is no checkpoint at all (neither graph nor transformers model) is named
+    # as such, not handed to transformers ("Unrecognized model ...")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "readme.txt").write_text("not a model")
+    with pytest.raises(FileNotFoundError) as error:
+        NLICrossEncoder(folder)
+    assert str(error.value) == (
+        f"NLI verifier not found at {folder}: the folder holds neither model.onnx (an exported "
+        "checkpoint) nor config.json (a transformers model); run `make train-verifier` to "
+        "build the shipped verifier, or pass a hub id / local path"
+    )
 
 
 def test_label_map_from_id2label() -> None:

@@ -394,11 +394,21 @@ def _choose_backend(
     default: Backend | None,
 ) -> Backend:
     """The backend to run: ``default`` (the manifest's) or the graph's presence for ``auto``;
-    an explicit choice the checkpoint cannot run is an error naming the config field."""
+    an explicit choice the checkpoint cannot run is an error naming the config field, and a
+    folder with neither a graph nor a transformers model a :class:`FileNotFoundError`."""
     if backend == "auto":
         if default is not None:
             return default
-        return "onnx" if directory and (directory / onnx_file).is_file() else "torch"
+        if directory and (directory / onnx_file).is_file():
+            return "onnx"
+        if directory and not (directory / "config.json").is_file():
+            # no graph and no transformers model: a folder that is no checkpoint at all
+            raise FileNotFoundError(
+                f"NLI verifier not found at {directory}: the folder holds neither {onnx_file} "
+                f"(an exported checkpoint) nor config.json (a transformers model); "
+                f"{MISSING_MODEL_HINT}"
+            )
+        return "torch"
     if backend == "onnx" and directory is None:
         raise ValueError(
             f"backend='onnx' (config `verifier.backend`) needs a local checkpoint directory "
