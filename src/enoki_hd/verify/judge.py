@@ -58,12 +58,14 @@ checked only its own added words, not the ancestor's.
 NLI, 4, or the NLI term outweighing grounding in 6 — never a conflict, an absent name or
 grounding) is supported when its whole answer sentence, judged as one hypothesis against its own
 evidence, is entailed with probability at least ``sentence_entailment``: a fragment such as
-"Headaches go away without treatment" reads as a contradiction to a small SNLI-trained verifier
-where the sentence it comes from is entailed. ``decided_by="sentence"``, score = the sentence's
-hallucination probability, evidence = the sentence's. Off by default: on the development sets
-it lowers the suite's false alarms (0.600 → 0.508 at 0.7) and raises WiCE, but it also clears
-real errors in long, compositional sentences, whose whole-sentence entailment the small
-verifier overrates (RAGTruth-48 and Factcheck lose about 0.03 ROC-AUC; README, "Options").
+"team has not ruled out workshop" reads as a contradiction (0.99) to a small SNLI-trained
+verifier where the sentence it comes from ("… possibly a grain store, though the team has not
+yet ruled out other uses such as a workshop") is entailed. ``decided_by="sentence"``, score =
+the sentence's hallucination probability, evidence = the sentence's. Off by default: on the
+development sets it lowers the suite's false alarms (0.600 → 0.508 at 0.7) and raises WiCE, but
+it also clears real errors in long, compositional sentences, whose whole-sentence entailment
+the small verifier overrates (RAGTruth-48 and Factcheck lose about 0.03 ROC-AUC; README,
+"Fewer false alarms, opt-in").
 
 ``calibrated`` mode replaces the rule by a fitted logistic regression over the same signals
 (:mod:`enoki_hd.verify.calibration`): score = its probability, ``decided_by="calibrated"``; a
