@@ -800,6 +800,14 @@ def test_sentence_entailment_clears_facts_only_the_verifier_failed() -> None:
     detector = Detector(FragmentVerifier(), extractor="rules", sentence_entailment=0.7)
     report = detector.detect(answer=answer, context=context)
     assert [s.label for s in report.sentences] == ["supported"] and report.spans == []
+    # only a sentence with a fact the verifier alone failed is judged whole: a supported
+    # answer costs not one NLI pair more
+    plain, vouching = FragmentVerifier(), FragmentVerifier()
+    for verifier, option in ((plain, None), (vouching, 0.7)):
+        Detector(verifier, extractor="rules", sentence_entailment=option).detect(
+            answer="Mild headaches happen in the first week.", context=context
+        )
+    assert vouching.calls == plain.calls and plain.calls
     cleared = [f for f in report.facts if f.decided_by == "sentence"]
     assert cleared and all(f.label == "supported" for f in cleared)
     assert all("without" in f.hypothesis for f in cleared)

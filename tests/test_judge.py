@@ -680,8 +680,10 @@ def test_a_sentence_entailed_whole_vouches_for_a_fact_the_verifier_alone_failed(
     window = Evidence(0, 20, HEADACHE_CONTEXT[:20])
     entailed = EvidenceDecision("supported", NLIScores(0.8, 0.15, 0.05), window, 0)
     judge = FactJudge("hybrid", sentence_entailment=0.7)
-    assert judge.needs_sentence_nli
+    # the sentence to judge whole is the one with a fact the verifier alone failed
+    assert judge.sentences_to_vouch(_headache_verdicts(FactJudge("hybrid"), None)) == [0]
     [verdict] = _headache_verdicts(judge, entailed)
+    assert judge.sentences_to_vouch([verdict]) == []
     assert (verdict.label, verdict.decided_by) == ("supported", "sentence")
     assert verdict.score == pytest.approx(0.2)  # the sentence's hallucination probability
     assert verdict.evidence == window and verdict.blamed is None
@@ -695,7 +697,9 @@ def test_a_sentence_entailed_whole_vouches_for_a_fact_the_verifier_alone_failed(
     ):
         [verdict] = _headache_verdicts(judge, sentence)
         assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
-    assert not FactJudge("hybrid").needs_sentence_nli
+    assert (
+        FactJudge("hybrid").sentences_to_vouch(_headache_verdicts(FactJudge("hybrid"), None)) == []
+    )
     # the threshold has the last word: a sentence at or above it vouches for nothing
     lukewarm = EvidenceDecision("supported", NLIScores(0.5, 0.3, 0.2), window, 0)
     [verdict] = _headache_verdicts(FactJudge("hybrid", sentence_entailment=0.4), lukewarm)
@@ -730,7 +734,8 @@ def test_a_sentence_entailed_whole_never_clears_a_conflict_an_absent_name_or_gro
     # other verification modes leave the facts alone
     [verdict] = _headache_verdicts(FactJudge("nli", sentence_entailment=0.7), entailed)
     assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
-    assert not FactJudge("nli", sentence_entailment=0.7).needs_sentence_nli
+    nli_mode = FactJudge("nli", sentence_entailment=0.7)
+    assert nli_mode.sentences_to_vouch(_headache_verdicts(nli_mode, None)) == []
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.5, float("nan"), True, "0.7"])

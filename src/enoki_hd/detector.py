@@ -91,7 +91,7 @@ from enoki_hd.verify.evidence import (
     require_int,
 )
 from enoki_hd.verify.grounding import GroundingIndex
-from enoki_hd.verify.hypothesis import verify_chains
+from enoki_hd.verify.hypothesis import verify_chains, verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
 from enoki_hd.verify.loading import (
     load_default_verifier,
@@ -208,8 +208,8 @@ class Detector:
         sentence_entailment: off (None) by default. A number in [0, 1]: in ``hybrid``
             verification, a fact that only the verifier's reading of it failed (no
             conflict, absent name or grounding decided) is supported when its whole sentence
-            is entailed at least this much (``decided_by="sentence"``); each fact's sentence
-            is then judged whole too. Fewer false alarms on paraphrased answers, more missed
+            is entailed at least this much (``decided_by="sentence"``); the sentences with such
+            a fact are then judged whole too. Fewer false alarms on paraphrased answers, more missed
             errors in long compositional sentences (:mod:`enoki_hd.verify.judge`; README,
             "Options").
     """
@@ -624,6 +624,18 @@ class Detector:
                     verdict.split = j.split
                 for i, source in chains.inherited.items():
                     verdicts[i].inherited_from = facts[source].id
+            vouch = [i for i in self.judge.sentences_to_vouch(verdicts) if i not in whole]
+            if vouch:
+                with clock("vouch"):
+                    judged = verify_hypotheses(
+                        self.selector,
+                        self.verifier,
+                        index,
+                        [selections[i].hypothesis or spans[i].text(answer) for i in vouch],
+                    )
+                    verdicts = self.judge.vouch_by_sentences(
+                        verdicts, {i: j.decision for i, j in zip(vouch, judged, strict=True)}
+                    )
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(

@@ -249,12 +249,30 @@ class FactJudge:
 
     @property
     def needs_sentence_nli(self) -> bool:
-        """Whether each fact's sentence must also be judged whole (a fusion feature, or the
-        entailment that vouches for its facts)."""
-        return (
-            self.verification == "calibrated"
-            or self.record_features
-            or (self.sentence_entailment is not None and self.verification == "hybrid")
+        """Whether each fact's sentence must also be judged whole (a fusion feature)."""
+        return self.verification == "calibrated" or self.record_features
+
+    def sentences_to_vouch(self, verdicts: list[FactVerdict]) -> list[int]:
+        """The sentences whose whole-sentence decision ``sentence_entailment`` would read:
+        those with a fact failed by the verifier's reading of it alone (none when the option
+        is off or the mode is not ``hybrid``). Judging only these keeps the option's cost to
+        the sentences it can change."""
+        if self.sentence_entailment is None or self.verification != "hybrid":
+            return []
+        return sorted(
+            {v.fact.sentence for v in verdicts if v.label != "supported" and v.decided_by == "nli"}
+        )
+
+    def vouch_by_sentences(
+        self, verdicts: list[FactVerdict], sentence_decisions: Mapping[int, EvidenceDecision]
+    ) -> list[FactVerdict]:
+        """``verdicts`` with the facts their sentence's whole-sentence decision vouches for
+        relabelled (``sentence_entailment``; the module docstring); unchanged when it is off.
+        :meth:`judge` applies it to the decisions it is given."""
+        if self.sentence_entailment is None or self.verification != "hybrid":
+            return verdicts
+        return _vouched_by_sentences(
+            verdicts, sentence_decisions, self.sentence_entailment, self.threshold
         )
 
     def judge(
@@ -289,11 +307,7 @@ class FactJudge:
         ]
         if self.refinement_support and self.verification == "hybrid":
             verdicts = _vouched_by_refinements(verdicts)
-        if self.sentence_entailment is not None and self.verification == "hybrid":
-            verdicts = _vouched_by_sentences(
-                verdicts, sentence_decisions, self.sentence_entailment, self.threshold
-            )
-        return verdicts
+        return self.vouch_by_sentences(verdicts, sentence_decisions)
 
     def _judge_one(
         self,
