@@ -65,6 +65,11 @@ exit codes: 0 every row written, 1 runtime error, 2 usage error,
 
 
 _RESUMABLE = ("detect-batch", "teach", "eval")
+SENTENCE_ENTAILMENT_HELP = (  # --sentence-entailment of detect, detect-batch and serve
+    "opt-in (default: off): a fact that only the verifier's reading of it failed is supported "
+    "when its whole sentence is entailed at least this much (0.7 in the README's runs: fewer "
+    "false alarms on paraphrases, more missed errors in long compositional sentences)"
+)
 
 
 class UsageError(Exception):
@@ -427,13 +432,6 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help='judge attribution frames ("According to the context, ") as claim text',
     )
-
-
-SENTENCE_ENTAILMENT_HELP = (
-    "opt-in (default: off): a fact that only the verifier's reading of it failed is supported "
-    "when its whole sentence is entailed at least this much (0.7 in the README's runs: fewer "
-    "false alarms on paraphrases, more missed errors in long compositional sentences)"
-)
 
 
 def _inherit_value(text: str) -> float | None:
