@@ -89,11 +89,15 @@ compare: install ## paired bootstrap of two eval runs of one benchmark: make com
 eval-all: install ## every benchmark under ../shared → outputs/eval/summary.md
 	$(PY) scripts/eval_all.py $(ARGS)
 
-eval-heldout: install ## the held-out sets (capabilities_fresh, spans_fresh): rules with the baselines, the encoder, then rules vs encoder → outputs/eval/<set>/heldout[-encoder]/
+eval-heldout: install ## the held-out sets (capabilities_fresh, spans_fresh): rules with the baselines, the encoder, each with sentence_entailment=0.7, then all against rules → outputs/eval/<set>/heldout[-encoder][-se70]/
 	for set in capabilities_fresh spans_fresh; do \
 	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector,lexical_absent,lexical_phrases,mark_all,sentence_nli]" run_name=heldout $(ARGS) || exit $$?; \
 	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector]" extractor=encoder run_name=heldout-encoder $(ARGS) || exit $$?; \
-	  $(VENV)/bin/enoki compare outputs/eval/$$set/heldout outputs/eval/$$set/heldout-encoder || exit $$?; \
+	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector]" detector.sentence_entailment=0.7 run_name=heldout-se70 $(ARGS) || exit $$?; \
+	  $(PY) scripts/eval.py benchmark=$$set "methods=[detector]" extractor=encoder detector.sentence_entailment=0.7 run_name=heldout-encoder-se70 $(ARGS) || exit $$?; \
+	  for run in heldout-encoder heldout-se70 heldout-encoder-se70; do \
+	    $(VENV)/bin/enoki compare outputs/eval/$$set/heldout outputs/eval/$$set/$$run || exit $$?; \
+	  done; \
 	done
 
 calibrate: install ## fit the calibrated fusion leave-one-benchmark-out, ship fusion.json with the verifier (resumable)
