@@ -311,6 +311,18 @@ def test_markdown_notes_a_fact_that_took_a_refinements_decision() -> None:
     assert "inherited from" in render(report, "html")
 
 
+def test_markdown_notes_a_fact_its_sentence_vouched_for() -> None:
+    """sentence_entailment: the note says why a fact the verifier read as not entailed is
+    supported, with the fact's own reading."""
+    report = make_report()
+    report.facts[1].decided_by = "sentence"
+    lines = render_markdown(report).splitlines()
+    row = next(line for line in lines if line.startswith("| f2 |"))
+    assert row.endswith(
+        "| its sentence entailed whole; the fact alone: not entailed 0.97; decided_by: sentence |"
+    )
+
+
 def test_markdown_empty_answer_is_one_explanation_without_tables() -> None:
     assert render_markdown(empty_answer_report()) == (
         "**Faithfulness:** n/a · status: empty_answer\n\n"

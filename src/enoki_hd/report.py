@@ -178,6 +178,11 @@ def _fact_note(verdict: FactVerdict) -> str:
         parts.append("a clause no fact covered, judged whole")
     if verdict.inherited_from:  # not sent to the verifier: a refinement's decision
         parts.append(f"inherited from {verdict.inherited_from}")
+    if verdict.decided_by == "sentence":  # sentence_entailment: its probs are the fact's own
+        parts.append(
+            "its sentence entailed whole; the fact alone: not entailed "
+            f"{verdict.probs.hall_prob:.2f}"
+        )
     parts.append(f"decided_by: {verdict.decided_by}")
     return "; ".join(parts)
 
