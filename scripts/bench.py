@@ -380,6 +380,85 @@ def _long_context_examples(benchmark: Any, chars: int) -> list[Any]:
     return padded
 
 
+def run_on_examples(benchmark: Any, chars: int) -> list[Any]:
+    """The examples of :func:`_long_context_examples`, each context made one sentence without
+    a full stop: every ``.``, ``!`` or ``?`` before a space or the end a comma, every line
+    break a space (a table flattened, a transcript, a scraped page), character for character.
+    The answers and their gold spans are unchanged."""
+    import dataclasses
+    import re
+
+    def run_on(text: str) -> str:  # the same length: character for character
+        return re.sub(r"[\r\n]", " ", re.sub(r"[.!?](?=\s|$)", ",", text))
+
+    return [
+        dataclasses.replace(e, context=run_on(e.context))
+        for e in _long_context_examples(benchmark, chars)
+    ]
+
+
+def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
+    """Detection (rules, shipped verifier, retrieve) on contexts that are one sentence without
+    a full stop, padded to each of ``run_on.chars`` characters, with the evidence index's
+    ``max_sentence_chars`` at each of ``run_on.max_sentence_chars`` (null: sentences as
+    segmented, so the one sentence is judged whole, piece by piece): median and p95 seconds
+    per example over ``run_on.repeats`` passes after a warm-up example, NLI pairs per example,
+    and the span quality of the same runs (char-F1, IoU)."""
+    from enoki_hd.detector import Detector
+    from enoki_hd.eval.datasets import load_benchmark
+    from enoki_hd.eval.metrics import char_iou, char_prf
+    from enoki_hd.verify.evidence import EvidenceSelector
+    from enoki_hd.verify.nli import NLICrossEncoder
+
+    benchmark = load_benchmark(cfg.run_on.benchmark, cfg.paths.shared_dir)
+    limit = cfg.run_on.limit
+    verifier = NLICrossEncoder(verifier_dir, backend="onnx", cache_size=0)
+    repeats = int(cfg.run_on.repeats)
+    results: dict[str, Any] = {"benchmark": benchmark.name, "repeats": repeats}
+    for chars in cfg.run_on.chars:
+        examples = run_on_examples(benchmark, int(chars))
+        examples = examples[:limit] if limit else examples
+        for max_chars in cfg.run_on.max_sentence_chars:
+            selector = EvidenceSelector(
+                max_sentence_chars=None if max_chars is None else int(max_chars)
+            )
+            detector = Detector(verifier, selector=selector)
+            e = examples[0]
+            detector.detect(answer=e.answer, context=e.context, question=e.question)
+            pairs_before = verifier.stats["pairs"]
+            passes = []
+            for _ in range(repeats):
+                seconds, reports = [], []
+                for e in examples:
+                    started = time.perf_counter()
+                    reports.append(
+                        detector.detect(answer=e.answer, context=e.context, question=e.question)
+                    )
+                    seconds.append(time.perf_counter() - started)
+                passes.append((seconds, reports))
+            pairs = (verifier.stats["pairs"] - pairs_before) / (repeats * len(examples))
+            per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
+            reports = passes[-1][1]
+            predicted = [[(s.start, s.end) for s in r.spans] for r in reports]
+            gold = [[(s.start, s.end) for s in e.gold_spans or []] for e in examples]
+            name = f"{int(chars)}chars/max_sentence_chars={max_chars}"
+            results[name] = {
+                "examples": len(examples),
+                "index_sentences_median": int(
+                    statistics.median(len(detector.index(e.context)) for e in examples)
+                ),
+                "median_seconds": round(statistics.median(per_example), 4),
+                "p95_seconds": round(sorted(per_example)[int(0.95 * (len(per_example) - 1))], 4),
+                "nli_pairs_per_example": round(pairs, 1),
+                "char_f1": round(
+                    float(char_prf(predicted, gold, [len(e.answer) for e in examples])["f1"]), 4
+                ),
+                "char_iou": round(float(char_iou(predicted, gold)["iou"]), 4),
+            }
+            logger.info("run_on %s: %s", name, results[name])
+    return results
+
+
 def untrained_torch_verifier(cache: Path) -> Path:
     """``cache``/bench_torch_fp32: the shipped verifier's architecture (the embedded MiniLM
     backbone, a 3-way head left untrained) saved with torch weights, built on first use — the
@@ -617,6 +696,7 @@ SECTIONS = (
     "memory",
     "startup",
     "matrix",
+    "run_on",
     "gpu",
 )
 
@@ -631,7 +711,14 @@ class UnknownSectionError(BenchConfigError):
 
 
 # null: every example or sentence; a negative limit would slice from the end
-_LIMITS = ("evidence.limit", "extraction.limit", "tagger.limit", "end_to_end.limit", "matrix.limit")
+_LIMITS = (
+    "evidence.limit",
+    "extraction.limit",
+    "tagger.limit",
+    "end_to_end.limit",
+    "matrix.limit",
+    "run_on.limit",
+)
 _COUNTS = (
     "repeats",
     "matrix.repeats",
@@ -639,6 +726,7 @@ _COUNTS = (
     "nli.pairs",
     "nli.batch_size",
     "tagger.batch_size",
+    "run_on.repeats",
 )
 
 
@@ -675,6 +763,18 @@ def check_config(cfg: DictConfig) -> dict[str, Any] | None:
             f"matrix.long_context_limit must be a whole number >= 0 or null (0 and null: "
             f"matrix.limit, else every example), got {value!r}"
         )
+    for chars in OmegaConf.select(cfg, "run_on.chars") or []:
+        if not is_int(chars) or chars < 1:
+            raise BenchConfigError(
+                f"run_on.chars must list whole numbers >= 1, got {chars!r} (e.g. "
+                "run_on.chars=[10000,50000])"
+            )
+    for value in OmegaConf.select(cfg, "run_on.max_sentence_chars") or []:
+        if value is not None and (not is_int(value) or value < 100):
+            raise BenchConfigError(
+                f"run_on.max_sentence_chars must list whole numbers >= 100 or null (sentences "
+                f"as segmented), got {value!r} (e.g. run_on.max_sentence_chars=[1000,null])"
+            )
     shared = Path(cfg.paths.shared_dir)
     if set(cfg.sections) - {"startup"} and not (shared / "data").is_dir():
         raise BenchConfigError(
@@ -767,6 +867,8 @@ def run(cfg: DictConfig) -> tuple[dict[str, Any], dict[str, Any]]:
         results["startup"] = bench_startup(cfg)
     if "matrix" in sections:
         results["matrix"] = bench_matrix(cfg, verifier_dir)
+    if "run_on" in sections:
+        results["run_on"] = bench_run_on(cfg, verifier_dir)
     if "gpu" in sections:
         results["gpu"] = bench_gpu(cfg, sample_pairs(cfg))
     results["config"] = OmegaConf.to_container(cfg, resolve=True)

@@ -85,3 +85,50 @@ def test_bench_times_the_tagger_at_batch_1_and_32(
     assert tagged["batch_32"]["median_ms_per_sentence"] > 0
     assert saved["end_to_end_encoder"]["examples"] == 2
     assert "extract" in saved["end_to_end_encoder"]["median_stage_seconds"]
+
+
+def test_bench_times_contexts_without_a_full_stop(
+    tmp_path: Path, tiny_nli_dir: Path, shared_dir: Path
+) -> None:
+    import bench
+    from enoki_hd.eval.datasets import load_benchmark
+
+    benchmark = load_benchmark("mushroom_dev30", shared_dir)
+    [example] = bench.run_on_examples(benchmark, 4000)[:1]
+    assert len(example.context) == 4000 and example.answer == benchmark.examples[0].answer
+    assert "\n" not in example.context
+    assert example.context[:60] == benchmark.examples[0].context[:60]
+    assert not any(
+        example.context[i] in ".!?" and example.context[i + 1 : i + 2].isspace()
+        for i in range(len(example.context))
+    )
+
+    out = tmp_path / "results.json"
+    with initialize(version_base="1.3", config_path="../configs"):
+        cfg = compose(
+            config_name="bench",
+            overrides=[
+                "sections=[run_on]",
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                f"verifier_dir={tiny_nli_dir}",
+                "run_on.limit=2",
+                "run_on.chars=[15000]",
+                "run_on.max_sentence_chars=[300,null]",
+                "run_on.repeats=1",
+                f"output={out}",
+            ],
+        )
+    bench.run(cfg)
+    saved = json.loads(out.read_text())["run_on"]
+    pieces, whole = (
+        saved["15000chars/max_sentence_chars=300"],
+        saved["15000chars/max_sentence_chars=None"],
+    )
+    assert pieces["examples"] == whole["examples"] == 2
+    # indexed in pieces of at most 300 characters, the run-on context has 50 or more units to
+    # rank, and retrieval judges a few of them, not every budget-sized piece of the whole
+    assert pieces["index_sentences_median"] >= 50 > whole["index_sentences_median"]
+    assert 0 < pieces["nli_pairs_per_example"] < whole["nli_pairs_per_example"]
+    assert {"median_seconds", "p95_seconds", "char_f1", "char_iou"} <= set(pieces)

@@ -16,7 +16,10 @@ from hydra import compose, initialize
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-KNOWN = "nli, evidence, extraction, end_to_end, tagger, end_to_end_encoder, memory, startup, matrix, gpu"
+KNOWN = (
+    "nli, evidence, extraction, end_to_end, tagger, end_to_end_encoder, memory, startup, matrix, "
+    "run_on, gpu"
+)
 
 
 def test_an_unknown_section_exits_2_and_leaves_the_results(tmp_path: Path) -> None:
@@ -141,6 +144,16 @@ def _compose(tmp_path: Path, *overrides: str) -> Any:
             "matrix.long_context_limit=-1",
             "matrix.long_context_limit must be a whole number >= 0 or null (0 and null: "
             "matrix.limit, else every example), got -1",
+        ),
+        ("run_on.repeats=0", "run_on.repeats must be a whole number >= 1, got 0"),
+        (
+            "run_on.chars=[50000,0]",
+            "run_on.chars must list whole numbers >= 1, got 0 (e.g. run_on.chars=[10000,50000])",
+        ),
+        (
+            "run_on.max_sentence_chars=[1000,50]",
+            "run_on.max_sentence_chars must list whole numbers >= 100 or null (sentences as "
+            "segmented), got 50 (e.g. run_on.max_sentence_chars=[1000,null])",
         ),
     ],
 )

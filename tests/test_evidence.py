@@ -291,6 +291,71 @@ def test_long_sentence_is_split_into_pieces_that_cover_it() -> None:
     assert windows[0].text == "Short one." and windows[-1].text == "Short two."
 
 
+def test_a_sentence_over_max_sentence_chars_is_indexed_in_pieces() -> None:
+    # after the last clause comma in a piece's second half, else at its last space, else
+    # (one word longer than a piece) at the limit; pieces trimmed, whitespace between them
+    clauses = "Alpha beta gamma, delta epsilon zeta eta, theta iota kappa lambda mu"
+    context = f"Short one. {clauses} nu xi omicron. Short two."
+    index = EvidenceIndex(context, sentence_backend="regex", max_sentence_chars=30)
+    assert index.sentence_texts() == [
+        "Short one.",
+        "Alpha beta gamma,",
+        "delta epsilon zeta eta,",
+        "theta iota kappa lambda mu nu",
+        "xi omicron.",
+        "Short two.",
+    ]
+    spaced = EvidenceIndex("aaaa bbbb cccc dddd eeee ffff", max_sentence_chars=12)
+    assert spaced.sentence_texts() == ["aaaa bbbb", "cccc dddd", "eeee ffff"]
+    word = EvidenceIndex("x" * 25 + " yy", max_sentence_chars=10)
+    assert word.sentence_texts() == ["x" * 10, "x" * 10, "x" * 5 + " yy"]
+    # a sentence no longer than the limit, and every sentence without one, stay whole
+    assert EvidenceIndex(
+        context, sentence_backend="regex", max_sentence_chars=200
+    ).sentence_texts() == [
+        "Short one.",
+        f"{clauses} nu xi omicron.",
+        "Short two.",
+    ]
+    assert EvidenceIndex(context, sentence_backend="regex").sentence_texts()[1] == (
+        f"{clauses} nu xi omicron."
+    )
+    for piece in index.sentences:
+        assert context[piece.start : piece.end] == piece.text(context)
+    with pytest.raises(
+        ValueError, match=r"max_sentence_chars must be an integer >= 1 or None, got 0"
+    ):
+        EvidenceIndex(context, max_sentence_chars=0)
+
+
+def test_a_context_without_a_full_stop_is_searched_by_its_pieces() -> None:
+    # 300 clauses joined by commas, one sentence: judged whole, every budget-sized piece of
+    # it is a premise; indexed in pieces of at most 200 characters, retrieval finds the
+    # needle's piece and its neighbours, as it finds a sentence
+    clauses = [f"filler clause number {i} talks about topic{i} at length" for i in range(300)]
+    clauses[150] = "the Eiffel Tower stands in Paris"
+    context = ", ".join(clauses) + "."
+    hypothesis = "Eiffel Tower stands in Paris"
+    whole = EvidenceSelector(max_premise_tokens=120, max_sentence_chars=None)
+    index = whole.build_index(context, sentence_backend="regex")
+    assert len(index) == 1
+    assert whole.verify(WordVerifier(), index, [hypothesis])[0].label == "supported"
+    assert whole.stats["pairs"] > 20
+    pieces = EvidenceSelector(max_premise_tokens=120, max_sentence_chars=200)
+    index = pieces.build_index(context, sentence_backend="regex")
+    assert len(index) > 40 and all(len(t) <= 200 for t in index.sentence_texts())
+    decision = pieces.verify(WordVerifier(), index, [hypothesis])[0]
+    assert decision.label == "supported"
+    assert "the Eiffel Tower stands in Paris," in decision.evidence.text
+    assert pieces.stats["pairs"] == 1
+    s = index.sentences
+    needle = next(i for i, t in enumerate(index.sentence_texts()) if "Eiffel" in t)
+    assert (decision.evidence.start, decision.evidence.end) == (
+        s[needle - 1].start,
+        s[needle + 1].end,
+    )
+
+
 def test_split_to_budget_cuts_an_oversized_word_into_characters() -> None:
     text = "ab " + "x" * 25 + " cd"
     units = [m.span() for m in re.finditer(r"\S+", text)]
@@ -369,6 +434,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "restate_quantities": True,
         "value_sentences": True,
         "resolve_references": True,
+        "max_sentence_chars": 1000,
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())
@@ -436,6 +502,12 @@ def test_selector_rejects_bad_options() -> None:
         ValueError, match=r"fallback_sentences must be an integer >= 1 or None, got 0"
     ):
         EvidenceSelector(fallback_sentences=0)
+    with pytest.raises(
+        ValueError, match=r"max_sentence_chars must be an integer >= 100 or None, got 99"
+    ):
+        EvidenceSelector(max_sentence_chars=99)
+    with pytest.raises(TypeError, match=r"max_sentence_chars must be .* got str '1000'"):
+        EvidenceSelector(max_sentence_chars="1000")  # type: ignore[arg-type]
 
 
 def test_index_keeps_offsets_into_the_context() -> None:

@@ -134,6 +134,46 @@ def _cut_at_passages(
     return trimmed
 
 
+_CUT_AFTER_CLAUSE_RE = re.compile(r"[;:,](?=\s)")
+_WHITESPACE_RE = re.compile(r"\s+")
+
+
+def _cut_long_sentences(context: str, sentences: Sequence[Span], max_chars: int) -> list[Span]:
+    """``sentences`` with every span longer than ``max_chars`` characters cut into pieces of at
+    most that many: after the last ``;``, ``:`` or ``,`` that a space follows in a piece's
+    second half, else at its last space, else (one word longer than the piece) at
+    ``max_chars``. Pieces are trimmed of surrounding whitespace; linear in the context.
+
+    A context that is one sentence without a full stop (a table flattened, a transcript, a
+    scraped page) is otherwise one unit for retrieval, and every budget-sized piece of it is
+    judged against every hypothesis: its pieces are ranked instead, as sentences are.
+    """
+    out: list[Span] = []
+    for sentence in sentences:
+        start, end = sentence.start, sentence.end
+        while end - start > max_chars:
+            limit = start + max_chars
+            half = start + max_chars // 2
+            cut = None
+            for m in _CUT_AFTER_CLAUSE_RE.finditer(context, half, limit):
+                cut = m.end()
+            if cut is None:
+                for m in _WHITESPACE_RE.finditer(context, start + 1, limit + 1):
+                    cut = m.start()
+            if cut is None or cut <= start:
+                cut = limit
+            piece = context[start:cut]
+            if piece.strip():
+                lead = len(piece) - len(piece.lstrip())
+                out.append(Span(start + lead, start + len(piece.rstrip())))
+            start = cut
+            while start < end and context[start].isspace():
+                start += 1
+        if start < end:
+            out.append(Span(start, end))
+    return out
+
+
 def _sentence_blocks(
     sentences: Sequence[Span], passages: Sequence[Span] | None
 ) -> list[tuple[int, int]]:
@@ -176,6 +216,9 @@ class EvidenceIndex:
             list of passages, see :func:`enoki_hd.text.join_passages`): no evidence window or
             sentence pair crosses from one passage into the next, and a sentence that would is
             cut at the passage's end. None: the context is one document.
+        max_sentence_chars: a sentence longer than this many characters is indexed as pieces
+            of at most that many (see :func:`_cut_long_sentences`), each ranked by retrieval
+            as a sentence is. None: sentences as segmented.
     """
 
     def __init__(
@@ -186,12 +229,16 @@ class EvidenceIndex:
         sentence_backend: Literal["spacy", "regex"] = "spacy",
         embed: Embedder | None = None,
         passages: Sequence[Span] | None = None,
+        max_sentence_chars: int | None = None,
     ) -> None:
+        require_int(max_sentence_chars, "max_sentence_chars", minimum=1, optional=True)
         self.context = context
         if sentences is None:
             sentences = segment_context(context, sentence_backend=sentence_backend)
         if passages:
             sentences = _cut_at_passages(context, sentences, passages)
+        if max_sentence_chars is not None:
+            sentences = _cut_long_sentences(context, sentences, max_sentence_chars)
         self.sentences: list[Span] = sorted(
             s for s in sentences if context[s.start : s.end].strip()
         )
@@ -478,6 +525,12 @@ class EvidenceSelector:
             other numbers in a multi-sentence premise as a contradiction ("weighs 1.85 kg"
             against "weighs 1,850 grams. The packed size is 45 by 15 centimetres."); the
             sentence that states the value is judged without them.
+        max_sentence_chars: a context sentence longer than this many characters is indexed
+            as pieces of at most that many, cut after a clause's comma or semicolon or at a
+            space, and retrieval ranks the pieces as it ranks sentences (None: sentences as
+            segmented). A context that is one sentence without a full stop would otherwise
+            be one unit, every budget-sized piece of it judged against every hypothesis: on
+            50,000 such characters, a hundred NLI pairs per hypothesis.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -495,6 +548,7 @@ class EvidenceSelector:
     restate_quantities: bool = True
     value_sentences: bool = True
     resolve_references: bool = True
+    max_sentence_chars: int | None = 1000
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -515,6 +569,7 @@ class EvidenceSelector:
         require_bool(self.restate_quantities, "restate_quantities")
         require_bool(self.value_sentences, "value_sentences")
         require_bool(self.resolve_references, "resolve_references")
+        require_int(self.max_sentence_chars, "max_sentence_chars", minimum=100, optional=True)
         if isinstance(self.premises, str):
             self.premises = (self.premises,)
         self.premises = tuple(self.premises)
@@ -539,7 +594,11 @@ class EvidenceSelector:
         if self.dense_weight > 0:
             embed = self.embedder if self.embedder is not None else default_embedder()
         return EvidenceIndex(
-            context, sentence_backend=sentence_backend, embed=embed, passages=passages
+            context,
+            sentence_backend=sentence_backend,
+            embed=embed,
+            passages=passages,
+            max_sentence_chars=self.max_sentence_chars,
         )
 
     def config(self) -> dict[str, Any]:
@@ -568,6 +627,7 @@ class EvidenceSelector:
             "restate_quantities": self.restate_quantities,
             "value_sentences": self.value_sentences,
             "resolve_references": self.resolve_references,
+            "max_sentence_chars": self.max_sentence_chars,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
