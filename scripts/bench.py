@@ -401,7 +401,9 @@ def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     """Detection (rules, shipped verifier, retrieve) on contexts that are one sentence without
     a full stop, padded to each of ``run_on.chars`` characters, with the evidence index's
     ``max_sentence_chars`` at each of ``run_on.max_sentence_chars`` (null: sentences as
-    segmented, so the one sentence is judged whole, piece by piece): median and p95 seconds
+    segmented, so the one sentence is judged whole, piece by piece) and the selector's
+    ``fallback_chars`` at each of ``run_on.fallback_chars`` (null: no cap; null and null is
+    the code before 6 December's nineteenth session): median and p95 seconds
     per example over ``run_on.repeats`` passes after a warm-up example, NLI pairs per example,
     and the span quality of the same runs (char-F1, IoU)."""
     from enoki_hd.detector import Detector
@@ -418,9 +420,12 @@ def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     for chars in cfg.run_on.chars:
         examples = run_on_examples(benchmark, int(chars))
         examples = examples[:limit] if limit else examples
-        for max_chars in cfg.run_on.max_sentence_chars:
+        for max_chars, fallback in itertools.product(
+            cfg.run_on.max_sentence_chars, cfg.run_on.get("fallback_chars", [20000])
+        ):
             selector = EvidenceSelector(
-                max_sentence_chars=None if max_chars is None else int(max_chars)
+                max_sentence_chars=None if max_chars is None else int(max_chars),
+                fallback_chars=None if fallback is None else int(fallback),
             )
             detector = Detector(verifier, selector=selector)
             e = examples[0]
@@ -441,7 +446,7 @@ def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
             reports = passes[-1][1]
             predicted = [[(s.start, s.end) for s in r.spans] for r in reports]
             gold = [[(s.start, s.end) for s in e.gold_spans or []] for e in examples]
-            name = f"{int(chars)}chars/max_sentence_chars={max_chars}"
+            name = f"{int(chars)}chars/max_sentence_chars={max_chars}/fallback_chars={fallback}"
             results[name] = {
                 "examples": len(examples),
                 "index_sentences_median": int(
@@ -768,6 +773,12 @@ def check_config(cfg: DictConfig) -> dict[str, Any] | None:
             raise BenchConfigError(
                 f"run_on.chars must list whole numbers >= 1, got {chars!r} (e.g. "
                 "run_on.chars=[10000,50000])"
+            )
+    for value in OmegaConf.select(cfg, "run_on.fallback_chars") or []:
+        if value is not None and (not is_int(value) or value < 1):
+            raise BenchConfigError(
+                f"run_on.fallback_chars must list whole numbers >= 1 or null (no cap), got "
+                f"{value!r} (e.g. run_on.fallback_chars=[20000,null])"
             )
     for value in OmegaConf.select(cfg, "run_on.max_sentence_chars") or []:
         if value is not None and (not is_int(value) or value < 100):

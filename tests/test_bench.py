@@ -116,6 +116,7 @@ def test_bench_times_contexts_without_a_full_stop(
                 "run_on.limit=2",
                 "run_on.chars=[15000]",
                 "run_on.max_sentence_chars=[300,null]",
+                "run_on.fallback_chars=[null]",
                 "run_on.repeats=1",
                 f"output={out}",
             ],
@@ -123,8 +124,8 @@ def test_bench_times_contexts_without_a_full_stop(
     bench.run(cfg)
     saved = json.loads(out.read_text())["run_on"]
     pieces, whole = (
-        saved["15000chars/max_sentence_chars=300"],
-        saved["15000chars/max_sentence_chars=None"],
+        saved["15000chars/max_sentence_chars=300/fallback_chars=None"],
+        saved["15000chars/max_sentence_chars=None/fallback_chars=None"],
     )
     assert pieces["examples"] == whole["examples"] == 2
     # indexed in pieces of at most 300 characters, the run-on context has 50 or more units to

@@ -151,6 +151,11 @@ def _compose(tmp_path: Path, *overrides: str) -> Any:
             "run_on.chars must list whole numbers >= 1, got 0 (e.g. run_on.chars=[10000,50000])",
         ),
         (
+            "run_on.fallback_chars=[0]",
+            "run_on.fallback_chars must list whole numbers >= 1 or null (no cap), got 0 (e.g. "
+            "run_on.fallback_chars=[20000,null])",
+        ),
+        (
             "run_on.max_sentence_chars=[1000,50]",
             "run_on.max_sentence_chars must list whole numbers >= 100 or null (sentences as "
             "segmented), got 50 (e.g. run_on.max_sentence_chars=[1000,null])",

@@ -220,6 +220,15 @@ def test_retrieved_windows_merge_and_fall_back() -> None:
     assert windows[0].start == s[0].start and windows[-1].end == s[8].end
     uncapped = EvidenceSelector(top_k=3, max_premise_tokens=100, fallback_sentences=None)
     assert uncapped.windows(index, "zebra", verifier=WordVerifier())[-1].end == s[-1].end
+    # ... and up to the sentences that end within fallback_chars characters of the first
+    by_chars = EvidenceSelector(top_k=3, max_premise_tokens=100, fallback_chars=s[4].end + 5)
+    windows = by_chars.windows(index, "zebra", verifier=WordVerifier())
+    assert windows[0].start == s[0].start and windows[-1].end == s[4].end
+    # a first sentence longer than the cap is still judged (never nothing)
+    tiny = EvidenceSelector(top_k=3, max_premise_tokens=100, fallback_chars=1)
+    assert [(w.start, w.end) for w in tiny.windows(index, "zebra", verifier=WordVerifier())] == [
+        (s[0].start, s[0].end)
+    ]
     # A short context is covered whole by the window strategy.
     short = EvidenceIndex("A b. C d. E f.", sentence_backend="regex")
     assert window_texts(
@@ -431,6 +440,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "embedder": None,
         "premises": ["window"],
         "fallback_sentences": 64,
+        "fallback_chars": 20000,
         "restate_quantities": True,
         "value_sentences": True,
         "resolve_references": True,
@@ -502,6 +512,8 @@ def test_selector_rejects_bad_options() -> None:
         ValueError, match=r"fallback_sentences must be an integer >= 1 or None, got 0"
     ):
         EvidenceSelector(fallback_sentences=0)
+    with pytest.raises(ValueError, match=r"fallback_chars must be an integer >= 1 or None, got 0"):
+        EvidenceSelector(fallback_chars=0)
     with pytest.raises(
         ValueError, match=r"max_sentence_chars must be an integer >= 100 or None, got 99"
     ):

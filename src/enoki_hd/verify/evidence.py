@@ -515,6 +515,11 @@ class EvidenceSelector:
             Before the cap applies, its words are looked for once more with plural and
             possessive endings stripped ("factors" finds "factor"): sentences found so are
             retrieved as any others are.
+        fallback_chars: the same cap in characters: such a hypothesis is judged against no
+            more of the first sentences than end within this many characters of the first
+            (at least one; None: no cap). 64 sentences of prose are 2,000–17,000 characters
+            on the development sets, so the default 20,000 leaves them as they were; 64 pieces
+            of a context without full stops (``max_sentence_chars``) are 64,000.
         restate_quantities: before NLI, rewrite each value a premise states in other words
             than the hypothesis ("1,850 grams" for "1.85 kg", "25%" for "a quarter") in the
             hypothesis's words (:func:`enoki_hd.verify.grounding.restate_quantities`); the
@@ -545,6 +550,7 @@ class EvidenceSelector:
     embedder: Embedder | None = field(default=None, repr=False, compare=False)
     premises: tuple[PremiseKind, ...] = ("window",)
     fallback_sentences: int | None = 64
+    fallback_chars: int | None = 20000
     restate_quantities: bool = True
     value_sentences: bool = True
     resolve_references: bool = True
@@ -566,6 +572,7 @@ class EvidenceSelector:
         require_fraction(self.dense_weight, "dense_weight")
         require_int(self.max_premise_tokens, "max_premise_tokens", minimum=1, optional=True)
         require_int(self.fallback_sentences, "fallback_sentences", minimum=1, optional=True)
+        require_int(self.fallback_chars, "fallback_chars", minimum=1, optional=True)
         require_bool(self.restate_quantities, "restate_quantities")
         require_bool(self.value_sentences, "value_sentences")
         require_bool(self.resolve_references, "resolve_references")
@@ -624,6 +631,7 @@ class EvidenceSelector:
             "embedder": embedder,
             "premises": list(self.premises),
             "fallback_sentences": self.fallback_sentences,
+            "fallback_chars": self.fallback_chars,
             "restate_quantities": self.restate_quantities,
             "value_sentences": self.value_sentences,
             "resolve_references": self.resolve_references,
@@ -674,7 +682,7 @@ class EvidenceSelector:
             ranges = list(index.blocks)  # the whole context, one passage after another
         else:
             values = self._scores(index, hypothesis, scores)
-            capped = self.fallback_sentences is not None and n > self.fallback_sentences
+            capped = self._fallback_end(index) < n - 1
             if capped and not (values > 0).any():
                 # no sentence writes a word of it as written: before judging it against the
                 # first sentences of a long context, look for its words in the singular
@@ -756,6 +764,19 @@ class EvidenceSelector:
                     out.append(Evidence(span.start, span.end, text))
         return out
 
+    def _fallback_end(self, index: EvidenceIndex) -> int:
+        """The last sentence a hypothesis sharing no term with the context is judged against:
+        the context's last, capped by ``fallback_sentences`` and ``fallback_chars``."""
+        last = len(index.sentences) - 1
+        if self.fallback_sentences is not None:
+            last = min(last, self.fallback_sentences - 1)
+        if self.fallback_chars is not None:
+            sentences = index.sentences
+            limit = sentences[0].start + self.fallback_chars
+            within = bisect.bisect_right(sentences, limit, key=lambda s: s.end) - 1
+            last = min(last, max(within, 0))
+        return last
+
     def _retrieved_ranges(self, scores: np.ndarray, index: EvidenceIndex) -> list[tuple[int, int]]:
         """Merged ``(first, last)`` sentence ranges (inclusive) around the top sentences, given
         the retrieval score of every sentence ``(sentences,)``; neighbours and merges stay
@@ -765,8 +786,7 @@ class EvidenceSelector:
         top = top[scores[top] > 0]
         last_sentence = len(scores) - 1
         if len(top) == 0:
-            if self.fallback_sentences is not None:
-                last_sentence = min(last_sentence, self.fallback_sentences - 1)
+            last_sentence = self._fallback_end(index)
             logger.debug(
                 "no sentence matches the hypothesis; judging it against sentences 0-%d",
                 last_sentence,
