@@ -12,30 +12,40 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
+def _compose(tmp_path: Path, shared_dir: Path, verifier_dir: Path, *overrides: str):
+    """The bench config for a run into ``tmp_path``/results.json on the tiny verifier."""
+    with initialize(version_base="1.3", config_path="../configs"):
+        return compose(
+            config_name="bench",
+            overrides=[
+                f"paths.shared_dir={shared_dir}",
+                f"paths.root_dir={tmp_path}",
+                f"paths.output_dir={tmp_path}",
+                f"verifier_dir={verifier_dir}",
+                f"output={tmp_path / 'results.json'}",
+                *overrides,
+            ],
+        )
+
+
 def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Path) -> None:
     import bench
 
     out = tmp_path / "results.json"
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(
-            config_name="bench",
-            overrides=[
-                "sections=[nli,evidence,extraction,end_to_end]",
-                f"paths.shared_dir={shared_dir}",
-                f"paths.root_dir={tmp_path}",
-                f"paths.output_dir={tmp_path}",
-                f"verifier_dir={tiny_nli_dir}",
-                f"nli.torch_model={tiny_nli_dir}",
-                "nli.pairs=16",
-                "nli.batch_size=8",
-                "repeats=1",
-                "evidence.limit=3",
-                "evidence.benchmarks=[psiloqa_en50]",
-                "extraction.limit=5",
-                "end_to_end.limit=2",
-                f"output={out}",
-            ],
-        )
+    cfg = _compose(
+        tmp_path,
+        shared_dir,
+        tiny_nli_dir,
+        "sections=[nli,evidence,extraction,end_to_end]",
+        f"nli.torch_model={tiny_nli_dir}",
+        "nli.pairs=16",
+        "nli.batch_size=8",
+        "repeats=1",
+        "evidence.limit=3",
+        "evidence.benchmarks=[psiloqa_en50]",
+        "extraction.limit=5",
+        "end_to_end.limit=2",
+    )
     results, _ = bench.run(cfg)
     saved = json.loads(out.read_text())
     assert saved["nli"]["pairs"] == 16
@@ -60,21 +70,15 @@ def test_bench_times_the_tagger_at_batch_1_and_32(
 
     tagger = _build(tmp_path / "tagger")
     out = tmp_path / "results.json"
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(
-            config_name="bench",
-            overrides=[
-                "sections=[tagger,end_to_end_encoder]",
-                f"paths.shared_dir={shared_dir}",
-                f"paths.root_dir={tmp_path}",
-                f"paths.output_dir={tmp_path}",
-                f"verifier_dir={tiny_nli_dir}",
-                f"tagger.path={tagger}",
-                "tagger.limit=40",
-                "end_to_end.limit=2",
-                f"output={out}",
-            ],
-        )
+    cfg = _compose(
+        tmp_path,
+        shared_dir,
+        tiny_nli_dir,
+        "sections=[tagger,end_to_end_encoder]",
+        f"tagger.path={tagger}",
+        "tagger.limit=40",
+        "end_to_end.limit=2",
+    )
     bench.run(cfg)
     saved = json.loads(out.read_text())
     tagged = saved["tagger"]
@@ -104,23 +108,17 @@ def test_bench_times_contexts_without_a_full_stop(
     )
 
     out = tmp_path / "results.json"
-    with initialize(version_base="1.3", config_path="../configs"):
-        cfg = compose(
-            config_name="bench",
-            overrides=[
-                "sections=[run_on]",
-                f"paths.shared_dir={shared_dir}",
-                f"paths.root_dir={tmp_path}",
-                f"paths.output_dir={tmp_path}",
-                f"verifier_dir={tiny_nli_dir}",
-                "run_on.limit=2",
-                "run_on.chars=[15000]",
-                "run_on.max_sentence_chars=[300,null]",
-                "run_on.fallback_chars=[null]",
-                "run_on.repeats=1",
-                f"output={out}",
-            ],
-        )
+    cfg = _compose(
+        tmp_path,
+        shared_dir,
+        tiny_nli_dir,
+        "sections=[run_on]",
+        "run_on.limit=2",
+        "run_on.chars=[15000]",
+        "run_on.max_sentence_chars=[300,null]",
+        "run_on.fallback_chars=[null]",
+        "run_on.repeats=1",
+    )
     bench.run(cfg)
     saved = json.loads(out.read_text())["run_on"]
     pieces, whole = (
