@@ -52,6 +52,23 @@ def test_a_sentence_over_a_passage_boundary_is_cut_there() -> None:
     assert EvidenceIndex(context, sentence_backend="regex").passage_of(7) is None
 
 
+def test_a_long_sentence_is_cut_into_pieces_inside_its_passage() -> None:
+    # a passage without a full stop is indexed in pieces; no piece crosses into the next
+    # passage, and the passages' blocks hold their own pieces
+    run_on = ", ".join(f"clause {i} about topic{i}" for i in range(12))
+    context, passages = join_passages([run_on, "Beta one. Beta two."])
+    assert passages is not None
+    index = EvidenceIndex(
+        context, sentence_backend="regex", passages=passages, max_sentence_chars=60
+    )
+    texts = index.sentence_texts()
+    assert texts[-2:] == ["Beta one.", "Beta two."]
+    assert all(len(t) <= 60 for t in texts) and len(texts) == 8
+    assert all(p.end <= passages[0].end for p in index.sentences[:6])
+    assert index.blocks == [(0, 5), (6, 7)]
+    assert " ".join(texts[:6]) == run_on
+
+
 def _passage_context(n: int = 12) -> tuple[str, list[Span]]:
     first = [f"Alpha sentence {i} mentions topic{i}." for i in range(n)]
     second = [f"Beta sentence {i} mentions other{i}." for i in range(n)]
