@@ -141,6 +141,26 @@ def test_detector_refuses_a_bad_index_cache_size(
             "fallback_sentences must be an integer >= 1 or None, got str '64'",
         ),
         (
+            {"fallback_chars": 20000.0},
+            TypeError,
+            "fallback_chars must be an integer >= 1 or None, got float 20000.0",
+        ),
+        (
+            {"fallback_chars": 0},
+            ValueError,
+            "fallback_chars must be an integer >= 1 or None, got 0",
+        ),
+        (
+            {"max_sentence_chars": True},
+            TypeError,
+            "max_sentence_chars must be an integer >= 100 or None, got bool True",
+        ),
+        (
+            {"max_sentence_chars": 50},
+            ValueError,
+            "max_sentence_chars must be an integer >= 100 or None, got 50",
+        ),
+        (
             {"restate_quantities": "no"},
             TypeError,
             "restate_quantities must be True or False, got str 'no'",
