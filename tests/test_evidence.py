@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from enoki_hd.verify.evidence import (
     DEFAULT_EMBEDDER_NAME,
     EvidenceIndex,
     EvidenceSelector,
+    _cut_long_sentences,
     aggregate,
     default_embedder,
     minilm_embedder,
@@ -335,6 +337,30 @@ def test_a_sentence_over_max_sentence_chars_is_indexed_in_pieces() -> None:
         ValueError, match=r"max_sentence_chars must be an integer >= 1 or None, got 0"
     ):
         EvidenceIndex(context, max_sentence_chars=0)
+
+
+def test_long_sentence_pieces_stay_inside_their_sentence_and_cover_it() -> None:
+    # 2,000 random texts of words, clause marks and blanks, cut into random sentences: every
+    # piece lies inside one sentence, is at most the limit long and not blank, the pieces are
+    # in order without overlap, and every non-blank character of a sentence is in a piece
+    rng = random.Random(0)
+    for _ in range(2000):
+        text = "".join(rng.choice("ab ,;:.\n") for _ in range(rng.randint(0, 300)))
+        bounds = sorted(rng.sample(range(len(text) + 1), k=min(len(text) + 1, 5)))
+        sentences = [Span(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+        limit = rng.randint(1, 50)
+        pieces = _cut_long_sentences(text, sentences, limit)
+        covered: set[int] = set()
+        for piece in pieces:
+            assert any(s.start <= piece.start and piece.end <= s.end for s in sentences)
+            assert piece in sentences or (0 < piece.end - piece.start <= limit)
+            assert piece in sentences or text[piece.start : piece.end].strip()
+            covered.update(range(piece.start, piece.end))
+        assert all(a.end <= b.start for a, b in itertools.pairwise(pieces))
+        for s in sentences:
+            if s.end - s.start <= limit:
+                assert s in pieces  # a sentence within the limit stays whole
+            assert all(i in covered for i in range(s.start, s.end) if not text[i].isspace())
 
 
 def test_a_context_without_a_full_stop_is_searched_by_its_pieces() -> None:
