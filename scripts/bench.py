@@ -408,7 +408,6 @@ def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     and the span quality of the same runs (char-F1, IoU)."""
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
-    from enoki_hd.eval.metrics import char_iou, char_prf
     from enoki_hd.verify.evidence import EvidenceSelector
     from enoki_hd.verify.nli import NLICrossEncoder
 
@@ -442,23 +441,18 @@ def bench_run_on(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
                     seconds.append(time.perf_counter() - started)
                 passes.append((seconds, reports))
             pairs = (verifier.stats["pairs"] - pairs_before) / (repeats * len(examples))
-            per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
-            reports = passes[-1][1]
-            predicted = [[(s.start, s.end) for s in r.spans] for r in reports]
-            gold = [[(s.start, s.end) for s in e.gold_spans or []] for e in examples]
+            _, timed = _passes_summary(examples, passes)
             name = f"{int(chars)}chars/max_sentence_chars={max_chars}/fallback_chars={fallback}"
             results[name] = {
                 "examples": len(examples),
                 "index_sentences_median": int(
                     statistics.median(len(detector.index(e.context)) for e in examples)
                 ),
-                "median_seconds": round(statistics.median(per_example), 4),
-                "p95_seconds": round(sorted(per_example)[int(0.95 * (len(per_example) - 1))], 4),
+                "median_seconds": timed["median_seconds"],
+                "p95_seconds": timed["p95_seconds"],
                 "nli_pairs_per_example": round(pairs, 1),
-                "char_f1": round(
-                    float(char_prf(predicted, gold, [len(e.answer) for e in examples])["f1"]), 4
-                ),
-                "char_iou": round(float(char_iou(predicted, gold)["iou"]), 4),
+                "char_f1": timed["char_f1"],
+                "char_iou": timed["char_iou"],
             }
             logger.info("run_on %s: %s", name, results[name])
     return results
@@ -497,7 +491,6 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     verifier's score cache off so that every pass does the work."""
     from enoki_hd.detector import Detector
     from enoki_hd.eval.datasets import load_benchmark
-    from enoki_hd.eval.metrics import char_prf
     from enoki_hd.extract import get_extractor
     from enoki_hd.verify.evidence import EvidenceSelector
     from enoki_hd.verify.nli import NLICrossEncoder
@@ -546,7 +539,7 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
             name = f"{set_name}/{extractor_name}/{strategy}"
             if runtime != "onnx_int8":
                 name += f"/{runtime}"
-            cell = _bench_cell(cfg, detector, verifier, examples, char_prf, name)
+            cell = _bench_cell(cfg, detector, verifier, examples, name)
             logger.info(
                 "matrix %s: median %.3f s, p95 %.3f s, %.1f NLI pairs, char-F1 %.3f",
                 name,
@@ -567,10 +560,8 @@ def bench_matrix(cfg: DictConfig, verifier_dir: Path) -> dict[str, Any]:
     return results
 
 
-def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[str, Any]:
+def _bench_cell(cfg, detector, verifier, examples, name: str) -> dict[str, Any]:
     from tqdm.auto import tqdm
-
-    from enoki_hd.eval.metrics import char_iou
 
     warm_all = cfg.matrix.get("warmup", "all") != "first"
     repeats = int(cfg.matrix.repeats)
@@ -632,6 +623,31 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[
     finally:
         if settle:
             gc.unfreeze()  # the next cell's detector and examples are settled afresh
+    per_example, timed = _passes_summary(examples, passes)
+    return {
+        "examples": len(examples),
+        "median_context_chars": int(statistics.median(len(e.context) for e in examples)),
+        "median_seconds": timed["median_seconds"],
+        "p95_seconds": timed["p95_seconds"],
+        "examples_per_second_batch1": round(len(examples) / sum(per_example), 2),
+        "examples_per_second_batch32": round(len(examples) / statistics.median(batch_times), 2)
+        if batch_times
+        else None,
+        "nli_pairs_per_example": round(pairs, 1),
+        "char_f1": timed["char_f1"],
+        "char_iou": timed["char_iou"],
+        "settled_heap": settle,
+    }
+
+
+def _passes_summary(
+    examples: list[Any], passes: list[tuple[list[float], list[Any]]]
+) -> tuple[list[float], dict[str, Any]]:
+    """Timed passes ``(seconds per example, reports)`` → each example's median seconds, and
+    the median and p95 of those with the char-F1 and IoU of the last pass's spans (over the
+    examples with gold spans; IoU None when none has)."""
+    from enoki_hd.eval.metrics import char_iou, char_prf
+
     per_example = [statistics.median(p[0][i] for p in passes) for i in range(len(examples))]
     reports = passes[-1][1]
     scored = [(e, r) for e, r in zip(examples, reports, strict=True) if e.gold_spans is not None]
@@ -639,19 +655,11 @@ def _bench_cell(cfg, detector, verifier, examples, char_prf, name: str) -> dict[
     gold = [[(s.start, s.end) for s in e.gold_spans] for e, _ in scored]
     f1 = char_prf(predicted, gold, [len(e.answer) for e, _ in scored])["f1"]
     iou = char_iou(predicted, gold)["iou"] if scored else None
-    return {
-        "examples": len(examples),
-        "median_context_chars": int(statistics.median(len(e.context) for e in examples)),
+    return per_example, {
         "median_seconds": round(statistics.median(per_example), 4),
         "p95_seconds": round(sorted(per_example)[int(0.95 * (len(per_example) - 1))], 4),
-        "examples_per_second_batch1": round(len(examples) / sum(per_example), 2),
-        "examples_per_second_batch32": round(len(examples) / statistics.median(batch_times), 2)
-        if batch_times
-        else None,
-        "nli_pairs_per_example": round(pairs, 1),
         "char_f1": round(float(f1), 4),
         "char_iou": None if iou is None else round(float(iou), 4),
-        "settled_heap": settle,
     }
 
 
