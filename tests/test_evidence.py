@@ -675,6 +675,29 @@ def test_the_verifier_reads_the_premise_restated_and_the_evidence_stays_the_cont
     assert as_written.label == "unverifiable"
 
 
+def test_a_premise_made_longer_by_its_restatement_is_cut_to_its_budget() -> None:
+    """Restating "15:00" as "3 p.m." adds a word to a window chosen to fill its budget; the
+    verifier's tokenizer would cut it (and warn), so it is cut here at its last word that fits,
+    and the evidence stays the context's window."""
+    context = "The shop opens at 09:00 and closes at 15:00 on weekdays."
+    index = EvidenceIndex(context, sentence_backend="regex")
+    hypothesis = "The shop closes at 3 p.m."
+    verifier = WordVerifier()
+    selector = EvidenceSelector(strategy="window", max_premise_tokens=11)  # the context's words
+    [decision] = selector.verify(verifier, index, [hypothesis])
+    assert [premise for premise, _ in verifier.calls[0]] == [
+        "The shop opens at 09:00 and closes at 3 p.m. on"
+    ]
+    assert decision.evidence is not None
+    assert decision.evidence.text == context
+    # room for the restated window: it is read whole
+    verifier = WordVerifier()
+    EvidenceSelector(strategy="window", max_premise_tokens=12).verify(verifier, index, [hypothesis])
+    assert [premise for premise, _ in verifier.calls[0]] == [
+        "The shop opens at 09:00 and closes at 3 p.m. on weekdays."
+    ]
+
+
 @pytest.mark.parametrize(
     ("middle", "query"),
     [

@@ -449,3 +449,29 @@ def test_a_list_cut_off_after_its_last_marker_is_not_blamed(detector: Detector) 
         report = detector.detect(answer=answer, context=CURIE)
         assert report.spans == [], answer
         assert {s.label for s in report.sentences} == {"supported"}, answer
+
+
+def test_a_table_of_times_restated_still_fits_the_verifier(caplog) -> None:
+    """A structured context (a record of opening hours, as RAG data-to-text prompts hold) is
+    cut into windows that fill the verifier's 256 tokens; restating "17:00" as "5:00 PM" for
+    the hypothesis lengthens them, and the verifier used to truncate two of them with a
+    warning that evidence selection had passed windows that do not fit."""
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    record = {
+        "name": "Harbor Noodle House",
+        "city": "Lisbon",
+        "hours": {day: "17:00-22:00" for day in days},
+        "attributes": {f"Feature{i}": i % 2 == 0 for i in range(12)},
+        "kitchen_hours": {day: "17:30-21:30" for day in days},
+        "bar_hours": {day: "16:00-23:00" for day in days},
+    }
+    detector = Detector()
+    with caplog.at_level("WARNING"):
+        report = detector.detect(
+            answer="The restaurant is open from 5:00 PM to 10:00 PM every day.",
+            context=str(record),
+        )
+    assert detector.verifier.stats["truncated"] == 0
+    assert detector.verifier.stats["pairs"] > 1  # the record took more than one window
+    assert not [r for r in caplog.records if "truncated" in r.getMessage()]
+    assert report.summary.status == "ok"

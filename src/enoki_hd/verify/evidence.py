@@ -884,9 +884,8 @@ class EvidenceSelector:
         self.stats["hypotheses"] += len(hypotheses)
         retrieval: dict[str, np.ndarray] = {}
         per_hypothesis = [self._premises(index, h, verifier, retrieval) for h in hypotheses]
-        restate = restate_quantities if self.restate_quantities else _as_written
         pairs = [
-            (restate(self._referred(index, window, hypothesis), hypothesis), hypothesis)
+            (self._premise_text(verifier, index, window, hypothesis), hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
             for window in windows
         ]
@@ -915,6 +914,25 @@ class EvidenceSelector:
             decisions.append(decision)
         return decisions
 
+    def _premise_text(
+        self, verifier: Verifier, index: EvidenceIndex, premise: Evidence, hypothesis: str
+    ) -> str:
+        """``premise``'s text as the verifier reads it: references and values restated
+        (``resolve_references``, ``restate_quantities``) and, where a restatement made it longer
+        than the window's budget ("17:00" as "5:00 PM" throughout a table of opening hours),
+        cut at the last word that fits — so the verifier never truncates a premise itself."""
+        text = self._referred(index, premise, hypothesis)
+        if self.restate_quantities:
+            text = restate_quantities(text, hypothesis)
+        if text == premise.text:
+            return text  # the window was chosen to fit
+        budget = self.premise_budget(verifier, hypothesis)
+        if verifier.count_tokens(text) <= budget:
+            return text
+        words = [m.span() for m in _WORD_RE.finditer(text)]
+        _, end = split_to_budget(text, words, budget, verifier.count_tokens)[0]
+        return text[:end]
+
     def _referred(self, index: EvidenceIndex, premise: Evidence, hypothesis: str) -> str:
         """``premise``'s text as the verifier reads it: with ``resolve_references``, its
         references to a name of ``hypothesis`` it does not write restated as that name
@@ -932,10 +950,6 @@ class EvidenceSelector:
             sentences=sentences,
             first_sentence=first,
         )
-
-
-def _as_written(premise: str, hypothesis: str) -> str:
-    return premise
 
 
 def split_to_budget(
