@@ -1001,3 +1001,34 @@ def test_a_time_without_a_preposition_is_a_fact(
     (fact,) = [f for f in facts if (f.subject, f.relation, f.object) == expected]
     # the object is anchored to the answer's own characters
     assert [answer[s.start : s.end] for s in fact.object_spans] == [expected[2]]
+
+
+def test_a_copula_after_seems_or_appears_keeps_its_predicate(extractor: RulesExtractor) -> None:
+    """The parser tags the ``be`` of "appears to be a restaurant" an auxiliary, so it was not
+    folded into the relation as "began to record" is, and the sentence gave only the empty
+    (Alito's, appears, ) — its claim, a moderately priced restaurant, was never checked."""
+    answer = "Alito's appears to be a moderately priced restaurant with mixed reviews."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("Alito's", "appears to be", "restaurant", None, ["restaurant"]),
+        (
+            "Alito's",
+            "appears to be",
+            "moderately priced restaurant",
+            "f0.0",
+            ["moderately priced"],
+        ),
+        (
+            "Alito's",
+            "appears to be",
+            "moderately priced restaurant with mixed reviews",
+            "f0.1",
+            ["mixed reviews"],
+        ),
+    ]
+    check_invariants(answer, facts, [Span(0, len(answer))])
+    assert triples(extractor.extract("The report turned out to be wrong.")) == {
+        ("report", "turned out to be", "wrong")
+    }
+    # an existential "there" still claims nothing
+    assert not extractor.extract("There seems to be a misunderstanding.")

@@ -10,7 +10,7 @@
 - a reduced relative (participial ``acl``: ``a band formed in Bath``) takes the entity its
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
-  record``), and so does a gerund after a preposition that completes the verb (``focuses on
+  record``; a copula too: ``appears to be a restaurant``), and so does a gerund after a preposition that completes the verb (``focuses on
   building cars``, ``was accused of stealing money``: the gerund alone, (company, building,
   cars), was a claim the answer does not make); they are not clauses of their own;
 - a clause whose subject is the speaker (``I cannot provide an answer``, ``I think``) is
@@ -167,11 +167,24 @@ def folded_gerund(prep: Token) -> Token | None:
     return gerund
 
 
+def _folds(xcomp: Token) -> bool:
+    """A verb, or a copula (``appears to be a restaurant``, ``turned out to be wrong``: the
+    parser tags this ``be`` an auxiliary, and unfolded its predicate was lost) — but not after
+    an existential ``there`` (``There seems to be a misunderstanding`` claims nothing)."""
+    if xcomp.pos_ == "VERB":
+        return True
+    return (
+        xcomp.pos_ == "AUX"
+        and xcomp.lemma_.lower() == "be"
+        and not any(c.dep_ == "expl" for c in xcomp.head.children)
+    )
+
+
 def _folded(verb: Token) -> tuple[set[int], Token] | None:
     """The tokens and verb ``verb``'s relation folds in: a subject-less ``xcomp`` (``began to
     record``) or a gerund after a preposition (``focuses on building``), or None."""
     for child in verb.children:
-        if child.dep_ == "xcomp" and child.pos_ == "VERB" and _own_subject(child) is None:
+        if child.dep_ == "xcomp" and _own_subject(child) is None and _folds(child):
             return _relation_dependents(child), child
     for child in verb.children:
         gerund = folded_gerund(child)
