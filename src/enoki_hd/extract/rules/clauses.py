@@ -10,9 +10,10 @@
 - a reduced relative (participial ``acl``: ``a band formed in Bath``) takes the entity its
   noun describes (:func:`~enoki_hd.extract.rules.syntax.entity_of`);
 - ``xcomp`` verbs without a subject fold into the governing verb's relation (``began to
-  record``; a copula too: ``appears to be a restaurant``), and so does a gerund after a preposition that completes the verb (``focuses on
-  building cars``, ``was accused of stealing money``: the gerund alone, (company, building,
-  cars), was a claim the answer does not make); they are not clauses of their own;
+  record``; a copula too: ``appears to be a restaurant``), and so does a gerund after a
+  preposition that completes the verb (``focuses on building cars``, ``was accused of
+  stealing money``: the gerund alone, (company, building, cars), was a claim the answer does
+  not make); they are not clauses of their own;
 - a clause whose subject is the speaker (``I cannot provide an answer``, ``I think``) is
   about the answering model, not the world: it heads no clause (a complement still does);
 - a clause the answer does not assert heads no clause
