@@ -13,6 +13,7 @@ from enoki_hd.extract.asserted import (
     pieces_joined,
     relation_filled,
     relation_head,
+    relation_parsed,
     subject_filled,
     word_of_tokens,
 )
@@ -283,6 +284,76 @@ def test_a_row_without_a_relation_is_left_alone_otherwise(
     nlp, text: str, parts: dict[str, int]
 ) -> None:
     assert filled(nlp, text, parts) is None
+
+
+@pytest.mark.parametrize(
+    "text, parts, expected",
+    [
+        (
+            # the verb and the preposition that governs the object, around the place
+            "The World Championships were held in Oberhof, Germany, from February 24 to "
+            "February 28.",
+            {"The World Championships": ARG1, "February 24 to February 28": ARG2},
+            ("The World Championships", "were held from", "February 24 to February 28"),
+        ),
+        (
+            # the object the verb's own complement; negation and auxiliary kept
+            "However, he did not specifically describe this subspecies.",
+            {"he": ARG1, "this subspecies": ARG2},
+            ("he", "did not describe", "this subspecies"),
+        ),
+        (
+            "The comune of Ponzone is located in the province of Asti, in the region of Piedmont.",
+            {"Ponzone": ARG1, "the region of Piedmont": ARG2},
+            ("Ponzone", "is located in", "the region of Piedmont"),
+        ),
+    ],
+)
+def test_a_row_without_a_relation_takes_the_verb_that_governs_its_object(
+    nlp, text: str, parts: dict[str, int], expected: tuple[str, str, str]
+) -> None:
+    out = after(relation_parsed, nlp, text, parts)
+    assert out is not None and (out[ARG1], out[REL], out[ARG2]) == expected
+
+
+@pytest.mark.parametrize(
+    "text, parts",
+    [
+        # through a preposition, a verb with a complement of its own: "was until" misreads
+        (
+            "Torun was a member of the Hanseatic League from 1260 until its expulsion in 1577.",
+            {"Torun": ARG1, "its expulsion in 1577": ARG2},
+        ),
+        (
+            "A Western Oriole is a medium-sized bird, with an average length of 15.3 cm.",
+            {"A Western Oriole": ARG1, "an average length of 15.3 cm": ARG2},
+        ),
+        # the parser hangs the aside on the passive's auxiliary: "were by" is no relation
+        (
+            "They were, by their own account, towed back to England by the AA.",
+            {"They": ARG1, "their own account": ARG2},
+        ),
+        # the object hangs on a noun, not on a verb
+        (
+            "The airline was initially a low-cost subsidiary of SAS.",
+            {"The airline": ARG1, "SAS": ARG2},
+        ),
+        # the verb's subject is not the row's subject
+        (
+            "Smith said that Jones was born in Leeds.",
+            {"Smith": ARG1, "Leeds": ARG2},
+        ),
+        # a relation labelled already
+        (
+            "The museum is open every day.",
+            {"The museum": ARG1, "is": REL, "open every day": ARG2},
+        ),
+    ],
+)
+def test_a_row_without_a_relation_is_left_without_one_when_the_parse_gives_none(
+    nlp, text: str, parts: dict[str, int]
+) -> None:
+    assert after(relation_parsed, nlp, text, parts) is None
 
 
 @pytest.mark.parametrize(

@@ -541,6 +541,26 @@ def test_a_plain_fact_from_a_hedged_sentence_is_an_unverifiable_hedge_conflict()
     assert fused.score == pytest.approx(CONTRADICTED_HALL_FLOOR)
 
 
+def test_a_certain_modal_drops_the_hedge_a_hedging_one_keeps_it() -> None:
+    """The check skipped every fact with a modal, so "The ministry will extend the scheme"
+    passed against "The ministry may extend the scheme" once the extractor recorded "will"."""
+    evidence = "The ministry may extend the subsidy scheme into next year if funds allow."
+    for modal in ("will", "must", "shall"):
+        plain = Fact(
+            "f0", 0, "The ministry", f"{modal} extend", "the subsidy scheme", modality=modal
+        )
+        conflict = hedge_conflict(plain, evidence)
+        assert conflict is not None and conflict.sentence == evidence, modal
+    for modal in ("may", "could", "might", "can", "would", "should"):
+        hedged = Fact(
+            "f0", 0, "The ministry", f"{modal} extend", "the subsidy scheme", modality=modal
+        )
+        assert hedge_conflict(hedged, evidence) is None, modal
+    stated = "The ministry will extend the subsidy scheme into next year."
+    plain = Fact("f0", 0, "The ministry", "will extend", "the subsidy scheme", modality="will")
+    assert hedge_conflict(plain, stated) is None
+
+
 @pytest.mark.parametrize(
     ("subject", "relation", "obj", "evidence"),
     [

@@ -1032,3 +1032,145 @@ def test_a_copula_after_seems_or_appears_keeps_its_predicate(extractor: RulesExt
     }
     # an existential "there" still claims nothing
     assert not extractor.extract("There seems to be a misunderstanding.")
+
+
+def _polarity(facts: list[Fact]) -> set[tuple[str, str, str, bool, str | None]]:
+    return {(f.subject, f.relation, f.object, f.negated, f.modality) for f in facts}
+
+
+def test_no_longer_keeps_its_negation(extractor: RulesExtractor) -> None:
+    """The parser hangs the "no" of "no longer" on the adverb, so the relation read "is
+    maintained" and the fact claimed the opposite of the sentence, not negated."""
+    answer = "The index is no longer maintained. The company no longer makes cars."
+    facts = extractor.extract(answer)
+    assert _polarity(facts) == {
+        ("index", "is no longer maintained", "", True, None),
+        ("company", "no longer makes", "cars", True, None),
+    }
+    check_invariants(answer, facts, [Span(0, 34), Span(35, len(answer))])
+    (made,) = [f for f in facts if f.object == "cars"]
+    assert [answer[s.start : s.end] for s in made.relation_spans] == ["no longer makes"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # "or" shares the negation and the auxiliaries
+        (
+            "He did not write or produce the album.",
+            {
+                ("He", "did not write", "", True, None),
+                ("He", "did not produce", "album", True, None),
+            },
+        ),
+        (
+            "He did not write, produce, or direct the album.",
+            {
+                ("He", "did not write", "", True, None),
+                ("He", "did not produce", "", True, None),
+                ("He", "did not direct", "album", True, None),
+            },
+        ),
+        # "and" shares the modal only
+        (
+            "The disease can cause fever and lead to death.",
+            {
+                ("disease", "can cause", "fever", False, "can"),
+                ("disease", "can lead to", "death", False, "can"),
+            },
+        ),
+        (
+            "He was not born in Leeds and moved to York.",
+            {
+                ("He", "was not born in", "Leeds", True, None),
+                ("He", "moved to", "York", False, None),
+            },
+        ),
+        # "but" shares nothing
+        (
+            "He did not write the song but produced it.",
+            {
+                ("He", "did not write", "song", True, None),
+                ("He", "produced", "it", False, None),
+            },
+        ),
+        # a verb with an auxiliary of its own keeps its own
+        (
+            "She may leave or will stay.",
+            {("She", "may leave", "", False, "may"), ("She", "will stay", "", False, "will")},
+        ),
+    ],
+)
+def test_a_coordinated_verb_shares_the_negation_and_modal_its_conjunction_distributes(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str, bool, str | None]]
+) -> None:
+    """ "He did not write or produce the album" gave (He, produce, album), not negated: the
+    claim checked was the opposite of the sentence's."""
+    facts = extractor.extract(answer)
+    assert _polarity(facts) == expected
+    check_invariants(answer, facts, [Span(0, len(answer))])
+
+
+def test_a_clause_on_a_denied_predicate_is_no_fact(extractor: RulesExtractor) -> None:
+    """ "Suede is not a band formed in Bath" gave (Suede, formed in, Bath): the participle
+    climbed to the copula's subject as it does for "Suede is a band formed in Bath", and the
+    negation was lost."""
+    assert _polarity(extractor.extract("Suede is not a band formed in Bath.")) == {
+        ("Suede", "is not", "band", True, None)
+    }
+    assert _polarity(extractor.extract("Suede is not a band that formed in Bath.")) == {
+        ("Suede", "is not", "band", True, None)
+    }
+    assert ("Suede", "formed in", "Bath") in triples(
+        extractor.extract("Suede is a band formed in Bath.")
+    )
+
+
+def test_a_clause_a_noun_that_is_none_suggests_is_not_asserted(
+    extractor: RulesExtractor,
+) -> None:
+    """ "There is no evidence to suggest that he visited Paris in 1900" gave (he, visited Paris
+    in, 1900): the verb that denies the clause modifies "no evidence" instead of having it
+    as its subject ("No evidence suggests that …" was already read as denied)."""
+    for answer in (
+        "There is no evidence to suggest that he visited Paris in 1900.",
+        "There is no evidence that shows he visited Paris in 1900.",
+    ):
+        assert not [f for f in extractor.extract(answer) if f.subject == "he"], answer
+    # a verb that doubts leaves its clause asserted, as with a subject that is none
+    assert ("he", "visited", "Paris") in triples(
+        extractor.extract("No one doubts that he visited Paris in 1900.")
+    )
+
+
+def test_a_refinement_adds_no_comma_after_its_word(extractor: RulesExtractor) -> None:
+    """The comma after "20" in "March 20, 2012" was glued to the day, so the delta a flagged
+    fact blames read "20,"."""
+    answer = "The event was held from March 16 to March 20, 2012."
+    facts = extractor.extract(answer)
+    (day,) = [f for f in facts if f.object == "March 20, 2012"]
+    assert [answer[s.start : s.end] for s in day.delta] == ["20"]
+    assert all(not answer[s.start : s.end].endswith(",") for f in facts for s in f.delta)
+    # a sign written against its number is still the number's
+    (rise,) = extractor.extract("Prices rose 6%, then fell.")[:1]
+    assert rise.object == "6%"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "The outbreak was likely caused by contaminated water.",
+            ("outbreak", "was likely caused by", "contaminated water"),
+        ),
+        (
+            "Childbirth is typically divided into three stages.",
+            ("Childbirth", "is typically divided into", "three stages"),
+        ),
+        ("The rumour was apparently false.", ("rumour", "was apparently", "false")),
+    ],
+)
+def test_a_hedging_adverb_stays_in_the_relation(
+    extractor: RulesExtractor, answer: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(extractor.extract(answer))

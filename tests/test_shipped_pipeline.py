@@ -475,3 +475,26 @@ def test_a_table_of_times_restated_still_fits_the_verifier(caplog) -> None:
     assert detector.verifier.stats["pairs"] > 1  # the record took more than one window
     assert not [r for r in caplog.records if "truncated" in r.getMessage()]
     assert report.summary.status == "ok"
+
+
+def test_an_answer_that_hedges_as_the_context_does_is_not_a_dropped_hedge(
+    detector: Detector,
+) -> None:
+    """The rules extractor left "likely" (and "perhaps", "typically", ...) out of the
+    relation, so "was likely caused by" was checked as "was caused by" and the dropped-hedge
+    check flagged it against the context's "may have been caused by" — an answer that hedges
+    exactly as its context does."""
+    context = "Officials said the outbreak may have been caused by contaminated water."
+    for answer in (
+        "The outbreak was likely caused by contaminated water.",
+        "The outbreak was perhaps caused by contaminated water.",
+    ):
+        report = detector.detect(answer=answer, context=context)
+        assert [s.label for s in report.sentences] == ["supported"], answer
+        assert all(v.decided_by != "hedge_conflict" for v in report.facts), answer
+    # the claim made without the hedge is still the dropped hedge it was
+    report = detector.detect(
+        answer="The outbreak was caused by contaminated water.", context=context
+    )
+    assert [s.label for s in report.sentences] == ["unverifiable"]
+    assert {v.decided_by for v in report.facts} == {"hedge_conflict"}

@@ -241,6 +241,44 @@ def test_the_shipped_taggers_rows_take_a_part_they_lack_from_the_parse(
     assert raw in raw_triples and read not in raw_triples
 
 
+def test_the_shipped_taggers_row_without_a_relation_takes_its_objects_verb() -> None:
+    """The tagger's row "The … Championships | ∅ | February 24 to February 28, 2013" (an
+    unlabelled MuSHROOM training answer) has more than a verb group between its subject and
+    its object, so decoding dropped it and the dates were judged only as a fragment of the
+    sentence; the verb and the preposition that govern the object are its relation."""
+    answer = (
+        "The 26th biennial biathlon World Championships were held in Oberhof, Germany, from "
+        "February 24 to February 28, 2013."
+    )
+    extractor = get_extractor("encoder")
+    read = ("The 26th biennial biathlon World Championships", "were held from")
+    facts = [f for f in extractor.extract(answer) if (f.subject, f.relation) == read]
+    assert [f.object for f in facts] == ["February 24 to February 28, 2013"]
+    assert [answer[s.start : s.end] for s in facts[0].relation_spans] == ["were held", "from"]
+    assert extractor.stats["parsed_relations"] == 1
+    raw = get_extractor("encoder", asserted=False).extract(answer)
+    assert not [f for f in raw if "February" in f.object]
+
+
+def test_the_shipped_taggers_facts_record_their_modal_and_read_past_markup() -> None:
+    """The tagger's facts carried no ``modality`` ("can vary" read as no hedge, where the rules
+    extractor records "can"), and a part spanning Markdown read the blanked characters as
+    spaces ("the   Eiffel Tower   in Paris")."""
+    answer = (
+        "The size of a Western oriole can vary with its diet. Tom visited the **Eiffel "
+        "Tower** in Paris. It *cannot* be moved."
+    )
+    facts = get_extractor("encoder").extract(answer)
+    read = {(f.subject, f.relation, f.object, f.negated, f.modality) for f in facts}
+    assert ("The size of a Western oriole", "can vary with", "its diet", False, "can") in read
+    assert ("Tom", "visited the Eiffel Tower in", "Paris", False, None) in read
+    assert ("It", "cannot be moved", "", True, "can") in read
+    (tower,) = [f for f in facts if f.object == "Paris"]
+    assert [answer[s.start : s.end] for s in tower.relation_spans] == [
+        "visited the **Eiffel Tower** in"
+    ]
+
+
 def test_the_shipped_taggers_parts_keep_the_commas_and_conjunctions_of_their_lists() -> None:
     answer = (
         "The 26th biennial World Championships were held in Oberhof, Germany. Captain Morgan "

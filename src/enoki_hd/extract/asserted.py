@@ -249,6 +249,76 @@ def relation_filled(
     return out
 
 
+def relation_parsed(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with the verb that governs its object labelled the relation when the tagger gave
+    it a subject and an object but no relation word nor an implicit one, and the words between
+    the two are more than :func:`relation_filled` reads as a verb group: "The World
+    Championships were held in Oberhof, Germany, from February 24 to February 28" gives the row
+    "The World Championships | ∅ | February 24 to February 28", which decoding would drop;
+    it reads "The World Championships | were held from | February 24 to February 28".
+
+    The object's head (its first word whose parse head lies outside the object) is the verb's
+    complement (:data:`OBJECT_DEPS`: "dobj", "attr", "oprd", "acomp") or the object of a
+    preposition the verb governs ("from", "by"). The verb is a verb or a copula, not another
+    verb's auxiliary (the parser sometimes hangs a phrase on one: "They were, by their own
+    account, towed"), after every subject word; the preposition comes after the verb and
+    before the object; and the parse makes the verb's clause subject
+    (:func:`~enoki_hd.extract.rules.clauses.subject_of`) a word of the row's subject. Through a
+    preposition, the verb has no complement of its own ("Toruń was a member of the League
+    until 1577" gives no "Toruń | was until | 1577"). The relation is the verb with its
+    auxiliaries, negation and particle (:data:`RELATION_DEPS`) and the preposition; every one
+    of those words must be unlabelled and none may be a word of the object's own phrase (a
+    copy when changed; else ``row``)."""
+    n = len(words)
+    if (row[: n + len(SENTINELS)] == REL).any():
+        return row
+    subject = [k for k in range(n) if row[k] == ARG1]
+    objects = [k for k in range(n) if row[k] in _OBJECT_LABELS]
+    if not subject or not objects or objects[0] <= subject[-1]:
+        return row
+    inside = set(objects)
+    tops = [
+        token
+        for token in doc
+        if token_words[token.i] in inside and token_words[token.head.i] not in inside
+    ]
+    if not tops:
+        return row
+    top = tops[0]
+    preposition: Token | None = None
+    if top.dep_ in ("pobj", "pcomp") and _is_preposition(top.head):
+        preposition, verb = top.head, top.head.head
+    elif top.dep_ in OBJECT_DEPS:
+        verb = top.head
+    else:
+        return row
+    if verb.pos_ not in _VERB_POS or verb.dep_ in ("aux", "auxpass") or verb is top:
+        return row  # an auxiliary governs no phrase: "They were, by their account, towed"
+    if preposition is not None and any(c.dep_ in OBJECT_DEPS for c in verb.children):
+        return row  # "was a member of the League until 1577": "was until" is not the claim
+    clause_subject = subject_of(verb)
+    if clause_subject is None or not _words_under(clause_subject, token_words).intersection(
+        subject
+    ):
+        return row
+    relation = {token_words[verb.i]}
+    relation |= {token_words[c.i] for c in verb.children if c.dep_ in RELATION_DEPS}
+    if preposition is not None:
+        relation.add(token_words[preposition.i])
+    relation.discard(-1)
+    if not relation or min(relation) <= subject[-1] or max(relation) >= objects[0]:
+        return row
+    if preposition is not None and token_words[preposition.i] <= token_words[verb.i]:
+        return row
+    if any(row[k] != NONE for k in relation) or relation & _words_under(top, token_words):
+        return row
+    out = row.copy()
+    out[sorted(relation)] = REL
+    return out
+
+
 # what a relation's verb or final preposition takes as its object, when the tagger left it out
 _OBJECT_DEPS = OBJECT_DEPS | {"pobj", "pcomp", "xcomp", "ccomp"}
 

@@ -45,10 +45,11 @@ from enoki_hd.extract.asserted import (
     object_filled,
     pieces_joined,
     relation_filled,
+    relation_parsed,
     subject_filled,
     word_of_tokens,
 )
-from enoki_hd.extract.rules.families.polarity import negated_text
+from enoki_hd.extract.rules.families.polarity import modality_text, negated_text
 from enoki_hd.extract.rules.language import DEFAULT_MIN_ENGLISH_SHARE
 from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
@@ -399,6 +400,7 @@ class _Unit:
 # counts the rows it changes (see ``asserted`` below and :mod:`enoki_hd.extract.asserted`).
 _MENDS = (
     (relation_filled, "filled_relations"),
+    (relation_parsed, "parsed_relations"),
     (subject_filled, "filled_subjects"),
     (object_filled, "filled_objects"),
     (object_completed, "completed_objects"),
@@ -447,7 +449,10 @@ class EncoderExtractor:
             its subject ("no British commander named Robertson | led | …"); a row with a
             subject and an object but no relation takes the short verb group between them as
             its relation ("The alternative name … *is* the northern mink frog";
-            ``stats["filled_relations"]``), one with a relation and an object but no subject
+            ``stats["filled_relations"]``) or, when more stands between them, the verb that
+            governs its object ("The Championships | *were held from* | February 24 to
+            February 28"; ``stats["parsed_relations"]``), one with a relation and an object
+            but no subject
             takes its verb's subject in the parse ("*It* | shares its western border with |
             Illinois"; ``stats["filled_subjects"]``), one with a subject and a relation
             but no object takes the relation's complement as its object ("Bass violins |
@@ -559,6 +564,7 @@ class EncoderExtractor:
             "unasserted_rows": 0,
             "trimmed_edges": 0,
             "filled_relations": 0,
+            "parsed_relations": 0,
             "filled_objects": 0,
             "filled_subjects": 0,
             "completed_objects": 0,
@@ -801,7 +807,18 @@ class EncoderExtractor:
             split=self.split,
         )
         # negated as the rules extractor marks it, so that the checks that do not hold under
-        # negation ("the only band" against "one of many bands") skip "is not the only band"
+        # negation ("the only band" against "one of many bands") skip "is not the only band";
+        # its modal recorded as the rules extractor records it ("may cause" → "may"); and its
+        # parts' text with the whitespace that blanked Markdown left collapsed ("the **Eiffel
+        # Tower**" was read "the   Eiffel Tower")
         return [
-            replace(f, negated=True) if negated_text(f.relation, f.object) else f for f in facts
+            replace(
+                f,
+                subject=" ".join(f.subject.split()),
+                relation=" ".join(f.relation.split()),
+                object=" ".join(f.object.split()),
+                negated=f.negated or negated_text(f.relation, f.object),
+                modality=modality_text(f.relation),
+            )
+            for f in facts
         ]

@@ -75,7 +75,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
-  is ``unverifiable``, not contradicted: the evidence allows it, it does not establish it.
+  is ``unverifiable``, not contradicted: the evidence allows it, it does not establish it. A
+  fact under a modal that hedges ("may", "could", "can", "would", "should") is hedged itself;
+  "will", "shall" and "must" state it plainly ("will extend" against "may extend").
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
   source", "caused solely by", "the barrier alone") and an evidence sentence without such a
   word makes it one of several ("lists runoff as one of several sources").
@@ -667,6 +669,9 @@ _HEDGES = _set(
     "apparently seemingly suggest suggests suggested appear appears appeared seem seems "
     "seemed thought believed expected"
 )
+# Modals that state a claim plainly ("will extend" against "may extend" drops the hedge);
+# the others ("may", "could", "can", "would", "should") hedge the fact themselves.
+_CERTAIN_MODALS = _set("will shall must")
 _UNIQUE = _set("main only sole solely primary principal single alone exclusively chief")
 _UNIQUE_RELATION = _set("solely alone exclusively only")
 _VALUE_GAP = 8  # words between the relation and the value it is given at most
@@ -1028,7 +1033,8 @@ def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
     relation_words = set(_words(fact.relation))
     if head is None or subject is None or not objects or negated or fact.negated:
         return None
-    if fact.modality is not None or relation_words & (_HEDGES | _NEGATORS):
+    hedging_modal = fact.modality is not None and fact.modality not in _CERTAIN_MODALS
+    if hedging_modal or relation_words & (_HEDGES | _NEGATORS):
         return None
     target = _stem(objects[-1])
     hedged = None

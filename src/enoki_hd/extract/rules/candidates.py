@@ -291,10 +291,16 @@ def blamed_tokens(doc: Doc, candidate: Candidate, parent: Candidate | None) -> s
     return set()
 
 
+# punctuation that separates, never part of the word it is written against
+_SEPARATORS = frozenset({",", ";", ":", ".", "!", "?"})
+
+
 def glued_punctuation(doc: Doc, tokens: set[int], phrase: set[int]) -> set[int]:
     """``tokens`` plus the punctuation of ``phrase`` (not quotes or brackets) written against
     one of them with no space between: the ``%`` of ``6%`` belongs to the number a refinement
-    adds (else the delta reads "6", a plain number the context's "6%" does not ground)."""
+    adds (else the delta reads "6", a plain number the context's "6%" does not ground). A
+    comma, colon, semicolon or full stop after a word ends the phrase, not the word: "March
+    20, 2012" adds "20", not "20,"."""
 
     def glued(j: int) -> bool:
         if j not in phrase:  # phrase indices lie inside the doc
@@ -304,7 +310,7 @@ def glued_punctuation(doc: Doc, tokens: set[int], phrase: set[int]) -> set[int]:
 
     out = set(tokens)
     for i in tokens:
-        if glued(i + 1) and not doc[i].whitespace_:
+        if glued(i + 1) and not doc[i].whitespace_ and doc[i + 1].text not in _SEPARATORS:
             out.add(i + 1)
         if glued(i - 1) and not doc[i - 1].whitespace_:
             out.add(i - 1)

@@ -114,6 +114,16 @@ def entity_of(noun: Token) -> Token:
     return current
 
 
+def is_denied_predicate(noun: Token) -> bool:
+    """``noun`` is the predicate nominal of a negated copula (``Suede is not a band …``,
+    ``There isn't a character …``): what a clause on it says is said of nothing."""
+    return (
+        noun.dep_ == "attr"
+        and is_copula(noun.head)
+        and any(c.dep_ == "neg" for c in noun.head.children)
+    )
+
+
 def is_name_conjunct(token: Token) -> bool:
     """A conjunct joined by ``&``: ``Brook & Lyle`` names one firm, not two."""
     if token.dep_ != "conj" or token.head is token:
@@ -210,12 +220,16 @@ def is_none(noun: Token) -> bool:
 
 def _denies_its_complement(verb: Token) -> bool:
     """The verb of a ``ccomp`` that says its clause is not so: negated ("did not say that"),
-    with a subject that is none ("No evidence suggests that"), or a copula with a denying
-    adjective ("It is false that", "It is unlikely that")."""
+    with a subject that is none ("No evidence suggests that") or modifying a noun that is none
+    ("There is no evidence to suggest that"), or a copula with a denying adjective ("It is
+    false that", "It is unlikely that")."""
     children = list(verb.children)
     if any(c.dep_ == "neg" for c in children):
         return True
     if any(c.dep_ in ("nsubj", "nsubjpass") and is_none(c) for c in children):
+        return verb.lemma_.lower() not in _DOUBTING_VERBS
+    if verb.dep_ in ("acl", "relcl") and is_none(verb.head):
+        # "There is no evidence to suggest that", "no record indicating that"
         return verb.lemma_.lower() not in _DOUBTING_VERBS
     return verb.lemma_ == "be" and any(
         c.dep_ == "acomp" and c.lower_ in _DENYING_ADJECTIVES for c in children

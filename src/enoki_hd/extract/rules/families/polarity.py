@@ -55,3 +55,22 @@ def modality_of(relation: Iterable[Token]) -> str | None:
         if token.tag_ == "MD":
             return token.lemma_.lower()
     return None
+
+
+MODALS = frozenset(
+    {"can", "could", "may", "might", "must", "shall", "should", "will", "would", "ought"}
+)
+_MODAL_FORMS = {"cannot": "can", "can't": "can", "won't": "will", "shan't": "shall", "'ll": "will"}
+
+
+def modality_text(relation: str) -> str | None:
+    """:func:`modality_of` read from a relation's words, for facts that come with no parse (the
+    tagger's rows): the first modal auxiliary, as its lemma ("could not confirm" → "could",
+    "cannot" and "can't" → "can", "won't" → "will"), or None."""
+    for word in relation.lower().replace("’", "'").split():
+        word = _MODAL_FORMS.get(word, word)
+        if word.endswith("n't"):
+            word = word[:-3]
+        if word in MODALS:
+            return word
+    return None
