@@ -862,9 +862,12 @@ def test_a_gerund_after_a_preposition_completes_its_verb(extractor: RulesExtract
 
 def test_a_particle_read_as_an_adverb_stays_in_the_relation(extractor: RulesExtractor) -> None:
     """ "go away without treatment" is not "go without treatment" (which says the opposite);
-    an adverb under a preposition ("went back to") is read once."""
+    an adverb under a preposition ("went back to") is read once; "generally" hedges the claim
+    and stays too."""
     answer = "Headaches generally go away without treatment."
-    assert triples(extractor.extract(answer)) == {("Headaches", "go away without", "treatment")}
+    assert triples(extractor.extract(answer)) == {
+        ("Headaches", "generally go away without", "treatment")
+    }
     back = "Prices went back to normal levels."
     assert ("Prices", "went back to", "normal levels") in triples(extractor.extract(back))
     north = "The army moved north from Kiev to Moscow."
