@@ -303,6 +303,49 @@ def test_hedge_does_not_cover_large_differences() -> None:
     assert result.mismatches == [("2.5 million", "1,893,000")]
 
 
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        ("over 250 languages", "It has been translated into more than 300 languages."),
+        ("at least 6 teams", "He pitched for 8 teams."),
+        ("under 10% of voters", "Only 7% of voters backed it."),
+        ("up to 40 employees", "The firm has 35 employees."),
+    ],
+)
+def test_a_number_bounded_from_one_side_is_found_on_that_side(text: str, evidence: str) -> None:
+    """ "over 250 languages" against "more than 300 languages" was a value conflict (250 ± 2%
+    is not 300): a bound is true of any value on its side."""
+    result = ground(text, evidence)
+    assert (result.status, result.mismatches) == ("grounded", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "mismatch"),
+    [
+        ("over 500 employees", "The company has 300 employees.", ("500", "300")),
+        ("at least 10 teams", "He pitched for 8 teams.", ("10", "8")),
+        ("under 5% of voters", "Only 7% of voters backed it.", ("5%", "7%")),
+    ],
+)
+def test_a_number_bounded_from_one_side_conflicts_with_a_value_across_it(
+    text: str, evidence: str, mismatch: tuple[str, str]
+) -> None:
+    assert ground(text, evidence).mismatches == [mismatch]
+
+
+def test_a_hedge_before_a_delta_is_read_where_the_answer_writes_it() -> None:
+    """A refinement's delta holds "250" without the "over" before it in the answer."""
+    answer = "The book has been translated into over 250 languages."
+    at = answer.index("250")
+
+    def written(position: int) -> tuple[str, int]:
+        return answer, at + position
+
+    evidence = "It has been translated into more than 300 languages."
+    assert ground("250", evidence).mismatches == [("250", "300")]
+    assert ground("250", evidence, written=written).status == "grounded"
+
+
 def test_number_forms_ground_each_other() -> None:
     assert ground("$4 billion", "revenue of 4 billion dollars").status == "grounded"
     assert ground("1.9m", "1,900,000").status == "grounded"

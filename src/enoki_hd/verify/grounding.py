@@ -70,6 +70,15 @@ _HEDGE_RE = re.compile(
     re.IGNORECASE,
 )
 _HEDGE_LOOKBACK = 24
+# Hedges that bound a number from one side: "over 250 languages" is true of 300 languages,
+# "at least 6 teams" of eight, "under 10%" of 7% — no value on the bound's side contradicts.
+_LOWER_BOUND_RE = re.compile(
+    r"\b(?:over|more\s+than|at\s+least|upwards\s+of|in\s+excess\s+of)\s*$", re.IGNORECASE
+)
+_UPPER_BOUND_RE = re.compile(
+    r"\b(?:under|less\s+than|fewer\s+than|up\s+to|at\s+most|no\s+more\s+than)\s*$",
+    re.IGNORECASE,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Mentions
@@ -1114,12 +1123,15 @@ def _measures(unit: frozenset[str]) -> dict[str, tuple[str, str]]:
 
 @dataclass(frozen=True)
 class _Quantity:
-    """A number mention with the content words right after it ("7 albums" → {"album"}) and
-    whether the text hedges it ("about 7 albums"; years are never hedged)."""
+    """A number mention with the content words right after it ("7 albums" → {"album"}),
+    whether the text hedges it ("about 7 albums"; years are never hedged) and whether that
+    hedge bounds it from one side (``bound``: "lower" for "over 7 albums", "upper" for
+    "under 7")."""
 
     mention: NumberMention
     unit: frozenset[str]
     hedged: bool = False
+    bound: Literal["lower", "upper"] | None = None
 
 
 @dataclass
@@ -1173,7 +1185,8 @@ def _analyse(text: str) -> _Analysis:
                 unit.add(normalize_term(word))
             k += 1
         hedged = mention.kind not in ("year", "time") and _hedged(text, mention.span.start)
-        quantities.append(_Quantity(mention, frozenset(unit), hedged))
+        bound = _bound(text, mention.span.start) if hedged else None
+        quantities.append(_Quantity(mention, frozenset(unit), hedged, bound))
     return _Analysis(text, tokens, quantities, dates, free)
 
 
@@ -1216,6 +1229,28 @@ def _compound_rests(text: str, analysis: _Analysis) -> Iterator[tuple[Span, str]
 def _hedged(text: str, start: int) -> bool:
     """Whether a hedge ("about", "nearly", ...) stands right before ``start``."""
     return bool(_HEDGE_RE.search(text, max(0, start - _HEDGE_LOOKBACK), start))
+
+
+def _within_bound(
+    value: float, bound: Literal["lower", "upper"] | None, others: list[float]
+) -> bool:
+    """Whether one of ``others`` lies on ``bound``'s side of ``value`` (itself included)."""
+    if bound == "lower":
+        return any(other >= value for other in others)
+    if bound == "upper":
+        return any(other <= value for other in others)
+    return False
+
+
+def _bound(text: str, start: int) -> Literal["lower", "upper"] | None:
+    """The side a hedge right before ``start`` bounds its number from ("over" → "lower",
+    "under" → "upper"), or None ("about", "nearly": both sides)."""
+    window = max(0, start - _HEDGE_LOOKBACK)
+    if _LOWER_BOUND_RE.search(text, window, start):
+        return "lower"
+    if _UPPER_BOUND_RE.search(text, window, start):
+        return "upper"
+    return None
 
 
 def _outside_dates(
@@ -1581,7 +1616,12 @@ class GroundingIndex:
             return (date.month, date.day) in self._yearless_days
         return date.kind == "month" and any(m == date.month for m, _ in self._yearless_days)
 
-    def rival_number(self, mention: NumberMention, unit: frozenset[str]) -> str | None:
+    def rival_number(
+        self,
+        mention: NumberMention,
+        unit: frozenset[str],
+        bound: Literal["lower", "upper"] | None = None,
+    ) -> str | None:
         """Surface text of the context's nearest-valued number of the SAME kind, or None.
 
         Same kind: year vs year (a date's year counts), percent vs percent, money vs money;
@@ -1589,7 +1629,9 @@ class GroundingIndex:
         ("12 studio albums" vs "7 albums"), or — when one of the two has no such word, so
         wording cannot tell them apart ("a crowd of 18,250" vs "16,250 spectators") — both
         written in plain digits with the same number of them (a rounded "1.9 million" is
-        no rival of "1,893,000"). The question is never consulted."""
+        no rival of "1,893,000"). A number bounded from one side (``bound``: "over 250
+        languages") has none when one of those values lies on that side ("300 languages").
+        The question is never consulted."""
         candidates: list[tuple[float, str]] = []
         if mention.kind == "year":
             candidates += [
@@ -1604,9 +1646,31 @@ class GroundingIndex:
                 if not (bare and _same_digit_count(m, mention)):
                     continue
             candidates.append((m.value, m.text))
-        if not candidates:
+        if not candidates or _within_bound(mention.value, bound, [v for v, _ in candidates]):
             return None
         return min(candidates, key=lambda c: abs(c[0] - mention.value))[1]
+
+    def within_bound(self, quantity: _Quantity) -> bool:
+        """Whether ``quantity`` is bounded from one side ("over 250 languages") and this text
+        states a value of its kind on that side ("300 languages"), so that no value of this
+        text contradicts it: as :meth:`rival_number` reads kinds, or a measure of its
+        dimension ("over 5 miles" against "8 miles")."""
+        if quantity.bound is None:
+            return False
+        values = [
+            q.mention.value
+            for q in self._quantities
+            if q.mention.kind == quantity.mention.kind
+            and (
+                q.mention.kind not in ("number", "ordinal")
+                or quantity.unit & q.unit
+                or (
+                    (not quantity.unit or not q.unit)
+                    and _same_digit_count(q.mention, quantity.mention)
+                )
+            )
+        ]
+        return _within_bound(quantity.mention.value, quantity.bound, values)
 
     def _same_value(self, quantity: _Quantity, hedged: bool) -> list[_Quantity]:
         """This text's quantities of ``quantity``'s value (within 2% when ``hedged``)."""
@@ -1858,6 +1922,12 @@ def _units(text: str, written: Written | None = None) -> list[_Unit]:
         m = q.mention
         if any(c.start <= m.span.start < c.end for c in composites):
             continue
+        if written is not None and not q.hedged and m.kind not in ("year", "time"):
+            # a refinement's delta holds the number, not the hedge the answer writes before
+            # it ("over" of "over 250 languages"): read the hedge where it was written
+            source, at = written(m.span.start)
+            if _hedged(source, at):
+                q = dataclasses.replace(q, hedged=True, bound=_bound(source, at))
         key = ("number", _VALUE_GROUPS[m.kind], m.value)
         # a count that heads a compound is blamed with it: "second-largest", "three-hitter"
         compound = compounds.get(m.span.start)
@@ -1931,7 +2001,10 @@ def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
     """Surface text of ``index``'s value that contradicts ``unit``'s number (same kind, or a
     measure of its dimension) or date, or None; None for a word."""
     if unit.number is not None:
-        rival = index.rival_number(unit.number.mention, unit.number.unit)
+        number = unit.number
+        if index.within_bound(number):
+            return None  # "over 250 languages" against "300 languages"
+        rival = index.rival_number(number.mention, number.unit, number.bound)
         if rival is None and unit.measure is not None:
             rival = index.rival_measure(unit.measure)
         return rival
@@ -2024,6 +2097,8 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
             return True  # "one" of "ranks as one of the most": the context's word, not a count
         if mention.kind == "ordinal" and index.has_roman(mention.value):
             return True  # "the Second World War" for "World War II"
+        if index.within_bound(unit.number):
+            return True  # "over 250 languages" in "more than 300 languages"
         signed = unit.measure is not None and unit.measure.dimension == "temperature"
         return index.has_number(
             unit.number.mention, hedged=unit.hedged, signed=signed

@@ -78,6 +78,8 @@ _LIMITING_ADVERBS = frozenset(
     # caused by" read "was caused by", and a context's "may have been caused by" flagged it
     | {"likely", "unlikely", "perhaps", "apparently", "seemingly", "presumably", "supposedly"}
     | {"typically", "generally", "commonly"}
+    # how well the verb holds: "was not well received" is not "was not received"
+    | {"well", "poorly", "badly"}
 )
 # Prepositions through which a gerund completes its verb (``focuses on building``, ``known
 # for inventing``, ``grew by cutting costs``); after the others (``before splitting up``,
@@ -122,7 +124,12 @@ def subject_of(verb: Token, depth: int = 0) -> Token | None:
     """The subject head of ``verb``'s clause, own or inherited, or None (no subject)."""
     own = _own_subject(verb)
     if own is not None:
-        return resolve_argument(own)
+        resolved = resolve_argument(own)
+        if resolved is not None and resolved is not own and verb.dep_ == "relcl":
+            # a relative pronoun: the entity its antecedent describes, as for a participle
+            # ("He was the one who introduced …", "Suede, a band that formed in Bath")
+            return entity_of(resolved)
+        return resolved
     there = next((c for c in verb.children if c.dep_ == "expl" and c.lower_ == "there"), None)
     if there is not None:
         return there  # "There are 365 days in a year": the claim is the existence
@@ -169,6 +176,10 @@ def _relation_dependents(verb: Token) -> set[int]:
     for child in verb.children:
         if _no_longer(child):
             tokens |= {child.i} | {g.i for g in child.children if g.dep_ == "neg"}
+        elif child.dep_ in ("aux", "auxpass") and child.i in tokens:
+            # the parser can hang the "not" on the auxiliary ("a novel that was not well
+            # received"): left out, the fact claimed the opposite
+            tokens |= {g.i for g in child.children if g.dep_ == "neg"}
     return tokens | shared_auxiliaries(verb)
 
 
