@@ -312,11 +312,16 @@ def test_hedge_does_not_cover_large_differences() -> None:
         ("up to 40 employees", "The firm has 35 employees."),
     ],
 )
-def test_a_number_bounded_from_one_side_is_found_on_that_side(text: str, evidence: str) -> None:
+def test_a_number_bounded_from_one_side_is_not_contradicted_on_that_side(
+    text: str, evidence: str
+) -> None:
     """ "over 250 languages" against "more than 300 languages" was a value conflict (250 ± 2%
-    is not 300): a bound is true of any value on its side."""
+    is not 300): no value on a bound's side contradicts it. Nor is the bound the context's
+    number: it stays absent, unverifiable as a rounded guess is (annotators of span sets mark
+    "over 100,000 visitors" wrong against "166,000 visitors")."""
     result = ground(text, evidence)
-    assert (result.status, result.mismatches) == ("grounded", [])
+    assert result.mismatches == []
+    assert result.status in ("absent", "partial") and result.missing
 
 
 @pytest.mark.parametrize(
@@ -343,7 +348,7 @@ def test_a_hedge_before_a_delta_is_read_where_the_answer_writes_it() -> None:
 
     evidence = "It has been translated into more than 300 languages."
     assert ground("250", evidence).mismatches == [("250", "300")]
-    assert ground("250", evidence, written=written).status == "grounded"
+    assert ground("250", evidence, written=written).mismatches == []
 
 
 def test_number_forms_ground_each_other() -> None:

@@ -2003,7 +2003,9 @@ def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
     if unit.number is not None:
         number = unit.number
         if index.within_bound(number):
-            return None  # "over 250 languages" against "300 languages"
+            # "over 250 languages" against "300 languages": not contradicted, but not the
+            # context's number either (absent: unverifiable, as a rounded guess is)
+            return None
         rival = index.rival_number(number.mention, number.unit, number.bound)
         if rival is None and unit.measure is not None:
             rival = index.rival_measure(unit.measure)
@@ -2097,8 +2099,6 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
             return True  # "one" of "ranks as one of the most": the context's word, not a count
         if mention.kind == "ordinal" and index.has_roman(mention.value):
             return True  # "the Second World War" for "World War II"
-        if index.within_bound(unit.number):
-            return True  # "over 250 languages" in "more than 300 languages"
         signed = unit.measure is not None and unit.measure.dimension == "temperature"
         return index.has_number(
             unit.number.mention, hedged=unit.hedged, signed=signed
