@@ -452,13 +452,12 @@ class EncoderExtractor:
             ``stats["filled_relations"]``) or, when more stands between them, the verb that
             governs its object ("The Championships | *were held from* | February 24 to
             February 28"; ``stats["parsed_relations"]``), one with a relation and an object
-            but no subject
-            takes its verb's subject in the parse ("*It* | shares its western border with |
-            Illinois"; ``stats["filled_subjects"]``), one with a subject and a relation
-            but no object takes the relation's complement as its object ("Bass violins |
-            were | *smaller*"; ``stats["filled_objects"]``), an object the tagger ended on a
-            preposition takes the phrase it governs ("the home ground for *the Austrian
-            football club*"; ``stats["completed_objects"]``), and the commas and
+            but no subject takes its verb's subject in the parse ("*It* | shares its western
+            border with | Illinois"; ``stats["filled_subjects"]``), one with a subject and a
+            relation but no object takes the relation's complement as its object ("Bass
+            violins | were | *smaller*"; ``stats["filled_objects"]``), an object the tagger
+            ended on a preposition takes the phrase it governs ("the home ground for *the
+            Austrian football club*"; ``stats["completed_objects"]``), and the commas and
             conjunctions between pieces of a subject or object are kept ("Oberhof*,*
             Germany"; ``stats["joined_pieces"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
