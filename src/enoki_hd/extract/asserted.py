@@ -31,7 +31,9 @@ A row the tagger gave a subject and an object but no relation is dropped by deco
 words between the two are a short verb group the parse makes the subject's verb ("The
 alternative name for the mink frog *is* the northern mink frog", "The range *is located in* the
 state of Rajasthan"), :func:`relation_filled` labels them the relation, so the claim is checked
-instead of left to the sentence's fallback. A row the tagger gave a subject and a relation
+instead of left to the sentence's fallback; when more stands between them ("The Championships
+were held in Oberhof, Germany, from February 24 to February 28"), :func:`relation_parsed`
+labels the verb and the preposition that govern the object ("were held from"). A row the tagger gave a subject and a relation
 but no object ("Bass violins | were | ∅" of "Bass violins were smaller and had a lower
 pitch …", "Pérez | won | ∅") says nothing to check; :func:`object_filled` labels the
 relation's complement in the parse its object ("Bass violins | were | smaller"). A row given
