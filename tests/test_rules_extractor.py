@@ -1191,6 +1191,10 @@ def test_a_negation_the_parser_hangs_on_the_auxiliary_is_kept(
     assert ("novel", "was well received by", "critics") in triples(
         extractor.extract("The novel was well received by critics.")
     )
+    # "as well" says "too", not how well
+    assert ("there", "were", "other writers") in triples(
+        extractor.extract("No, there were other writers on the book as well.")
+    )
 
 
 @pytest.mark.parametrize(

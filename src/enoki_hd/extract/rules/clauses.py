@@ -155,6 +155,8 @@ def _in_relation(child: Token) -> bool:
     if child.dep_ in RELATION_DEPS:
         return is_content(child)
     if child.dep_ == "advmod":
+        if child.lower_ == "well" and child.i > 0 and child.doc[child.i - 1].lower_ == "as":
+            return False  # "as well": too, not how well
         if child.lower_ in _LIMITING_ADVERBS:
             return True
         return child.lower_ in _PARTICLE_ADVERBS and child.i == child.head.i + 1
