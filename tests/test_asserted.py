@@ -650,3 +650,12 @@ def test_an_object_ending_on_a_preposition_takes_its_phrase(
 )
 def test_an_object_ending_otherwise_is_left_alone(nlp, text: str, parts: dict[str, int]) -> None:
     assert ended(nlp, text, parts) is None
+
+
+def test_a_relative_clauses_subject_pieces_are_kept_inside_its_antecedent(nlp) -> None:
+    """The rules extractor reads a relative clause as said of the entity its antecedent
+    describes; the tagger's subject pieces are still kept only inside the antecedent's own
+    phrase, or an appositive's words join the subject ("Native the Valricos | lived in")."""
+    text = "It was home to the Native American tribe, the Valricos, who lived in the valley."
+    parts = {"Native": ARG1, "the Valricos": ARG1, "lived in": REL, "the valley": ARG2}
+    assert read(nlp, text, parts) == {ARG1: "the Valricos", REL: "lived in", ARG2: "the valley"}

@@ -186,7 +186,7 @@ def subject_pieces_kept(
     pieces = _runs([k for k in range(len(words)) if row[k] == ARG1])
     if len(pieces) < 2:
         return row
-    subject = subject_of(head)
+    subject = subject_of(head, relative_entity=False)
     if subject is None or subject.dep_ == "expl":
         return row  # no subject, or "there": what exists is the complement, not "there"
     inside = _words_under(subject, token_words)

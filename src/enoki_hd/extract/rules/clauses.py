@@ -120,12 +120,20 @@ def _own_subject(verb: Token) -> Token | None:
     )
 
 
-def subject_of(verb: Token, depth: int = 0) -> Token | None:
-    """The subject head of ``verb``'s clause, own or inherited, or None (no subject)."""
+def subject_of(verb: Token, depth: int = 0, *, relative_entity: bool = True) -> Token | None:
+    """The subject head of ``verb``'s clause, own or inherited, or None (no subject). A
+    relative pronoun stands for the entity its antecedent describes; with ``relative_entity``
+    false, for the antecedent itself (what the tagger's rows are read against: their subject
+    pieces are kept inside the antecedent's phrase, not the wider phrase of its entity)."""
     own = _own_subject(verb)
     if own is not None:
         resolved = resolve_argument(own)
-        if resolved is not None and resolved is not own and verb.dep_ == "relcl":
+        if (
+            relative_entity
+            and resolved is not None
+            and resolved is not own
+            and verb.dep_ == "relcl"
+        ):
             # a relative pronoun: the entity its antecedent describes, as for a participle
             # ("He was the one who introduced …", "Suede, a band that formed in Bath")
             return entity_of(resolved)
@@ -137,13 +145,13 @@ def subject_of(verb: Token, depth: int = 0) -> Token | None:
         return None
     head = verb.head
     if verb.dep_ in ("conj", "xcomp") and head.pos_ in _VERB_POS and head is not verb:
-        return subject_of(head, depth + 1)
+        return subject_of(head, depth + 1, relative_entity=relative_entity)
     if verb.dep_ == "advcl" and verb.tag_ in _PARTICIPLE_TAGS and head.pos_ in _VERB_POS:
-        return subject_of(head, depth + 1)
+        return subject_of(head, depth + 1, relative_entity=relative_entity)
     if verb.dep_ == "acl" and is_noun_like(head):
         return entity_of(head)
     if verb.dep_ == "pcomp" and head.head.pos_ in _VERB_POS and head.head is not head:
-        return subject_of(head.head, depth + 1)
+        return subject_of(head.head, depth + 1, relative_entity=relative_entity)
     return None
 
 
