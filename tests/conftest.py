@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import os
+import signal
 import warnings
 from pathlib import Path
 
 import pytest
 
 TINY_NLI_ID2LABEL = {0: "contradiction", 1: "entailment", 2: "neutral"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ctrl_c_reaches_the_tests() -> None:
+    """A suite started in the background by a script (``nohup make test &``, a runner without
+    job control) starts with SIGINT ignored, and the commands the tests start inherit that:
+    the tests that press Ctrl-C (``tests/test_llm_extract.py``, ``tests/test_train_*``) then
+    saw a run finish instead of stop. The session takes Python's own handler back, so they
+    test the code, not how the suite was launched."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
