@@ -221,6 +221,9 @@ def test_one_spelling_grounds_the_other(said: str, context: str) -> None:
         ("NASA launched it", "the National Aeronautics and Space Administration launched it"),
         ("the NYC council", "the New York City Council"),
         ("in Washington, D.C.", "in Washington, DC"),
+        # a well-known two-letter name inside a longer run of capitals
+        ("the U.S. Navy", "He served in the United States Navy."),
+        ("citizens of the US and Italy", "citizens of the United States and Italy"),
     ],
 )
 def test_an_acronym_grounds_its_name_and_the_name_its_acronym(said: str, context: str) -> None:
@@ -231,7 +234,7 @@ def test_an_acronym_no_name_spells_is_missing() -> None:
     assert ground("the US", "the UK").missing == ["us"]  # "US" in capitals is no pronoun
     assert ground("the U.S.", "the U.K.").missing == ["us"]  # "U.S." is one word, not u and s
     assert ground("the United Kingdom", "the US").missing == ["united", "kingdom"]
-    # two-letter initials come only from a name of two words, never from part of a longer one
+    # two-letter initials of part of a longer name only for the well-known ones below
     assert ground("the NC office", "the New Castle County office").missing == ["nc"]
     # and only well-known ones ("US", "UK", "EU", "UN"): two initials fit too many names
     assert ground("the EF line", "the Empressa Ferrocarril line").missing == ["ef"]

@@ -1022,9 +1022,9 @@ def _name_initials(
     "and" between them (skipped in the initials): ("United States", "us"), ("National
     Aeronautics and Space Administration", "nasa"). Of a longer run, each part that starts and
     ends with a capital gives its initials too when they are three letters or more ("New
-    York City Council" gives "nycc", "nyc", "ycc", ...); two letters only a whole run of two
-    words, and only :data:`_TWO_LETTER_ACRONYMS` ("United States": "us"), as the two
-    initials of any two names are common. ``sentence_starts``: a capitalised word that starts
+    York City Council" gives "nycc", "nyc", "ycc", ...); two letters only
+    :data:`_TWO_LETTER_ACRONYMS` ("United States": "us", of "the United States Navy" and of
+    "the United States and Italy" too), as the two initials of any two names are common. ``sentence_starts``: a capitalised word that starts
     a sentence may be part of a run too (for a short text matched against the acronyms
     another writes, not searched for any acronym)."""
     words = [t.text(text) for t in tokens]
@@ -1051,8 +1051,8 @@ def _name_initials(
         for a in range(len(run)):
             for b in range(a + 1, len(run)):
                 initials = "".join(words[i][0] for i in run[a : b + 1]).lower()
-                if b - a == 1 and (len(run) > 2 or initials not in _TWO_LETTER_ACRONYMS):
-                    continue  # two letters: a whole run of two, and a well-known name only
+                if b - a == 1 and initials not in _TWO_LETTER_ACRONYMS:
+                    continue  # two letters: a well-known name only ("United States Navy": us)
                 yield Span(tokens[run[a]].start, tokens[run[b]].end), initials
         k = max(j, k + 1)
 
