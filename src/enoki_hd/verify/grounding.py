@@ -1231,17 +1231,6 @@ def _hedged(text: str, start: int) -> bool:
     return bool(_HEDGE_RE.search(text, max(0, start - _HEDGE_LOOKBACK), start))
 
 
-def _within_bound(
-    value: float, bound: Literal["lower", "upper"] | None, others: list[float]
-) -> bool:
-    """Whether one of ``others`` lies on ``bound``'s side of ``value`` (itself included)."""
-    if bound == "lower":
-        return any(other >= value for other in others)
-    if bound == "upper":
-        return any(other <= value for other in others)
-    return False
-
-
 def _bound(text: str, start: int) -> Literal["lower", "upper"] | None:
     """The side a hedge right before ``start`` bounds its number from ("over" → "lower",
     "under" → "upper"), or None ("about", "nearly": both sides)."""
@@ -1616,12 +1605,7 @@ class GroundingIndex:
             return (date.month, date.day) in self._yearless_days
         return date.kind == "month" and any(m == date.month for m, _ in self._yearless_days)
 
-    def rival_number(
-        self,
-        mention: NumberMention,
-        unit: frozenset[str],
-        bound: Literal["lower", "upper"] | None = None,
-    ) -> str | None:
+    def rival_number(self, mention: NumberMention, unit: frozenset[str]) -> str | None:
         """Surface text of the context's nearest-valued number of the SAME kind, or None.
 
         Same kind: year vs year (a date's year counts), percent vs percent, money vs money;
@@ -1629,48 +1613,41 @@ class GroundingIndex:
         ("12 studio albums" vs "7 albums"), or — when one of the two has no such word, so
         wording cannot tell them apart ("a crowd of 18,250" vs "16,250 spectators") — both
         written in plain digits with the same number of them (a rounded "1.9 million" is
-        no rival of "1,893,000"). A number bounded from one side (``bound``: "over 250
-        languages") has none when one of those values lies on that side ("300 languages").
-        The question is never consulted."""
+        no rival of "1,893,000"). The question is never consulted."""
         candidates: list[tuple[float, str]] = []
         if mention.kind == "year":
             candidates += [
                 (year, d.text) for d in self.dates if (year := _calendar_year(d)) is not None
             ]
-        for q in self._quantities:
-            m = q.mention
-            if m.kind != mention.kind:
-                continue
-            if m.kind in ("number", "ordinal") and not unit & q.unit:
-                bare = not unit or not q.unit
-                if not (bare and _same_digit_count(m, mention)):
-                    continue
-            candidates.append((m.value, m.text))
-        if not candidates or _within_bound(mention.value, bound, [v for v, _ in candidates]):
+        candidates += [(q.mention.value, q.mention.text) for q in self._of_kind(mention, unit)]
+        if not candidates:
             return None
         return min(candidates, key=lambda c: abs(c[0] - mention.value))[1]
 
-    def within_bound(self, quantity: _Quantity) -> bool:
-        """Whether ``quantity`` is bounded from one side ("over 250 languages") and this text
-        states a value of its kind on that side ("300 languages"), so that no value of this
-        text contradicts it: as :meth:`rival_number` reads kinds, or a measure of its
-        dimension ("over 5 miles" against "8 miles")."""
-        if quantity.bound is None:
-            return False
-        values = [
-            q.mention.value
+    def _of_kind(self, mention: NumberMention, unit: frozenset[str]) -> list[_Quantity]:
+        """This text's quantities of ``mention``'s kind, as :meth:`rival_number` reads kinds
+        (``unit``: the content words after ``mention``)."""
+        return [
+            q
             for q in self._quantities
-            if q.mention.kind == quantity.mention.kind
+            if q.mention.kind == mention.kind
             and (
                 q.mention.kind not in ("number", "ordinal")
-                or quantity.unit & q.unit
-                or (
-                    (not quantity.unit or not q.unit)
-                    and _same_digit_count(q.mention, quantity.mention)
-                )
+                or bool(unit & q.unit)
+                or ((not unit or not q.unit) and _same_digit_count(q.mention, mention))
             )
         ]
-        return _within_bound(quantity.mention.value, quantity.bound, values)
+
+    def within_bound(self, quantity: _Quantity) -> bool:
+        """Whether ``quantity`` is bounded from one side ("over 250 languages") and this text
+        states a value of its kind (:meth:`rival_number`'s kinds) on that side ("300
+        languages"), so that no value of this text contradicts it."""
+        values = [q.mention.value for q in self._of_kind(quantity.mention, quantity.unit)]
+        if quantity.bound == "lower":
+            return any(value >= quantity.mention.value for value in values)
+        if quantity.bound == "upper":
+            return any(value <= quantity.mention.value for value in values)
+        return False
 
     def _same_value(self, quantity: _Quantity, hedged: bool) -> list[_Quantity]:
         """This text's quantities of ``quantity``'s value (within 2% when ``hedged``)."""
@@ -2006,7 +1983,7 @@ def _rival(unit: _Unit, index: GroundingIndex) -> str | None:
             # "over 250 languages" against "300 languages": not contradicted, but not the
             # context's number either (absent: unverifiable, as a rounded guess is)
             return None
-        rival = index.rival_number(number.mention, number.unit, number.bound)
+        rival = index.rival_number(number.mention, number.unit)
         if rival is None and unit.measure is not None:
             rival = index.rival_measure(unit.measure)
         return rival

@@ -181,15 +181,20 @@ def _no_longer(child: Token) -> bool:
     )
 
 
+def _with_negation(token: Token) -> set[int]:
+    """``token`` and the negation the parser hangs on it."""
+    return {token.i} | {g.i for g in token.children if g.dep_ == "neg"}
+
+
 def _relation_dependents(verb: Token) -> set[int]:
     tokens = {verb.i} | {c.i for c in verb.children if _in_relation(c)}
     for child in verb.children:
         if _no_longer(child):
-            tokens |= {child.i} | {g.i for g in child.children if g.dep_ == "neg"}
+            tokens |= _with_negation(child)
         elif child.dep_ in ("aux", "auxpass") and child.i in tokens:
             # the parser can hang the "not" on the auxiliary ("a novel that was not well
             # received"): left out, the fact claimed the opposite
-            tokens |= {g.i for g in child.children if g.dep_ == "neg"}
+            tokens |= _with_negation(child)
     return tokens | shared_auxiliaries(verb)
 
 
@@ -232,7 +237,7 @@ def shared_auxiliaries(verb: Token, depth: int = 0) -> set[int]:
     if word in _SHARES_ALL:
         for child in head.children:
             if _no_longer(child):
-                shared |= {child.i} | {g.i for g in child.children if g.dep_ == "neg"}
+                shared |= _with_negation(child)
     return shared | shared_auxiliaries(head, depth + 1)
 
 
