@@ -1230,3 +1230,40 @@ def test_a_relative_clause_is_said_of_the_entity_its_noun_describes(
     assert ("he", "wrote", "book") in triples(
         extractor.extract("The book that he wrote sold well.")
     )
+
+
+def test_a_word_with_a_bound_prefix_is_parsed_as_one_word(extractor: RulesExtractor) -> None:
+    """The tokenizer splits "co-founded" into "co", "-", "founded", and the parser read "co"
+    as a noun and "-" as the verb: "Ruppert co-owned the Red Sox" gave no fact, "He
+    co-founded the company" (He, co, ), and "Larry Page co-founded Google with Sergey Brin"
+    was not even English (the "co" counted against it)."""
+    answer = "Larry Page co-founded Google with Sergey Brin. Ruppert co-owned the Red Sox."
+    facts = extractor.extract(answer)
+    assert triples(facts) == {
+        ("Larry Page", "co-founded", "Google"),
+        ("Larry Page", "co-founded Google with", "Sergey Brin"),
+        ("Ruppert", "co-owned", "Red Sox"),
+    }
+    check_invariants(answer, facts, [Span(0, 46), Span(47, len(answer))])
+    (owned,) = [f for f in facts if f.subject == "Ruppert"]
+    assert [answer[s.start : s.end] for s in owned.relation_spans] == ["co-owned"]
+    assert ("album", "was re-released in", "2005") in triples(
+        extractor.extract("The album was re-released in 2005.")
+    )
+    assert ("show", "was co-produced by", "NBC") in triples(
+        extractor.extract("The show was co-produced by NBC.")
+    )
+
+
+def test_merge_prefixed_words_merges_bound_prefixes_only(extractor: RulesExtractor) -> None:
+    from enoki_hd.extract.rules.extractor import merge_prefixed_words
+
+    text = "He co-founded a well-known co -op and a re-\nissue of X-ray pre-1990 discs."
+    doc = merge_prefixed_words(extractor.nlp.make_doc(text))
+    # not a bound prefix, spaced, broken by a line, an upper-case word: as tokenized
+    assert " | ".join(t.text for t in doc) == (
+        "He | co-founded | a | well | - | known | co | -op | and | a | re- | \n | issue | of | X"
+        " | - | ray | pre-1990 | discs | ."
+    )
+    assert doc[1].idx == 3
+    assert all(text[t.idx : t.idx + len(t.text)] == t.text for t in doc)

@@ -50,6 +50,44 @@ class RulesAnalysis:
     dropped: int = 0
 
 
+# Prefixes that are no words of their own: the tokenizer splits "co-founded" into "co", "-",
+# "founded", and the parser then reads "co" as a noun and "-" as the verb ("Ruppert co-owned the
+# Red Sox" gave no fact, "He co-founded the company" gave (He, co, )). Merged back into one
+# token before parsing, the word is tagged and attached as the verb (or adjective) it is.
+_BOUND_PREFIXES = frozenset(
+    {"co", "re", "pre", "non", "un", "mis", "self", "anti", "semi", "multi", "ex", "mid"}
+    | {"post", "inter", "pro", "sub"}
+)
+
+
+def merge_prefixed_words(doc: Doc) -> Doc:
+    """``doc`` (tokenized, not yet parsed) with each prefix its tokenizer split off by a hyphen
+    merged back into its word: "co", "-", "founded" → "co-founded". Only a bound prefix
+    (:data:`_BOUND_PREFIXES`) written against the hyphen and a lower-case word; character
+    offsets are unchanged."""
+    spans = []
+    i = 0
+    while i + 2 < len(doc):
+        prefix, hyphen, word = doc[i], doc[i + 1], doc[i + 2]
+        if (
+            prefix.lower_ in _BOUND_PREFIXES
+            and hyphen.text == "-"
+            and not prefix.whitespace_
+            and not hyphen.whitespace_
+            and word.is_alpha
+            and word.is_lower
+        ):
+            spans.append(doc[i : i + 3])
+            i += 3
+        else:
+            i += 1
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span)
+    return doc
+
+
 def is_question(doc: Doc) -> bool:
     """A sentence ending in ``?`` asks rather than asserts: it has no facts to check."""
     last = next((t for t in reversed(doc) if not t.is_space), None)
@@ -199,7 +237,10 @@ class RulesExtractor:
         units = [
             (index, piece) for index, s in enumerate(sentences) for piece in self._pieces(masked, s)
         ]
-        docs = nlp.pipe((masked[p.start : p.end] for _, p in units), batch_size=self.batch_size)
+        docs = nlp.pipe(
+            (merge_prefixed_words(nlp.make_doc(masked[p.start : p.end])) for _, p in units),
+            batch_size=self.batch_size,
+        )
         parsed: list[list[tuple[Span, Doc]]] = [[] for _ in sentences]
         for (index, piece), doc in zip(units, docs, strict=True):
             parsed[index].append((piece, doc))

@@ -80,6 +80,10 @@ def english_counts(doc: Doc, lexicon: frozenset[str]) -> tuple[int, int]:
         word = fold_compat(token.text)
         if not any(c.isalpha() for c in word):
             continue
+        if "-" in word:
+            # a word the extractor merged with its prefix ("co-founded"): the lexicon has no
+            # such form, and the prefix says nothing about the language either way
+            continue
         lower = word.lower()
         known = word.isascii() and (
             (token.is_stop if word == token.text else doc.vocab[word].is_stop)
