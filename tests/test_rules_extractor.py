@@ -1267,3 +1267,59 @@ def test_merge_prefixed_words_merges_bound_prefixes_only(extractor: RulesExtract
     )
     assert doc[1].idx == 3
     assert all(text[t.idx : t.idx + len(t.text)] == t.text for t in doc)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # the parse made "Gone" the main verb: no fact
+        (
+            "Gone with the Wind is a novel by Margaret Mitchell.",
+            {
+                ("Gone with the Wind", "is", "novel"),
+                ("Gone with the Wind", "is", "novel by Margaret Mitchell"),
+            },
+        ),
+        # "Kill" the subject, a clause: no fact
+        (
+            "To Kill a Mockingbird was published in 1960.",
+            {("To Kill a Mockingbird", "was published in", "1960")},
+        ),
+        # no subject
+        (
+            "To the Lighthouse is set in Northern Ireland.",
+            {("To the Lighthouse", "is set in", "Northern Ireland")},
+        ),
+        # the subject "You" of "Went Away"
+        (
+            "Since You Went Away focuses on the war.",
+            {("Since You Went Away", "focuses on", "war")},
+        ),
+        # quoted
+        (
+            "\u201cGone with the Wind\u201d was filmed in 1939.",
+            {("\u201cGone with the Wind\u201d", "was filmed in", "1939")},
+        ),
+        # a title the parser reads whole, and sentences that start with no title: as before
+        (
+            "Breaking Bad premiered on AMC.",
+            {("Breaking Bad", "premiered on", "AMC")},
+        ),
+        (
+            "In Paris he met his wife.",
+            {("he", "met", "his wife"), ("he", "met his wife in", "Paris")},
+        ),
+        ("Barack Obama was born in Hawaii.", {("Barack Obama", "was born in", "Hawaii")}),
+    ],
+)
+def test_a_title_the_parse_took_apart_is_read_as_one_name(
+    extractor: RulesExtractor, answer: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """A sentence that starts with a title holding a verb or a preposition ("Gone with the
+    Wind", "To Kill a Mockingbird") is parsed again with the title as one word when the parse
+    took it apart, and kept so only when the title is then the main verb's subject."""
+    facts = extractor.extract(answer)
+    assert triples(facts) == expected
+    check_invariants(answer, facts, [Span(0, len(answer))])
+    for fact in facts:
+        assert [answer[s.start : s.end] for s in fact.subject_spans] == [fact.subject]

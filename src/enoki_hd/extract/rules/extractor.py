@@ -18,7 +18,7 @@ from enoki_hd.extract.rules.candidates import FactBuilder, shape_facts
 from enoki_hd.extract.rules.clauses import find_clause
 from enoki_hd.extract.rules.families import appositive, copula, participial, verb_object
 from enoki_hd.extract.rules.markdown import mask_markdown
-from enoki_hd.extract.rules.syntax import is_copula
+from enoki_hd.extract.rules.syntax import SUBJECT_DEPS, is_copula
 from enoki_hd.text import (
     DEFAULT_SPACY_MODEL,
     load_spacy_pipeline,
@@ -86,6 +86,45 @@ def merge_prefixed_words(doc: Doc) -> Doc:
             for span in spans:
                 retokenizer.merge(span)
     return doc
+
+
+# The words a title leaves in lower case ("Gone with the Wind", "To the Lighthouse").
+_TITLE_SMALL_WORDS = frozenset(
+    {"a", "an", "the", "and", "of", "with", "in", "on", "to", "for", "at", "by", "from"}
+)
+_QUOTES = frozenset({'"', "\u201c", "\u201d"})
+
+
+def title_run_end(doc: Doc) -> int:
+    """The end (token index) of the title a sentence starts with, or 0: a run of at least two
+    capitalised words (small words inside it in lower case), or a quoted run, followed by a
+    lower-case word ("To Kill a Mockingbird was published …", "\u201cGone with the Wind\u201d is …")."""
+    end = 0
+    if len(doc) and doc[0].text in _QUOTES:
+        end = next((t.i + 1 for t in doc[1:12] if t.text in _QUOTES), 0)
+    else:
+        for token in doc:
+            if token.text[:1].isupper():
+                end = token.i + 1
+            elif not (token.i and token.lower_ in _TITLE_SMALL_WORDS):
+                break
+    if end < 2 or end >= len(doc) or not doc[end].text[:1].islower():
+        return 0
+    return end
+
+
+def title_misparsed(doc: Doc, end: int) -> bool:
+    """Whether the parse of a sentence that starts with a title (:func:`title_run_end`) took
+    the title apart: the main verb inside it ("Gone with the Wind is …" made "Gone" the
+    root), no subject ("To the Lighthouse is set in …"), or a subject inside it that is a verb
+    or starts after it ("Raging Bull is based on …": "Raging"; "A Star Is Born is …": "Born")."""
+    root = doc[0].sent.root
+    if root.i < end:
+        return True
+    subject = next((c for c in root.children if c.dep_ in SUBJECT_DEPS), None)
+    if subject is None:
+        return True
+    return subject.i < end and (subject.left_edge.i > 0 or subject.pos_ in ("VERB", "AUX"))
 
 
 def is_question(doc: Doc) -> bool:
@@ -230,6 +269,25 @@ class RulesExtractor:
             for s, e in split_long_text(text, self.max_sentence_chars)
         ]
 
+    def _reparse_title(self, doc: Doc) -> Doc:
+        """``doc`` parsed again with the title it starts with as one word, when the parse took
+        the title apart and the title, as one word, is the main verb's subject (else ``doc``):
+        "To Kill a Mockingbird was published in 1960" had "Kill" as its subject."""
+        end = title_run_end(doc)
+        if not end or not title_misparsed(doc, end):
+            return doc
+        quoted = int(doc[0].text in _QUOTES)  # the quotes stay marks around the name
+        start, stop = doc[quoted].idx, doc[end - 1 - quoted].idx + len(doc[end - 1 - quoted])
+        merged = merge_prefixed_words(self.nlp.make_doc(doc.text))
+        words = [t.i for t in merged if start <= t.idx < stop]
+        with merged.retokenize() as retokenizer:
+            retokenizer.merge(merged[words[0] : words[-1] + 1])
+        reparsed = next(iter(self.nlp.pipe([merged])))
+        title = reparsed[quoted]
+        if title.dep_ in SUBJECT_DEPS and title.head == title.sent.root:
+            return reparsed
+        return doc
+
     def _analyze(self, answer: str, sentences: list[Span]) -> RulesAnalysis:
         nlp = self.nlp
         lexicon = language.english_lexicon(nlp)
@@ -243,7 +301,7 @@ class RulesExtractor:
         )
         parsed: list[list[tuple[Span, Doc]]] = [[] for _ in sentences]
         for (index, piece), doc in zip(units, docs, strict=True):
-            parsed[index].append((piece, doc))
+            parsed[index].append((piece, self._reparse_title(doc)))
         facts: list[Fact] = []
         unparseable: set[int] = set()
         dropped = 0
