@@ -1323,3 +1323,39 @@ def test_a_title_the_parse_took_apart_is_read_as_one_name(
     check_invariants(answer, facts, [Span(0, len(answer))])
     for fact in facts:
         assert [answer[s.start : s.end] for s in fact.subject_spans] == [fact.subject]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "absent"),
+    [
+        # the parser makes the name the noun's appositive
+        (
+            "The director Steven Spielberg was born in Ohio.",
+            ("Steven Spielberg", "was born in", "Ohio"),
+            "director",
+        ),
+        # the parser makes both the verb's subjects
+        (
+            "The Roman emperor Augustus was born in Rome.",
+            ("Augustus", "was born in", "Rome"),
+            "Roman emperor",
+        ),
+        ("His mother Helena lived in Trier.", ("Helena", "lived in", "Trier"), "his mother"),
+    ],
+)
+def test_a_noun_before_the_name_it_describes_gives_the_name_as_subject(
+    extractor: RulesExtractor, answer: str, expected: tuple[str, str, str], absent: str
+) -> None:
+    """ "The director Steven Spielberg was born in Ohio" was checked as (director, was born in,
+    Ohio): a hypothesis about nobody in particular."""
+    facts = extractor.extract(answer)
+    assert expected in triples(facts)
+    assert not [f for f in facts if f.subject.lower() == absent.lower() and f.relation != "is"]
+    check_invariants(answer, facts, [Span(0, len(answer))])
+    # a noun with no name after it, and a name with a comma between: as before
+    assert ("director", "was born in", "Ohio") in triples(
+        extractor.extract("The director was born in Ohio.")
+    )
+    assert ("Steven Spielberg", "was born in", "Ohio") in triples(
+        extractor.extract("Steven Spielberg, the director, was born in Ohio.")
+    )

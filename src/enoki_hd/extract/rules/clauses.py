@@ -102,10 +102,25 @@ class Clause:
     kind: ClauseKind
 
 
+def _named(subject: Token) -> Token:
+    """The name a common noun directly before it describes: "The director Steven Spielberg
+    was born in Ohio" is said of Spielberg (the parser makes the name the noun's appositive),
+    "The Roman emperor Augustus was born there" of Augustus (the parser makes both subjects)
+    — not of "director", "Roman emperor". Else ``subject``."""
+    if subject.pos_ != "NOUN":
+        return subject
+    after = subject.i + 1
+    names = [c for c in subject.children if c.dep_ == "appos"]
+    names += [c for c in subject.head.children if c.dep_ in SUBJECT_DEPS and c.i > subject.i]
+    return next(
+        (name for name in names if name.pos_ == "PROPN" and name.left_edge.i == after), subject
+    )
+
+
 def _own_subject(verb: Token) -> Token | None:
     own = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
     if own is not None:
-        return own
+        return _named(own)
     # an interrupter between auxiliary and verb ("They were, by their own account, towed
     # back") can make the parser hang the subject on the auxiliary
     return next(
