@@ -1089,6 +1089,18 @@ def test_no_longer_keeps_its_negation(extractor: RulesExtractor) -> None:
                 ("He", "moved to", "York", False, None),
             },
         ),
+        # a past participle joined by "and" to a passive takes its auxiliaries, not its "not"
+        (
+            "The spy was arrested and hanged.",
+            {("spy", "was arrested", "", False, None), ("spy", "was hanged", "", False, None)},
+        ),
+        (
+            "The book was not written by Ann and published in 1990.",
+            {
+                ("book", "was not written by", "Ann", True, None),
+                ("book", "was published in", "1990", False, None),
+            },
+        ),
         # "but" shares nothing
         (
             "He did not write the song but produced it.",

@@ -216,7 +216,9 @@ def _relation_dependents(verb: Token) -> set[int]:
 # What a verb coordinated with another shares of that verb's auxiliaries, by the word that
 # joins them: "did not write or produce the album" denies both; "can cause fever and lead to
 # death" hedges both, but "was not born in Leeds and moved to York" denies only the first,
-# and "did not write but produced" the first alone.
+# and "did not write but produced" the first alone. A past participle joined by "and" to a
+# passive also takes its auxiliaries (not its negation): "was arrested and hanged" says "was
+# hanged", where "hanged" alone read as the spy hanging someone.
 _SHARES_ALL = frozenset({"or", "nor"})
 _SHARES_MODALS = frozenset({"and"})
 
@@ -225,7 +227,8 @@ def shared_auxiliaries(verb: Token, depth: int = 0) -> set[int]:
     """The auxiliaries and negation a coordinated verb without a subject, auxiliary or
     negation of its own takes from the verb it is coordinated with (``conj``), by the
     coordinating word (:data:`_SHARES_ALL`: every auxiliary but the infinitive's ``to``, and
-    the negation; :data:`_SHARES_MODALS`: the modal only); empty otherwise."""
+    the negation; :data:`_SHARES_MODALS`: the modal only, or every auxiliary for a past
+    participle coordinated with a passive); empty otherwise."""
     head = verb.head
     if verb.dep_ != "conj" or head is verb or head.pos_ not in _VERB_POS or depth >= _MAX_INHERIT:
         return set()
@@ -241,13 +244,14 @@ def shared_auxiliaries(verb: Token, depth: int = 0) -> set[int]:
     word = joiners[0].lower_
     if word not in _SHARES_ALL and word not in _SHARES_MODALS:
         return set()
+    passive = verb.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in head.children)
     shared: set[int] = set()
     for child in head.children:
         if child.i > head.i or child.dep_ not in ("aux", "auxpass", "neg"):
             continue
         if child.tag_ == "TO":
             continue
-        if word in _SHARES_ALL or child.tag_ == "MD":
+        if word in _SHARES_ALL or child.tag_ == "MD" or (passive and child.dep_ != "neg"):
             shared.add(child.i)
     if word in _SHARES_ALL:
         for child in head.children:
