@@ -1371,3 +1371,22 @@ def test_a_noun_before_the_name_it_describes_gives_the_name_as_subject(
     assert ("Steven Spielberg", "was born in", "Ohio") in triples(
         extractor.extract("Steven Spielberg, the director, was born in Ohio.")
     )
+
+
+def test_a_conjunct_of_neither_nor_is_no_fact_without_its_neither(
+    extractor: RulesExtractor,
+) -> None:
+    """ "Neither Neptune nor Longhorn was released" gave (Longhorn, was released, ), not
+    negated: the opposite of the sentence, with no word of the fact to say so."""
+    assert triples(extractor.extract("Neither Neptune nor Longhorn was released.")) == {
+        ("Neither Neptune", "was released", "")
+    }
+    assert triples(extractor.extract("She neither confirmed nor denied the report.")) == set()
+    assert triples(extractor.extract("He speaks neither French nor German.")) == set()
+    # "either … or", and "nor" alone, as before
+    assert ("test", "can be", "negative") in triples(
+        extractor.extract("The test can be either positive or negative.")
+    )
+    assert ("Longhorn", "was released", "") in triples(
+        extractor.extract("Neptune and Longhorn was released.")
+    )

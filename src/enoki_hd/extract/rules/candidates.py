@@ -112,6 +112,8 @@ class FactBuilder:
         subject, obj = hyphen_words(self.doc, subject), hyphen_words(self.doc, obj)
         if subject & relation or subject & obj or relation & obj:
             return None
+        if any(polarity.denies_unsaid(part, self.doc) for part in (subject, relation, obj)):
+            return None
         key = (subject, relation, obj, relation_text)
         if key in self._index:
             return self._index[key]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from enoki_hd.extract.rules.families import Example
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 FAMILY = "polarity"
 
@@ -35,6 +35,25 @@ def is_negated(relation: Iterable[Token], obj: Iterable[Token]) -> bool:
     if any(t.dep_ == "neg" or t.lower_ in NEGATION_WORDS for t in relation):
         return True
     return any(t.dep_ == "det" and t.lower_ in NEGATING_DETERMINERS for t in obj)
+
+
+def denies_unsaid(tokens: frozenset[int], doc: Doc) -> bool:
+    """Whether ``tokens`` (a fact's part) hold a conjunct of a "neither … nor" coordination
+    without its "neither": "Neither Neptune nor Longhorn was released" and "She neither
+    confirmed nor denied the report" give (Longhorn, was released, ) and (She, denied,
+    report) — each the opposite of what the sentence says, with no word of the fact to say
+    so. ("Neither Neptune | was released" keeps the word and is left as it is.)"""
+    for i in tokens:
+        token = doc[i]
+        if token.head.i in tokens and token.head.i != token.i:
+            continue  # not the part's head
+        root = token
+        while root.dep_ == "conj" and root.head.i != root.i:
+            root = root.head
+        neither = next((c for c in root.children if c.lower_ == "neither"), None)
+        if neither is not None and neither.i not in tokens:
+            return True
+    return False
 
 
 def negated_text(relation: str, obj: str) -> bool:
