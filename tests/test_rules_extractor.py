@@ -1390,3 +1390,25 @@ def test_a_conjunct_of_neither_nor_is_no_fact_without_its_neither(
     assert ("Longhorn", "was released", "") in triples(
         extractor.extract("Neptune and Longhorn was released.")
     )
+
+
+def test_a_when_clause_is_related_to_its_main_event(extractor: RulesExtractor) -> None:
+    """spaCy tags the "when" of an adverbial clause a wh-adverb, not a ``mark``, so "The war
+    ended when the treaty was signed" never related the two events though "when" was among
+    the adverbial marks ("taken after the patient was started on antibiotics" was)."""
+    for answer in (
+        "The war ended when the treaty was signed.",
+        "When the treaty was signed, the war ended.",
+    ):
+        facts = triples(extractor.extract(answer))
+        assert ("war", "ended when", "the treaty was signed") in facts
+        assert ("treaty", "was signed", "") in facts
+    assert ("She", "smiles whenever", "he sings") in triples(
+        extractor.extract("She smiles whenever he sings.")
+    )
+    # after a common noun, "when" is about the noun
+    assert not [
+        t
+        for t in triples(extractor.extract("This leads to a scene when the doctors must operate."))
+        if t[1].endswith("when")
+    ]

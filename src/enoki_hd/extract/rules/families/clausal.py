@@ -78,6 +78,25 @@ def emit(
         builder.add(family or FAMILY, subject, relation, tokens)
 
 
+def _is_mark(token: Token, verb: Token) -> bool:
+    """``token`` marks ``verb``'s adverbial clause as one of :data:`_ADVERBIAL_MARKS`: the
+    parser's ``mark``, or the "when" / "whenever" it tags a wh-adverb (``advmod``) at the
+    clause's start — left out, "The war ended when the treaty was signed" never related the
+    two events, though "when" was on the list. Not after a common noun: "a scene when J.D.
+    must shave him" is about the scene, whatever verb the parser hangs the clause on."""
+    if token.lower_ not in _ADVERBIAL_MARKS:
+        return False
+    if token.dep_ == "mark":
+        return True
+    after_noun = token.i > 0 and token.nbor(-1).pos_ == "NOUN"
+    return (
+        token.dep_ == "advmod"
+        and token.tag_ == "WRB"
+        and token.i == verb.left_edge.i
+        and not after_noun
+    )
+
+
 def adverbials(clause: Clause) -> list[tuple[Token, Token]]:
     """(mark, verb) of each temporal or causal clause on the clause's verbs (``taken after
     the patient was started on antibiotics``, ``delayed because the pipe burst``)."""
@@ -86,10 +105,7 @@ def adverbials(clause: Clause) -> list[tuple[Token, Token]]:
         for child in head.children:
             if child.dep_ != "advcl" or child.pos_ not in ("VERB", "AUX"):
                 continue
-            mark = next(
-                (m for m in child.children if m.dep_ == "mark" and m.lower_ in _ADVERBIAL_MARKS),
-                None,
-            )
+            mark = next((m for m in child.children if _is_mark(m, child)), None)
             if mark is not None:
                 found.append((mark, child))
     return found
