@@ -1322,6 +1322,33 @@ def test_merge_prefixed_words_merges_bound_prefixes_only(extractor: RulesExtract
             {("he", "met", "his wife"), ("he", "met his wife in", "Paris")},
         ),
         ("Barack Obama was born in Hawaii.", {("Barack Obama", "was born in", "Hawaii")}),
+        # a piece of the title read as the main verb's mark, or as an adverbial noun
+        (
+            "As I Lay Dying is a song by Metallica.",
+            {("As I Lay Dying", "is", "song"), ("As I Lay Dying", "is", "song by Metallica")},
+        ),
+        (
+            "Richard I most likely used four languages.",
+            {
+                ("Richard I", "likely used", "languages"),
+                ("Richard I", "likely used", "four languages"),
+            },
+        ),
+        # opening words that are an adverbial of their own stay out of the subject
+        (
+            "Today Apple announced a new phone.",
+            {("Apple", "announced", "phone"), ("Apple", "announced", "new phone")},
+        ),
+        (
+            "On Monday Congress passed the bill.",
+            {("Congress", "passed", "bill"), ("Congress", "passed bill on", "Monday")},
+        ),
+        ("However Smith disagreed.", {("Smith", "disagreed", "")}),
+        # a label and its sentence, not a title across the colon
+        (
+            "The Orthodox: The Orthodox are the traditionalists.",
+            {("Orthodox", "are", "traditionalists")},
+        ),
     ],
 )
 def test_a_title_the_parse_took_apart_is_read_as_one_name(

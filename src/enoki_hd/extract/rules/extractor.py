@@ -29,7 +29,8 @@ from enoki_hd.types import Fact, Span
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
+    from spacy.tokens import Span as DocSpan
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,9 @@ _QUOTES = frozenset({'"', "\u201c", "\u201d"})
 def title_run_end(doc: Doc) -> int:
     """The end (token index) of the title a sentence starts with, or 0: a run of at least two
     capitalised words (small words inside it in lower case), or a quoted run, followed by a
-    lower-case word ("To Kill a Mockingbird was published …", "\u201cGone with the Wind\u201d is …")."""
+    lower-case word ("To Kill a Mockingbird was published …", "\u201cGone with the Wind\u201d
+    is …"). Not across a colon: "Star Wars: The Force Awakens is …" reads as an answer's
+    "The Orthodox: The Orthodox are the traditionalists …", a label and its sentence."""
     end = 0
     if len(doc) and doc[0].text in _QUOTES:
         end = next((t.i + 1 for t in doc[1:12] if t.text in _QUOTES), 0)
@@ -124,7 +127,31 @@ def title_misparsed(doc: Doc, end: int) -> bool:
     subject = next((c for c in root.children if c.dep_ in SUBJECT_DEPS), None)
     if subject is None:
         return True
-    return subject.i < end and (subject.left_edge.i > 0 or subject.pos_ in ("VERB", "AUX"))
+    if subject.i >= end:
+        return False
+    if subject.pos_ in ("VERB", "AUX"):
+        return True
+    return subject.left_edge.i > 0 and not _adverbial_prefix(doc[: subject.left_edge.i], root)
+
+
+# How a sentence's opening words before its subject attach to the main verb when they are an
+# adverbial of their own ("Today Apple announced …", "On Monday Congress passed …", "However
+# Smith disagreed"), not a piece of a title ("As I Lay Dying is …": "As" a mark on the main
+# verb; "Richard I used …": "Richard" a name read as an adverbial noun).
+_PREFIX_DEPS = frozenset({"advmod", "npadvmod", "prep", "intj", "cc", "punct"})
+
+
+def _adverbial_prefix(prefix: DocSpan, root: Token) -> bool:
+    """Whether ``prefix`` is whole adverbials of ``root``: each of its words whose head lies
+    outside it hangs on the root by :data:`_PREFIX_DEPS` (an adverbial noun not a name)."""
+    inside = range(prefix.start, prefix.end)
+    heads = [t for t in prefix if t.head.i not in inside]
+    return all(
+        t.head.i == root.i
+        and t.dep_ in _PREFIX_DEPS
+        and not (t.dep_ == "npadvmod" and t.pos_ == "PROPN")
+        for t in heads
+    )
 
 
 def is_question(doc: Doc) -> bool:
