@@ -1344,6 +1344,19 @@ def test_merge_prefixed_words_merges_bound_prefixes_only(extractor: RulesExtract
             {("Congress", "passed", "bill"), ("Congress", "passed bill on", "Monday")},
         ),
         ("However Smith disagreed.", {("Smith", "disagreed", "")}),
+        # a clause's opening, a day's name, a name followed by no verb
+        (
+            "Although Eurodisney is a great day out, visit the chateaux.",
+            {
+                ("Eurodisney", "is", "day"),
+                ("Eurodisney", "is", "great day"),
+                ("Eurodisney", "is", "great day out"),
+            },
+        ),
+        (
+            "Last Saturday I was thrilled.",
+            {("I", "was thrilled", "Last Saturday")},
+        ),
         # a label and its sentence, not a title across the colon
         (
             "The Orthodox: The Orthodox are the traditionalists.",

@@ -113,6 +113,12 @@ def title_run_end(doc: Doc) -> int:
                 break
     if end < 2 or end >= len(doc) or not doc[end].text[:1].islower():
         return 0
+    verb = next((t for t in doc[end:] if not t.tag_.startswith("RB")), doc[end])
+    if not (verb.tag_.startswith("VB") or verb.tag_ == "MD"):
+        return 0  # a title is followed by its verb ("Speaking of Jean Charles de Menezes")
+    first = doc[0]
+    if first.dep_ in ("mark", "advmod") and first.head.i >= end and first.head.dep_ != "ROOT":
+        return 0  # a clause's opening ("When Albright was …, Stahl asked", "Although X is …")
     return end
 
 
@@ -139,6 +145,7 @@ def title_misparsed(doc: Doc, end: int) -> bool:
 # Smith disagreed"), not a piece of a title ("As I Lay Dying is …": "As" a mark on the main
 # verb; "Richard I used …": "Richard" a name read as an adverbial noun).
 _PREFIX_DEPS = frozenset({"advmod", "npadvmod", "prep", "intj", "cc", "punct"})
+_WHEN = frozenset({"DATE", "TIME"})  # "Last Saturday I was …": a day's name is no title
 
 
 def _adverbial_prefix(prefix: DocSpan, root: Token) -> bool:
@@ -149,7 +156,7 @@ def _adverbial_prefix(prefix: DocSpan, root: Token) -> bool:
     return all(
         t.head.i == root.i
         and t.dep_ in _PREFIX_DEPS
-        and not (t.dep_ == "npadvmod" and t.pos_ == "PROPN")
+        and not (t.dep_ == "npadvmod" and t.pos_ == "PROPN" and t.ent_type_ not in _WHEN)
         for t in heads
     )
 
