@@ -13,6 +13,7 @@ from enoki_hd.extract.asserted import (
     pieces_joined,
     relation_filled,
     relation_head,
+    relation_implicit,
     relation_parsed,
     subject_filled,
     word_of_tokens,
@@ -711,3 +712,26 @@ def test_pieces_of_another_clause_are_dropped_from_relation_and_object(
     """A row can merge two clauses' words ("The mayor | was | a strong leader new taxes"):
     the hypothesis states neither clause."""
     assert read(nlp, text, parts) == expected
+
+
+def test_a_relation_of_determiners_alone_is_the_implicit_is(nlp) -> None:
+    """ "Lyon, the third largest city of France, …" gave "Lyon | the | third largest city of
+    France": a hypothesis with no verb."""
+    text = "Lyon, the third largest city of France, is known for its food."
+    parts = {"Lyon": ARG1, "the": REL, "third largest city of France": ARG2}
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    out = relation_implicit(row, doc, words, word_of_tokens(doc, words))
+    assert by_label(text, words, out) == {
+        ARG1: "Lyon",
+        REL: "",
+        ARG2: "the third largest city of France",
+    }
+    assert [SENTINELS[k] for k in range(len(SENTINELS)) if out[len(words) + k] == REL] == ["[is]"]
+    # a verb in the relation, or determiners not right before the object: as the tagger wrote
+    for parts in (
+        {"Lyon": ARG1, "is known for": REL, "its food": ARG2},
+        {"Lyon": ARG1, "the": REL, "France": ARG2},
+    ):
+        row, words = labelled(text, parts)
+        assert relation_implicit(row, doc, words, word_of_tokens(doc, words)) is row

@@ -130,3 +130,16 @@ def test_a_match_is_reported_at_its_offsets_in_the_unfolded_context() -> None:
         i: s.text(context)
         for i, s in quoted_sentences(answer, segment_sentences(answer), context).items()
     } == {0: "The ﬁrst  STRASSE opened in 1990."}
+
+
+def test_a_sentence_after_a_one_word_label_is_quoted() -> None:
+    """ "Note: I am not thin-skinned when it comes to the outdoors." (a RAGTruth context) states
+    the answer's sentence; the verifier called the answer's "I am not thin-skinned"
+    contradicted by it, and the answer was flagged."""
+    context = "Bedbugs. Infested. Note: I am not thin-skinned when it comes to the outdoors. Yes."
+    answer = "I am not thin-skinned when it comes to the outdoors."
+    assert found(answer, context) == {0: "I am not thin-skinned when it comes to the outdoors."}
+    assert found(answer, context[len("Bedbugs. Infested. ") :]) == found(answer, context)
+    # a label inside a sentence, or of more than one word, reports the claim
+    for prefix in ("He wrote the Note: ", "Critics often claim: "):
+        assert found(answer, prefix + answer) == {}

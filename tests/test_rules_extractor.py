@@ -1404,6 +1404,18 @@ def test_a_noun_before_the_name_it_describes_gives_the_name_as_subject(
     assert expected in triples(facts)
     assert not [f for f in facts if f.subject.lower() == absent.lower() and f.relation != "is"]
     check_invariants(answer, facts, [Span(0, len(answer))])
+    # a noun that names a word, or whose modifiers hold a coordination, keeps its subject
+    assert ("name", "is said to have been inspired by", "golden color") in triples(
+        extractor.extract(
+            "The name Golden Horde is said to have been inspired by the golden color."
+        )
+    )
+    assert "Pfizer" not in {
+        f.subject
+        for f in extractor.extract(
+            "Nigeria's Kano State and US drugs firm Pfizer have agreed to settle the case."
+        )
+    }
     # a noun with no name after it, and a name with a comma between: as before
     assert ("director", "was born in", "Ohio") in triples(
         extractor.extract("The director was born in Ohio.")
@@ -1446,6 +1458,12 @@ def test_a_when_clause_is_related_to_its_main_event(extractor: RulesExtractor) -
     assert ("She", "smiles whenever", "he sings") in triples(
         extractor.extract("She smiles whenever he sings.")
     )
+    # a "when" that asks, not tells the time of the event
+    assert not [
+        t
+        for t in triples(extractor.extract("The tools let them know when they crossed the line."))
+        if t[1].endswith("when")
+    ]
     # after a common noun, "when" is about the noun
     assert not [
         t

@@ -228,6 +228,14 @@ def test_the_shipped_taggers_existential_rows_say_what_exists() -> None:
             "completed_objects",
             ("This arena", "is", "the home ground for"),
         ),
+        # "Lyon | the | third largest city of France" (found by an audit of Fool-Me-Twice
+        # claims): a relation of a determiner alone
+        (
+            "Lyon, the third largest city of France, is known for its food.",
+            ("Lyon", "is", "the third largest city of France"),
+            "implicit_relations",
+            ("Lyon", "the", "third largest city of France"),
+        ),
     ],
 )
 def test_the_shipped_taggers_rows_take_a_part_they_lack_from_the_parse(

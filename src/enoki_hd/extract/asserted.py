@@ -371,6 +371,31 @@ def relation_parsed(
 _OBJECT_DEPS = OBJECT_DEPS | {"pobj", "pcomp", "xcomp", "ccomp"}
 
 
+def relation_implicit(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> np.ndarray:
+    """``row`` with a relation of determiners alone, right before the object, made the start
+    of the object and the relation the implicit "is" (a copy when changed; else ``row``):
+    "Lyon, the third largest city of France, …" gave "Lyon | the | third largest city of
+    France", a hypothesis with no verb; it reads "Lyon | [is] | the third largest city of
+    France", as the tagger reads other appositives."""
+    n = len(words)
+    relation = [k for k in range(n) if row[k] == REL]
+    if not relation or any(row[n + k] == REL for k in range(len(SENTINELS))):
+        return row
+    inside = set(relation)
+    tokens = [t for t in doc if token_words[t.i] in inside]
+    if not tokens or any(t.pos_ != "DET" for t in tokens):
+        return row
+    objects = [k for k in range(n) if row[k] in _OBJECT_LABELS]
+    if not objects or relation != list(range(relation[0], objects[0])):
+        return row
+    out = row.copy()
+    out[relation] = ARG2
+    out[n + SENTINELS.index("[is]")] = REL
+    return out
+
+
 def _is_preposition(token: Token) -> bool:
     """A preposition by its tag or by its dependency ("since" is tagged a conjunction where it
     heads a phrase: "since the 14th century")."""

@@ -45,6 +45,7 @@ from enoki_hd.extract.asserted import (
     object_filled,
     pieces_joined,
     relation_filled,
+    relation_implicit,
     relation_parsed,
     subject_filled,
     word_of_tokens,
@@ -399,6 +400,7 @@ class _Unit:
 # A row's missing parts taken from its sentence's parse, in this order, each with the stat that
 # counts the rows it changes (see ``asserted`` below and :mod:`enoki_hd.extract.asserted`).
 _MENDS = (
+    (relation_implicit, "implicit_relations"),
     (relation_filled, "filled_relations"),
     (relation_parsed, "parsed_relations"),
     (subject_filled, "filled_subjects"),
@@ -562,6 +564,7 @@ class EncoderExtractor:
             "rejected_sentences": 0,
             "unasserted_rows": 0,
             "trimmed_edges": 0,
+            "implicit_relations": 0,
             "filled_relations": 0,
             "parsed_relations": 0,
             "filled_objects": 0,

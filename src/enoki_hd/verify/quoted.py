@@ -9,7 +9,8 @@ flagged before this rule, 12 of them by the verifier).
 
 :func:`quoted_sentences` finds the answer sentences that occur in the context **as a whole
 sentence**: the match starts at the start of the context, of a line, or after a sentence's
-final ``.``, ``!`` or ``?`` (or a list item's bullet), and ends at one of those or at a line's end;
+final ``.``, ``!`` or ``?`` (or a list item's bullet, or a one-word label such as "Note:" that
+starts a sentence), and ends at one of those or at a line's end;
 it never crosses a blank line, so never two passages of a context given as a list. A match inside a
 longer sentence does not count — "The vaccine causes autism." is not stated by "Critics claim
 that the vaccine causes autism." Text is compared in Unicode compatibility form, case-folded,
@@ -145,6 +146,10 @@ class _Folded:
         if self.text[at - 1] != " ":
             return False
         before = self.text[: at - 1].rstrip(_CLOSERS)
+        if before.endswith(":"):
+            # after a one-word label that starts a sentence: "Note: I am not thin-skinned …"
+            label = re.search(r"[^\W\d_]{1,12}:$", before)
+            return label is not None and (label.start() == 0 or self.starts_sentence(label.start()))
         return bool(before) and before[-1] in _SENTENCE_END
 
     def ends_sentence(self, at: int) -> bool:

@@ -107,13 +107,37 @@ def _named(subject: Token) -> Token:
     was born in Ohio" is said of Spielberg (the parser makes the name the noun's appositive),
     "The Roman emperor Augustus was born there" of Augustus (the parser makes both subjects)
     — not of "director", "Roman emperor". Else ``subject``."""
-    if subject.pos_ != "NOUN":
+    if subject.pos_ != "NOUN" or subject.lemma_.lower() in _WORD_NOUNS or _coordinated(subject):
         return subject
     after = subject.i + 1
     names = [c for c in subject.children if c.dep_ == "appos"]
     names += [c for c in subject.head.children if c.dep_ in SUBJECT_DEPS and c.i > subject.i]
     return next(
-        (name for name in names if name.pos_ == "PROPN" and name.left_edge.i == after), subject
+        (
+            name
+            for name in names
+            if name.pos_ == "PROPN"
+            and name.left_edge.i == after
+            and not name.left_edge.text[:1].islower()
+        ),
+        subject,
+    )
+
+
+# Nouns that name a word, not a thing: "The name Golden Horde is said to have been inspired
+# by …" is said of the name.
+_WORD_NOUNS = frozenset(
+    {"name", "title", "term", "word", "phrase", "nickname", "surname", "expression", "acronym"}
+)
+
+
+def _coordinated(token: Token) -> bool:
+    """Whether the noun ``token`` is one of coordinated phrases, or its modifiers hold a
+    coordination ("Kano State and US drugs firm Pfizer", parsed as one noun "firm"): the name
+    after it is not the whole subject. (Names coordinated after the noun, "The publishing
+    companies Bloomsbury and Scholastic", are each a subject.)"""
+    return token.dep_ == "conj" or any(
+        d.dep_ in ("cc", "conj") for left in token.lefts for d in left.subtree
     )
 
 

@@ -94,6 +94,7 @@ _TITLE_SMALL_WORDS = frozenset(
     {"a", "an", "the", "and", "of", "with", "in", "on", "to", "for", "at", "by", "from"}
 )
 _QUOTES = frozenset({'"', "\u201c", "\u201d"})
+_PRONOUNS = frozenset({"he", "she", "it", "they", "we"})
 
 
 def title_run_end(doc: Doc) -> int:
@@ -105,8 +106,12 @@ def title_run_end(doc: Doc) -> int:
     end = 0
     if len(doc) and doc[0].text in _QUOTES:
         end = next((t.i + 1 for t in doc[1:12] if t.text in _QUOTES), 0)
+        if end > 2 and doc[end - 2].is_punct:
+            return 0  # a quotation: '"My only strength is my difference," says M'Sa'
     else:
         for token in doc:
+            if token.lower_ in _PRONOUNS and token.i and token.head.i >= token.i:
+                break  # "Greek letter F. He had taught …": a sentence after a bad split
             if token.text[:1].isupper():
                 end = token.i + 1
             elif not (token.i and token.lower_ in _TITLE_SMALL_WORDS):

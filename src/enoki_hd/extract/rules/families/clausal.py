@@ -78,12 +78,21 @@ def emit(
         builder.add(family or FAMILY, subject, relation, tokens)
 
 
-def _is_mark(token: Token, verb: Token) -> bool:
+# Verbs whose "when" clause is a question or a report, not the time of their event ("let them
+# know when they have crossed the frontier", "authorities believe, when a car bomb …").
+_NOT_WHEN_HEADS = frozenset(
+    {"know", "ask", "wonder", "tell", "decide", "remember", "forget", "believe", "say"}
+    | {"explain", "show", "understand", "learn", "see", "realize", "determine", "think"}
+)
+
+
+def _is_mark(token: Token, verb: Token, head: Token) -> bool:
     """``token`` marks ``verb``'s adverbial clause as one of :data:`_ADVERBIAL_MARKS`: the
     parser's ``mark``, or the "when" / "whenever" it tags a wh-adverb (``advmod``) at the
     clause's start — left out, "The war ended when the treaty was signed" never related the
     two events, though "when" was on the list. Not after a common noun: "a scene when J.D.
-    must shave him" is about the scene, whatever verb the parser hangs the clause on."""
+    must shave him" is about the scene, whatever verb the parser hangs the clause on; nor on a
+    verb of :data:`_NOT_WHEN_HEADS`."""
     if token.lower_ not in _ADVERBIAL_MARKS:
         return False
     if token.dep_ == "mark":
@@ -94,6 +103,7 @@ def _is_mark(token: Token, verb: Token) -> bool:
         and token.tag_ == "WRB"
         and token.i == verb.left_edge.i
         and not after_noun
+        and head.lemma_.lower() not in _NOT_WHEN_HEADS
     )
 
 
@@ -105,7 +115,7 @@ def adverbials(clause: Clause) -> list[tuple[Token, Token]]:
         for child in head.children:
             if child.dep_ != "advcl" or child.pos_ not in ("VERB", "AUX"):
                 continue
-            mark = next((m for m in child.children if _is_mark(m, child)), None)
+            mark = next((m for m in child.children if _is_mark(m, child, head)), None)
             if mark is not None:
                 found.append((mark, child))
     return found
