@@ -662,58 +662,6 @@ def test_a_relative_clauses_subject_pieces_are_kept_inside_its_antecedent(nlp) -
     assert read(nlp, text, parts) == {ARG1: "the Valricos", REL: "lived in", ARG2: "the valley"}
 
 
-@pytest.mark.parametrize(
-    ("text", "parts", "expected"),
-    [
-        # an object piece in a coordinated verb's phrase
-        (
-            "The mayor was a strong leader and was against new taxes.",
-            {"The mayor": ARG1, "was": REL, "a strong leader": ARG2, "new taxes": ARG2},
-            {ARG1: "The mayor", REL: "was", ARG2: "a strong leader"},
-        ),
-        # relation and object pieces in an adverbial clause the relation reaches into
-        (
-            "Paul Reed never worked in the navy since he had to run the family farm.",
-            {
-                "Paul Reed": ARG1,
-                "never worked in": REL,
-                "had to": REL,
-                "the navy": ARG2,
-                "run the family farm": ARG2,
-            },
-            {ARG1: "Paul Reed", REL: "never worked in", ARG2: "the navy"},
-        ),
-        # an object that runs on into an adverbial clause the relation does not reach: one claim
-        (
-            "The stadium was renamed in 2003, after the company acquired the naming rights.",
-            {
-                "The stadium": ARG1,
-                "was renamed": REL,
-                "in 2003": ARG2,
-                "after the company acquired the naming rights": ARG2,
-            },
-            {
-                ARG1: "The stadium",
-                REL: "was renamed",
-                ARG2: "in 2003 after the company acquired the naming rights",
-            },
-        ),
-        # every piece outside the relation's clause: left as the tagger wrote it
-        (
-            "He sold the farm and bought a boat.",
-            {"He": ARG1, "sold": REL, "a boat": ARG2},
-            {ARG1: "He", REL: "sold", ARG2: "a boat"},
-        ),
-    ],
-)
-def test_pieces_of_another_clause_are_dropped_from_relation_and_object(
-    nlp, text: str, parts: dict[str, int], expected: dict[int, str]
-) -> None:
-    """A row can merge two clauses' words ("The mayor | was | a strong leader new taxes"):
-    the hypothesis states neither clause."""
-    assert read(nlp, text, parts) == expected
-
-
 def test_a_relation_of_determiners_alone_is_the_implicit_is(nlp) -> None:
     """ "Lyon, the third largest city of France, …" gave "Lyon | the | third largest city of
     France": a hypothesis with no verb."""

@@ -21,10 +21,7 @@ rows to the same reading:
   (:func:`~enoki_hd.extract.rules.clauses.subject_of`) is dropped, "it | may have left |
   stains"; a piece inside the verb's complement is the row's object ("The first chairman …
   Hans Einarsson | was" reads "The first chairman … | was | Hans Einarsson"); when no piece, or
-  every piece, is in the subject, the row is left as the tagger wrote it; so are the pieces
-  of its relation and its object that lie in a verb coordinated with the relation's, or in an
-  adverbial clause the relation reaches into (:func:`clause_pieces_kept`: "The mayor | was |
-  a strong leader new taxes" of "… was a strong leader and was against new taxes");
+  every piece, is in the subject, the row is left as the tagger wrote it;
 - an existential row whose subject holds "there" and more ("There bridges | are | three over
   the river") has "there" for its subject, the verb with its auxiliaries and negation for its
   relation, and what exists for its object: "There | are | three bridges over the river"
@@ -118,8 +115,7 @@ def asserted_row(
         return None
     if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
         row = existential_kept(row, head, words, token_words)
-        row = subject_pieces_kept(row, head, words, token_words)
-        return clause_pieces_kept(row, head, token_words)
+        return subject_pieces_kept(row, head, words, token_words)
     noun = head.head
     subject = [k for k in range(n) if row[k] == ARG1]
     first_word = token_words[noun.left_edge.i]
@@ -209,48 +205,6 @@ def subject_pieces_kept(
         if piece not in kept:
             # "The first chairman … was Hans Einarsson": the name is what the chairman was
             out[piece] = ARG2 if complements.issuperset(piece) else NONE
-    return out
-
-
-# Children of a verb that head a clause of their own: the second verb of "was a strong leader
-# and was against new taxes", the "since" clause of "never worked in the navy since he had to
-# run the farm".
-_OWN_CLAUSE_DEPS = frozenset({"conj", "advcl", "parataxis"})
-
-
-def clause_pieces_kept(row: np.ndarray, head: Token, token_words: Sequence[int]) -> np.ndarray:
-    """``row`` with the pieces of its relation and of its object that lie in a clause of their
-    own under ``head`` unlabelled, when some piece of the same part lies in ``head``'s clause
-    (a copy when changed). A row can merge the words of two clauses: "The mayor was a strong
-    leader and was against new taxes" gave "The mayor | was | a strong leader new taxes",
-    "Paul Reed never worked in the navy since he had to run the family farm" "Paul Reed |
-    never worked in had to | the navy run the family farm" — hypotheses neither clause states.
-    A clause of its own is a verb coordinated with ``head`` or, when the row's relation reaches
-    into it, an adverbial clause: an object that runs on into "…, after the company acquired
-    the naming rights" with the relation in the main clause is one claim. The row's subject is
-    :func:`subject_pieces_kept`'s."""
-    n = len(row) - len(SENTINELS)
-    relation = _runs([k for k in range(n) if row[k] == REL])
-    objects = _runs([k for k in range(n) if row[k] in _OBJECT_LABELS])
-    scope = _words_under(head, token_words)
-    apart: set[int] = set()
-    for child in head.children:
-        if child.dep_ not in _OWN_CLAUSE_DEPS or child.pos_ not in _VERB_POS:
-            continue
-        words = _words_under(child, token_words)
-        scope -= words
-        if child.dep_ == "conj" or any(words.intersection(piece) for piece in relation):
-            apart |= words
-    out = row
-    for pieces in (relation, objects):
-        kept = [piece for piece in pieces if scope.intersection(piece)]
-        dropped = [piece for piece in pieces if piece not in kept and apart.issuperset(piece)]
-        if not kept or not dropped:
-            continue
-        if out is row:
-            out = row.copy()
-        for piece in dropped:
-            out[piece] = NONE
     return out
 
 
