@@ -99,10 +99,12 @@ _PRONOUNS = frozenset({"he", "she", "it", "they", "we"})
 
 def title_run_end(doc: Doc) -> int:
     """The end (token index) of the title a sentence starts with, or 0: a run of at least two
-    capitalised words (small words inside it in lower case), or a quoted run, followed by a
-    lower-case word ("To Kill a Mockingbird was published …", "\u201cGone with the Wind\u201d
-    is …"). Not across a colon: "Star Wars: The Force Awakens is …" reads as an answer's
-    "The Orthodox: The Orthodox are the traditionalists …", a label and its sentence."""
+    capitalised words (small words inside it in lower case), or a quoted run, followed by its
+    verb in lower case ("To Kill a Mockingbird was published …", "\u201cGone with the
+    Wind\u201d is …"). Not a quotation that ends in punctuation, a run a pronoun starts a new
+    sentence in, or a subordinate clause's opening; and not across a colon: "Star Wars: The
+    Force Awakens is …" reads as an answer's "The Orthodox: The Orthodox are the
+    traditionalists …", a label and its sentence."""
     end = 0
     if len(doc) and doc[0].text in _QUOTES:
         end = next((t.i + 1 for t in doc[1:12] if t.text in _QUOTES), 0)
@@ -130,8 +132,9 @@ def title_run_end(doc: Doc) -> int:
 def title_misparsed(doc: Doc, end: int) -> bool:
     """Whether the parse of a sentence that starts with a title (:func:`title_run_end`) took
     the title apart: the main verb inside it ("Gone with the Wind is …" made "Gone" the
-    root), no subject ("To the Lighthouse is set in …"), or a subject inside it that is a verb
-    or starts after it ("Raging Bull is based on …": "Raging"; "A Star Is Born is …": "Born")."""
+    root), no subject ("To the Lighthouse is set in …"), a subject inside it that is a verb
+    ("A Star Is Born is …": "Born"), or one after words that are no adverbial of the main
+    verb ("As I Lay Dying is …": "Dying"; :func:`_adverbial_prefix`)."""
     root = doc[0].sent.root
     if root.i < end:
         return True
