@@ -8,6 +8,7 @@ import pytest
 
 from enoki_hd.extract.asserted import (
     asserted_row,
+    clause_rows,
     object_completed,
     object_filled,
     pieces_joined,
@@ -682,3 +683,102 @@ def test_a_relation_of_determiners_alone_is_the_implicit_is(nlp) -> None:
         {"Lyon": ARG1, "the": REL, "France": ARG2},
     ):
         assert after(relation_implicit, nlp, text, parts) is None
+
+
+def split(nlp, text: str, parts: dict[str, int]) -> list[dict[int, str]]:
+    """The rows :func:`clause_rows` makes of one, each as label → its words joined."""
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    return [
+        by_label(text, words, out)
+        for out in clause_rows(row, doc, words, word_of_tokens(doc, words))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "expected"),
+    [
+        # an object piece in a coordinated verb's phrase: its relation from the parse
+        (
+            "The mayor was a strong leader and was against new taxes.",
+            {"The mayor": ARG1, "was": REL, "a strong leader": ARG2, "new taxes": ARG2},
+            [
+                {ARG1: "The mayor", REL: "was", ARG2: "a strong leader"},
+                {ARG1: "The mayor", REL: "was against", ARG2: "new taxes"},
+            ],
+        ),
+        # relation and object pieces in an adverbial clause the relation reaches into: its own
+        # subject, not its mark
+        (
+            "Paul Reed never worked in the navy since he had to run the family farm.",
+            {
+                "Paul Reed": ARG1,
+                "never worked in": REL,
+                "had to": REL,
+                "the navy": ARG2,
+                "run the family farm": ARG2,
+            },
+            [
+                {ARG1: "Paul Reed", REL: "never worked in", ARG2: "the navy"},
+                {ARG1: "he", REL: "had to", ARG2: "run the family farm"},
+            ],
+        ),
+        (
+            "He was born in 1635 and died in 1701.",
+            {"He": ARG1, "was born in": REL, "1635": ARG2, "1701": ARG2},
+            [
+                {ARG1: "He", REL: "was born in", ARG2: "1635"},
+                {ARG1: "He", REL: "died in", ARG2: "1701"},
+            ],
+        ),
+        # a clause its sentence does not assert gets no row; its words leave the first
+        (
+            "The plant closed in 2009 unless the report is wrong.",
+            {"The plant": ARG1, "closed in": REL, "2009": ARG2, "is": REL, "wrong": ARG2},
+            [{ARG1: "The plant", REL: "closed in", ARG2: "2009"}],
+        ),
+    ],
+)
+def test_a_row_merging_two_clauses_is_split_into_a_row_per_clause(
+    nlp, text: str, parts: dict[str, int], expected: list[dict[int, str]]
+) -> None:
+    """A row can merge two clauses' words ("The mayor | was | a strong leader new taxes"): the
+    hypothesis states neither clause, and dropping the other clause's words left its claim
+    unchecked."""
+    assert split(nlp, text, parts) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # an object that runs on into an adverbial clause the relation does not reach: one claim
+        (
+            "The stadium was renamed in 2003, after the company acquired the naming rights.",
+            {
+                "The stadium": ARG1,
+                "was renamed": REL,
+                "in 2003": ARG2,
+                "after the company acquired the naming rights": ARG2,
+            },
+        ),
+        # every piece outside the relation's clause: left as the tagger wrote it
+        ("He sold the farm and bought a boat.", {"He": ARG1, "sold": REL, "a boat": ARG2}),
+        # the other clause's subject cannot be told (an infinitive of purpose): left whole
+        (
+            "The stadium underwent renovations in 2014 to meet the league's requirements.",
+            {
+                "The stadium": ARG1,
+                "underwent renovations in": REL,
+                "to meet": REL,
+                "2014": ARG2,
+                "the league's requirements": ARG2,
+            },
+        ),
+    ],
+)
+def test_a_row_of_one_clause_is_not_split(nlp, text: str, parts: dict[str, int]) -> None:
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    rows = clause_rows(row, doc, words, word_of_tokens(doc, words))
+    assert len(rows) == 1
+    assert rows[0] is row

@@ -25,7 +25,11 @@ rows to the same reading:
 - an existential row whose subject holds "there" and more ("There bridges | are | three over
   the river") has "there" for its subject, the verb with its auxiliaries and negation for its
   relation, and what exists for its object: "There | are | three bridges over the river"
-  (:func:`existential_kept`).
+  (:func:`existential_kept`);
+- a row that merges the words of two clauses ("The mayor | was | a strong leader new taxes" of
+  "… was a strong leader and was against new taxes") is split into a row per clause
+  (:func:`clause_rows`: "The mayor | was | a strong leader", "The mayor | was against | new
+  taxes").
 
 A row the tagger gave a subject and an object but no relation is dropped by decoding; when the
 words between the two are a short verb group the parse makes the subject's verb ("The
@@ -513,3 +517,153 @@ def object_completed(
     out = row.copy()
     out[phrase] = row[last]
     return out
+
+
+# Children of a verb that head a clause of their own: the second verb of "was a strong leader
+# and was against new taxes", the "since" clause of "never worked in the navy since he had to
+# run the farm".
+_OWN_CLAUSE_DEPS = frozenset({"conj", "advcl", "parataxis"})
+
+
+def clause_rows(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[np.ndarray]:
+    """``row`` split into one row per clause when it merges the words of two: its relation in
+    one clause, and pieces of its relation or object that lie wholly in a verb coordinated with
+    the relation's, or in an adverbial clause the relation reaches into. "The mayor was a
+    strong leader and was against new taxes" gave the row "The mayor | was | a strong leader
+    new taxes", "Paul Reed never worked in the navy since he had to run the family farm"
+    "Paul Reed | never worked in had to | the navy run the family farm" — hypotheses neither
+    clause states. The first row keeps the words in the relation's own clause ("The mayor |
+    was | a strong leader"; its complement in the parse when none of its object is left); the
+    other clause gets a row of its own (:func:`_clause_row`): "The mayor | was against | new
+    taxes", "he | had to | run the family farm". A clause its sentence does not assert
+    (:func:`~enoki_hd.extract.rules.syntax.is_unasserted`: "if …") gets no row and its words
+    leave the first. When the other clause's row cannot be told (no subject, no relation), or
+    the first would keep no relation word, ``row`` is returned alone, as it is. (Dropping the
+    other clause's pieces without a row of their own was tried first and taken out: the claim
+    they made went unchecked.)"""
+    n = len(words)
+    relation = {k for k in range(n) if row[k] == REL}
+    if not relation:
+        return [row]
+    head = relation_head(doc, token_words, relation)
+    if head is None or head.dep_ in ("relcl", "acl"):
+        return [row]
+    relations = _runs(sorted(relation))
+    objects = _runs([k for k in range(n) if row[k] in _OBJECT_LABELS])
+    subject = [k for k in range(n) if row[k] == ARG1]
+    scope = _words_under(head, token_words)
+    clauses: list[tuple[Token, set[int]]] = []
+    for child in head.children:
+        if child.dep_ not in _OWN_CLAUSE_DEPS or child.pos_ not in _VERB_POS:
+            continue
+        inside = _words_under(child, token_words) - {-1}
+        scope -= inside
+        clauses.append((child, inside))
+    first = row
+    others: list[np.ndarray] = []
+    for child, inside in clauses:
+        if child.dep_ != "conj" and not any(inside.intersection(p) for p in relations):
+            continue  # "…, after the company acquired the naming rights": one claim
+        moved_relation = [p for p in relations if inside.issuperset(p)]
+        moved_objects = [p for p in objects if inside.issuperset(p)]
+        if not (moved_relation or moved_objects):
+            continue
+        if not any(scope.intersection(p) for p in relations):
+            continue
+        if not any(scope.intersection(p) for p in objects) and not moved_relation:
+            continue  # the relation's own object is the other clause's: one claim
+        if not is_unasserted(child):
+            other = _clause_row(
+                row,
+                child,
+                inside,
+                subject,
+                moved_relation,
+                moved_objects,
+                doc,
+                words,
+                token_words,
+            )
+            if other is None:
+                continue
+            others.append(other)
+        if first is row:
+            first = row.copy()
+        for k in inside:
+            if first[k] in (REL, *_OBJECT_LABELS):
+                first[k] = NONE
+    if first is row:
+        return [row]
+    if not (first[:n] == REL).any():
+        return [row]
+    if not any(first[k] in _OBJECT_LABELS for k in range(n)):
+        first = object_filled(first, doc, words, token_words)
+    return [first, *others]
+
+
+# what a clause's own subject is headed by when the parse is to be trusted ("and All the East
+# | became" of a mis-parsed list is not)
+_SUBJECT_POS = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
+
+
+def _clause_row(
+    row: np.ndarray,
+    verb: Token,
+    inside: set[int],
+    subject: list[int],
+    relation: list[list[int]],
+    objects: list[list[int]],
+    doc: Doc,
+    words: Sequence[Span],
+    token_words: Sequence[int],
+) -> np.ndarray | None:
+    """The row of ``verb``'s clause for :func:`clause_rows`: its subject is its own subject's
+    phrase when that lies in the clause, else the row's subject when the parse makes the row's
+    subject the clause's (a verb coordinated with the relation's); its relation the row's
+    relation pieces in the clause (not the clause's mark, "since", "as"), else the relation the
+    parse gives its object (:func:`relation_filled`, :func:`relation_parsed`); its object the
+    row's object pieces in the clause, else the verb's complement (:func:`object_filled`).
+    None when the subject or the relation cannot be told."""
+    n = len(words)
+    own = subject_of(verb)
+    if own is None or own.dep_ == "expl" or own.pos_ not in _SUBJECT_POS:
+        return None
+    phrase = sorted(_words_under(own, token_words) - {-1})
+    out = np.full(len(row), NONE, dtype=row.dtype)
+    if inside.issuperset(phrase):
+        phrase = _trimmed(phrase, doc, words, token_words)
+        while phrase and phrase[0] in _loose_words(doc, token_words):
+            phrase = phrase[1:]
+        if not phrase:
+            return None
+        out[phrase] = ARG1
+    elif subject and set(phrase).intersection(subject):
+        out[subject] = ARG1
+    else:
+        return None
+    # not the clause's mark ("since", "as") nor a conjunction the tagger put in the relation
+    marks = {token_words[c.i] for c in verb.children if c.dep_ == "mark"}
+    marks |= {token_words[t.i] for t in doc if t.pos_ == "CCONJ" or t.is_punct}
+    for piece in relation:
+        for k in piece:
+            if k not in marks and out[k] == NONE:
+                out[k] = REL
+    for piece in objects:
+        for k in piece:
+            if out[k] == NONE:
+                out[k] = row[k]
+    if not (out[:n] == REL).any():
+        for mend in (relation_filled, relation_parsed):
+            out = mend(out, doc, words, token_words)
+        if not (out[:n] == REL).any():
+            return None
+    if not any(out[k] in _OBJECT_LABELS for k in range(n)):
+        out = object_filled(out, doc, words, token_words)
+    return out
+
+
+def _loose_words(doc: Doc, token_words: Sequence[int]) -> set[int]:
+    """Words a phrase does not start on: punctuation and conjunctions."""
+    return {token_words[t.i] for t in doc if t.is_punct or t.pos_ == "CCONJ"}
