@@ -67,6 +67,11 @@ _PARTICLE_ADVERBS = frozenset(
     {"away", "back", "out", "off", "up", "down", "over", "apart", "ahead", "forward", "aside"}
     | {"north", "south", "east", "west", "abroad", "overseas", "inland", "together"}
 )
+# When the claim holds among others: "first appeared in 1990" is not "appeared in 1990" (a
+# context where it appeared in 1985 and again in 1990 supports the second only), "was
+# originally based in Boston", "still lives in Paris" — not before the subject ("Still, the
+# team won": a discourse word).
+_TIME_ADVERBS = frozenset({"first", "originally", "initially", "formerly", "previously", "still"})
 # Adverbs that limit or hedge the claim itself: "caused solely by" is not "caused by" (a
 # context that names several causes supports the second only), "usually resolves" is not
 # "resolves".
@@ -80,6 +85,10 @@ _LIMITING_ADVERBS = frozenset(
     | {"typically", "generally", "commonly"}
     # how well the verb holds: "was not well received" is not "was not received"
     | {"well", "poorly", "badly"}
+    # when the claim holds among others: "first appeared in 1990" is not "appeared in 1990" (a
+    # context where it appeared in 1985 and again in 1990 supports the second only), "was
+    # originally based in Boston", "still lives in Paris"
+    | _TIME_ADVERBS
 )
 # Prepositions through which a gerund completes its verb (``focuses on building``, ``known
 # for inventing``, ``grew by cutting costs``); after the others (``before splitting up``,
@@ -204,6 +213,11 @@ def _in_relation(child: Token) -> bool:
     if child.dep_ == "advmod":
         if child.lower_ == "well" and child.i > 0 and child.doc[child.i - 1].lower_ == "as":
             return False  # "as well": too, not how well
+        if child.lower_ in _TIME_ADVERBS:
+            return not any(
+                s.dep_ in ("nsubj", "nsubjpass", "expl") and s.i > child.i
+                for s in child.head.children
+            ) and not (child.i + 1 < len(child.doc) and child.doc[child.i + 1].text == ",")
         if child.lower_ in _LIMITING_ADVERBS:
             return True
         return child.lower_ in _PARTICLE_ADVERBS and child.i == child.head.i + 1
