@@ -183,25 +183,6 @@ def test_the_shipped_taggers_rows_say_what_the_sentence_asserts() -> None:
     assert "red wine" in {f.subject for f in raw if f.sentence == 1}
 
 
-def test_the_shipped_taggers_row_of_two_clauses_is_read_as_two_facts() -> None:
-    # raw rows: "He | was born in | 1635 1701", "The mayor | was | a strong leader new taxes"
-    answer = (
-        "He was born in 1635 and died in 1701. "
-        "The mayor was a strong leader and was against new taxes."
-    )
-    extractor = get_extractor("encoder")
-    facts = [(f.sentence, f.subject, f.relation, f.object) for f in extractor.extract(answer)]
-    assert (0, "He", "was born in", "1635") in facts
-    assert (0, "He", "died in", "1701") in facts
-    assert (1, "The mayor", "was", "a strong leader") in facts
-    assert (1, "The mayor", "was against", "new taxes") in facts
-    assert extractor.stats["split_rows"] == 2
-    raw = get_extractor("encoder", asserted=False).extract(answer)
-    assert (0, "He", "was born in", "1635 1701") in [
-        (f.sentence, f.subject, f.relation, f.object) for f in raw
-    ]
-
-
 def test_the_shipped_taggers_existential_rows_say_what_exists() -> None:
     # raw rows: "There bridges | are | three over the river", "There 40 passengers | were on
     # board | the ferry" (verbalised "There bridges are three over the river.")

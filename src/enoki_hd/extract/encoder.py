@@ -41,7 +41,6 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.asserted import (
     asserted_row,
-    clause_rows,
     object_completed,
     object_filled,
     pieces_joined,
@@ -462,10 +461,7 @@ class EncoderExtractor:
             ended on a preposition takes the phrase it governs ("the home ground for *the
             Austrian football club*"; ``stats["completed_objects"]``), and the commas and
             conjunctions between pieces of a subject or object are kept ("Oberhof*,*
-            Germany"; ``stats["joined_pieces"]``); a row that merges the words of two
-            clauses is split into a row per clause ("The mayor | was | a strong leader new
-            taxes" → "… | was | a strong leader", "… | was against | new taxes";
-            ``stats["split_rows"]``).
+            Germany"; ``stats["joined_pieces"]``).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -575,7 +571,6 @@ class EncoderExtractor:
             "filled_subjects": 0,
             "completed_objects": 0,
             "joined_pieces": 0,
-            "split_rows": 0,
         }
 
     def _choose_backend(self, backend: str, recorded: str | None) -> Backend:
@@ -794,19 +789,15 @@ class EncoderExtractor:
                 if kept is None:
                     self.stats["unasserted_rows"] += 1
                     continue
-                pieces = [kept]
                 if doc is not None:
-                    pieces = clause_rows(kept, doc, unit.words, token_words)
-                    self.stats["split_rows"] += int(pieces[0] is not kept)
-                for piece in pieces:
-                    if doc is not None:
-                        joined = pieces_joined(piece, unit.text, unit.words)
-                        self.stats["joined_pieces"] += int(joined is not piece)
-                        piece = joined
-                    trimmed = edges_trimmed(piece, unit.text, unit.words)
-                    self.stats["trimmed_edges"] += int(trimmed is not piece)
-                    rows.append(trimmed)
-                    confidences.append(score)
+                    joined = pieces_joined(kept, unit.text, unit.words)
+                    self.stats["joined_pieces"] += int(joined is not kept)
+                    kept = joined
+                trimmed = edges_trimmed(kept, unit.text, unit.words)
+                self.stats["trimmed_edges"] += int(trimmed is not kept)
+                kept = trimmed
+                rows.append(kept)
+                confidences.append(score)
         facts = decode_rows(
             unit.text,
             unit.words,
