@@ -22,6 +22,7 @@ SWITCHES = (
     "conflicts",
     "absent_names",
     "refinement_support",
+    "period_support",
     "language_check",
     "record_features",
     "mask_citations",

@@ -151,6 +151,10 @@ class Detector:
         refinement_support: in ``hybrid`` mode, a fact failed by its words' grounding alone
             is supported when the verifier decisively entails one of its supported refinements
             (:mod:`enoki_hd.verify.judge`).
+        period_support: in ``hybrid`` mode, a fact that failed and dates itself by a decade
+            or a century ("founded in the late 1990s") is supported when the verifier entails
+            it restated with a year its evidence gives the fact's event inside that period
+            ("founded in 1998"; :mod:`enoki_hd.verify.periods`).
         inherit_entailment: facts of a coarse-to-fine chain are judged refinements first, and
             an ancestor of a refinement the verifier finds supported with at least this
             entailment takes that decision instead of being judged
@@ -228,6 +232,7 @@ class Detector:
         conflicts: bool = True,
         absent_names: bool = True,
         refinement_support: bool = True,
+        period_support: bool = True,
         inherit_entailment: float | None = 0.5,
         judge: EscalationJudge | Mapping[str, Any] | str | None = None,
         routing: RoutingPolicy | Mapping[str, Any] | None = None,
@@ -274,6 +279,7 @@ class Detector:
             ("conflicts", conflicts),
             ("absent_names", absent_names),
             ("refinement_support", refinement_support),
+            ("period_support", period_support),
             ("language_check", language_check),
             ("record_features", record_features),
             ("mask_citations", mask_citations),
@@ -329,6 +335,7 @@ class Detector:
             absent_names=absent_names,
             refinement_support=refinement_support,
             sentence_entailment=sentence_entailment,
+            period_support=period_support,
         )
         if isinstance(extractor, str):
             from enoki_hd.extract import get_extractor
@@ -445,6 +452,7 @@ class Detector:
             conflicts=switches["conflicts"],
             absent_names=switches["absent_names"],
             refinement_support=switches["refinement_support"],
+            period_support=switches["period_support"],
             inherit_entailment=numbers["inherit_entailment"],
             judge=cfg.get("judge"),
             routing=cfg.get("routing"),
@@ -479,6 +487,7 @@ class Detector:
             "conflicts": self.judge.conflicts,
             "absent_names": self.judge.absent_names,
             "refinement_support": self.judge.refinement_support,
+            "period_support": self.judge.period_support,
             "inherit_entailment": self.inherit_entailment,
             **({} if self.escalation is None else self.escalation.config()),
             "sentence_aggregation": self.sentence_aggregation,
@@ -635,6 +644,16 @@ class Detector:
                     )
                     verdicts = self.judge.vouch_by_sentences(
                         verdicts, {i: j.decision for i, j in zip(vouch, judged, strict=True)}
+                    )
+            periods = self.judge.periods_to_check(verdicts)
+            if periods:
+                with clock("periods"):
+                    judged = verify_hypotheses(
+                        self.selector, self.verifier, index, [h for _, h in periods]
+                    )
+                    verdicts = self.judge.vouch_by_periods(
+                        verdicts,
+                        [(i, j.decision) for (i, _), j in zip(periods, judged, strict=True)],
                     )
             if self.escalation is not None:
                 with clock("escalate"):
@@ -845,6 +864,7 @@ _CONFIG_KEYS = frozenset(
         "conflicts",
         "absent_names",
         "refinement_support",
+        "period_support",
         "inherit_entailment",
         "sentence_aggregation",
         "language_check",
@@ -867,6 +887,7 @@ _CONFIG_SWITCHES = (
     ("conflicts", True),
     ("absent_names", True),
     ("refinement_support", True),
+    ("period_support", True),
     ("language_check", True),
     ("record_features", False),
     ("mask_citations", True),

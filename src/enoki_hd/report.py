@@ -183,6 +183,11 @@ def _fact_note(verdict: FactVerdict) -> str:
             "its sentence entailed whole; the fact alone: not entailed "
             f"{verdict.probs.hall_prob:.2f}"
         )
+    if verdict.decided_by == "period":  # its probs are the fact's own, as written
+        parts.append(
+            "restated with a year its evidence gives inside the decade or century; as "
+            f"written: not entailed {verdict.probs.hall_prob:.2f}"
+        )
     parts.append(f"decided_by: {verdict.decided_by}")
     return "; ".join(parts)
 

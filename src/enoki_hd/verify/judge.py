@@ -53,6 +53,14 @@ mirror of rule 4's bar) — the refinement holds every word of the fact, and wha
 refinement's. A refinement merely leaning to entailment vouches for nothing: its grounding
 checked only its own added words, not the ancestor's.
 
+**A year inside a decade or century vouches for it** (``period_support``, on): in ``hybrid``
+mode, a fact that failed on the verifier's reading or its words' grounding alone and dates
+itself by a decade or a century ("founded in the late 1990s") is supported when the verifier
+entails it restated with the year its evidence gives the fact's event inside that period
+("founded in 1998"): :meth:`FactJudge.periods_to_check` lists the restatements, the detector
+judges them, :meth:`FactJudge.vouch_by_periods` reads the decisions. ``decided_by="period"``,
+score and evidence the restatement's (:mod:`enoki_hd.verify.periods`).
+
 **A sentence entailed whole vouches for its facts** (opt-in, ``sentence_entailment``): in
 ``hybrid`` mode, a fact that the verifier's own reading failed (``decided_by`` nli: decisive
 NLI, 4, or the NLI term outweighing grounding in 6 — never a conflict, an absent name or
@@ -78,7 +86,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -104,6 +112,7 @@ from enoki_hd.verify.grounding import (
     parse_dates,
     rate_spans,
 )
+from enoki_hd.verify.periods import restated_periods
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
 VERIFICATION_MODES: tuple[VerificationMode, ...] = ("nli", "grounding", "hybrid", "calibrated")
@@ -114,6 +123,8 @@ _MODES_TEXT = "'nli', 'grounding', 'hybrid' or 'calibrated'"
 # of the 5,736 SNLI test pairs the shipped verifier puts at or above it, 97.1% are indeed not
 # entailed (gold neutral or contradiction).
 NLI_DECISIVE = 0.9
+# the signals whose failure a period's restatement can lift: not a conflict, not an absent name
+_PERIOD_DECIDERS = frozenset({"nli", "grounding"})
 
 
 @dataclass(frozen=True)
@@ -197,6 +208,9 @@ class FactJudge:
         refinement_support: a fact failed by its words' grounding alone is supported when
             the verifier decisively entails one of its supported refinements (see the module
             docstring).
+        period_support: a fact dated by a decade or a century that failed is supported when
+            the verifier entails it restated with a year inside the period (see the module
+            docstring).
         root_delta: a root fact is also grounded on its delta (its object) alone, and the
             higher absent share counts — for extractors whose root facts are coarse (the
             encoder's rows carry whole clauses; the rules' roots are short heads whose
@@ -213,6 +227,7 @@ class FactJudge:
     refinement_support: bool = True
     root_delta: bool = False
     sentence_entailment: float | None = None
+    period_support: bool = True
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -274,6 +289,54 @@ class FactJudge:
         return _vouched_by_sentences(
             verdicts, sentence_decisions, self.sentence_entailment, self.threshold
         )
+
+    def periods_to_check(self, verdicts: list[FactVerdict]) -> list[tuple[int, str]]:
+        """The restatements :meth:`vouch_by_periods` reads, as (verdict index, hypothesis): for
+        each fact that failed on the verifier's reading or its words' grounding alone (no
+        conflict, no absent name) and dates itself by a decade or a century, its hypothesis
+        with the period replaced by each year of its evidence inside it
+        (:func:`~enoki_hd.verify.periods.restated_periods`); none when ``period_support`` is
+        off or the mode is not ``hybrid``."""
+        if not self.period_support or self.verification != "hybrid":
+            return []
+        return [
+            (i, restated)
+            for i, v in enumerate(verdicts)
+            if v.label != "supported"
+            and v.decided_by in _PERIOD_DECIDERS
+            and v.evidence is not None
+            for restated in restated_periods(v.hypothesis, v.evidence.text, v.fact.relation)
+        ]
+
+    def vouch_by_periods(
+        self,
+        verdicts: list[FactVerdict],
+        decisions: Sequence[tuple[int, EvidenceDecision]],
+    ) -> list[FactVerdict]:
+        """``verdicts`` with each fact whose restatement with a year inside its period
+        (:meth:`periods_to_check`) the verifier entails — entailment its most likely label,
+        a hallucination probability below the threshold — relabelled ``supported``
+        (``decided_by="period"``; its score and evidence the restatement's)."""
+        best: dict[int, EvidenceDecision] = {}
+        for i, decision in decisions:
+            probs = decision.probs
+            if probs.entailment <= max(probs.neutral, probs.contradiction):
+                continue
+            if probs.hall_prob >= self.threshold:
+                continue
+            if i not in best or probs.hall_prob < best[i].probs.hall_prob:
+                best[i] = decision
+        out = list(verdicts)
+        for i, decision in best.items():
+            out[i] = replace(
+                verdicts[i],
+                label="supported",
+                decided_by="period",
+                score=round(decision.probs.hall_prob, 6),
+                evidence=decision.evidence,
+                blamed=None,
+            )
+        return out
 
     def judge(
         self,

@@ -1,0 +1,139 @@
+"""A decade or century the context dates by a year inside it.
+
+An answer generalises: the context says "founded in 1998", the answer "founded in the late
+1990s". The small verifier reads the two as different dates and calls the fact contradicted
+(entailment 0.03), and grounding cannot find "late" in the context; neither is a hallucination.
+Whatever entails "founded in 1998" entails "founded in the late 1990s", so a fact that failed
+and dates itself by a decade or a century ("the 1990s", "the early 1930s", "the mid-1990s",
+"the 19th century", "the late nineteenth century") is judged again with the period replaced
+by each year of its evidence that lies inside it (:func:`restated_periods`); when the verifier
+entails one of those restatements, the fact is supported (``decided_by="period"``; see
+:meth:`~enoki_hd.verify.judge.FactJudge.vouch_by_periods`). The same year for another event
+is no support, and the small verifier cannot be trusted to see it (it entails "The band split
+up in 1994" from "The band formed in 1994 and split up in 2005"), so the year must be the one
+the evidence gives the fact's relation (:func:`relation_years`): the first year after a word
+of the relation in its sentence, else the last one before it ("split … in 2005"); when no
+word of the relation is in the evidence, its only year, if it states one.
+
+Inside a period: a decade's ten years ("the 1990s": 1990–1999); "early", "mid" and "late"
+its first five, its middle five and its last four (1990–1994, 1993–1997, 1996–1999); a
+century's hundred years ("the 19th century": 1800–1899; "early", "mid", "late" its first 40,
+middle 40 and last 40). A decade that ends a century ("the 1900s") is read as the century too
+(1900–1999), as writers use it. Years are four-digit numbers of the evidence from 1000 to 2099
+that are not part of a longer number, an amount or a percentage, a decade themselves or a
+range's end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from enoki_hd.verify.grounding import parse_dates
+
+# the qualifier before a period: its part of the decade or century, as offsets into it
+_DECADE_PARTS = {"early": (0, 4), "mid": (3, 7), "late": (6, 9)}
+_CENTURY_PARTS = {"early": (0, 39), "mid": (30, 69), "late": (60, 99)}
+_QUALIFIER_RE = re.compile(
+    r"(?:\bthe\s+)?(?:\b(?P<part>early|mid|late)(?:\s+|-))?$", flags=re.IGNORECASE
+)
+_THE_RE = re.compile(r"\bthe\s+$", flags=re.IGNORECASE)
+# a year of the evidence: four digits from 1000 to 2099 standing alone, not "$1998", "1998%",
+# "1,998", "1998.5", "1990s", "1998-2001" (a range: its end is not the event's year)
+_YEAR_RE = re.compile(r"(?<![\w$€£.,\-–/])(?P<year>1\d{3}|20\d{2})(?![\w%.,]\d|[\w%\-–/])")
+
+
+@dataclass(frozen=True)
+class Period:
+    """A decade or century of a text: ``start``/``end`` its characters (qualifier and "the"
+    included), ``first``/``last`` the years inside it."""
+
+    start: int
+    end: int
+    first: int
+    last: int
+
+
+def periods(text: str) -> list[Period]:
+    """The decades and centuries ``text`` names, with their qualifiers."""
+    found = []
+    for date in parse_dates(text):
+        if date.kind not in ("decade", "century") or date.year is None:
+            continue
+        start = date.span.start
+        before = text[:start]
+        qualifier = _QUALIFIER_RE.search(before)
+        part = qualifier.group("part") if qualifier else None
+        if qualifier is not None and qualifier.group(0):
+            start = qualifier.start()
+        elif (the := _THE_RE.search(before)) is not None:
+            start = the.start()
+        year = date.year
+        if date.kind == "decade" and year % 100 != 0:
+            low, high = _DECADE_PARTS.get(part.lower(), (0, 9)) if part else (0, 9)
+        else:  # a century, or "the 1900s" read as one
+            low, high = _CENTURY_PARTS.get(part.lower(), (0, 99)) if part else (0, 99)
+        found.append(Period(start, date.span.end, year + low, year + high))
+    return found
+
+
+def years(text: str) -> list[int]:
+    """The years ``text`` states (see the module docstring), each once, in order."""
+    seen: dict[int, None] = {}
+    for m in _YEAR_RE.finditer(text):
+        seen.setdefault(int(m.group("year")), None)
+    return list(seen)
+
+
+# words of a relation that say nothing of which event it is
+_FUNCTION_WORDS = frozenset(
+    {"was", "were", "is", "are", "be", "been", "being", "has", "have", "had", "did", "does",
+     "the", "and", "not", "its", "his", "her", "their", "from", "into", "with", "for", "about",
+     "after", "before", "during", "since", "until", "than", "then", "also", "first", "later"}
+)  # fmt: skip
+_WORD_RE = re.compile(r"[^\W\d_]{3,}")
+_SENTENCE_END_RE = re.compile(r"[.!?;](?:\s|$)|\n")
+
+
+def _stem(word: str) -> str:
+    """A word's first letters, enough to meet its other forms ("founded", "founding")."""
+    word = word.lower()
+    return word[: max(4, len(word) - 3)]
+
+
+def relation_years(evidence: str, relation: str) -> list[int]:
+    """The years ``evidence`` gives the event ``relation`` names (see the module docstring)."""
+    stems = {_stem(w) for w in _WORD_RE.findall(relation) if w.lower() not in _FUNCTION_WORDS}
+    stated = [(m.start(), int(m.group("year"))) for m in _YEAR_RE.finditer(evidence)]
+    if not stated:
+        return []
+    ends = [m.start() for m in _SENTENCE_END_RE.finditer(evidence)]
+    found: dict[int, None] = {}
+    for word in _WORD_RE.finditer(evidence):
+        if not stems or _stem(word.group()) not in stems:
+            continue
+        start = max((e for e in ends if e < word.start()), default=-1)
+        end = min((e for e in ends if e >= word.end()), default=len(evidence))
+        after = [y for at, y in stated if word.end() <= at <= end]
+        before = [y for at, y in stated if start < at < word.start()]
+        if after:
+            found.setdefault(after[0], None)
+        elif before:
+            found.setdefault(before[-1], None)
+    if found:
+        return list(found)
+    matched = stems and any(_stem(w.group()) in stems for w in _WORD_RE.finditer(evidence))
+    distinct = {y for _, y in stated}
+    return [] if matched or len(distinct) != 1 else list(distinct)
+
+
+def restated_periods(hypothesis: str, evidence: str, relation: str) -> Iterator[str]:
+    """``hypothesis`` with one of its periods replaced by a year ``evidence`` gives
+    ``relation`` (:func:`relation_years`) inside it, for every such pair (none when it names
+    no period or the evidence no such year)."""
+    stated = relation_years(evidence, relation)
+    for period in periods(hypothesis):
+        for year in stated:
+            if period.first <= year <= period.last:
+                yield f"{hypothesis[: period.start]}{year}{hypothesis[period.end :]}"

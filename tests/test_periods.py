@@ -1,0 +1,142 @@
+"""A decade or century the context dates by a year inside it (verify/periods.py): the periods
+an answer names, the years its evidence gives the fact's event, the restated hypotheses, and the
+shipped detector supporting "founded in the late 1990s" against "founded in 1998"."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd import Detector
+from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores
+from enoki_hd.verify.evidence import EvidenceDecision
+from enoki_hd.verify.judge import FactJudge
+from enoki_hd.verify.periods import Period, periods, relation_years, restated_periods, years
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("founded in the 1990s", (11, 20, 1990, 1999)),
+        ("founded in the early 1930s", (11, 26, 1930, 1934)),
+        ("rose in the mid-1990s", (8, 21, 1993, 1997)),
+        ("founded in late 1990s", (11, 21, 1996, 1999)),
+        ("built in the 19th century", (9, 25, 1800, 1899)),
+        ("built in the late nineteenth century", (9, 36, 1860, 1899)),
+        # a decade that ends a century is read as the century too
+        ("built in the 1900s", (9, 18, 1900, 1999)),
+    ],
+)
+def test_a_period_spans_its_qualifier_and_the_years_inside_it(
+    text: str, expected: tuple[int, int, int, int]
+) -> None:
+    assert periods(text) == [Period(*expected)]
+
+
+def test_years_are_four_digit_numbers_standing_alone() -> None:
+    text = "In 1998, $1999 of 2001-2003 and 1,998 units, the 1990s, 45% in 2010; born 12 May 1950."
+    assert years(text) == [1998, 2010, 1950]
+
+
+def test_the_year_given_the_relation_is_the_first_after_its_word_else_the_last_before() -> None:
+    evidence = "The band formed in 1994 and split up in 2005. In 1990, its singer moved away."
+    assert relation_years(evidence, "split up in") == [2005]
+    assert relation_years(evidence, "formed in") == [1994]
+    assert relation_years("In 1998, two students founded the company.", "was founded in") == [1998]
+    # no word of the relation in the evidence: its only year, if it states one
+    assert relation_years("The company dates from 1998.", "was established in") == [1998]
+    assert relation_years("It dates from 1998 and moved in 2004.", "was established in") == []
+
+
+def test_a_period_is_restated_with_each_year_the_evidence_gives_inside_it() -> None:
+    evidence = "The company was founded in 1998 by two students."
+    assert list(
+        restated_periods("company was founded in late 1990s", evidence, "was founded in")
+    ) == ["company was founded in 1998"]
+    assert (
+        list(restated_periods("company was founded in early 1990s", evidence, "was founded in"))
+        == []
+    )
+    assert list(restated_periods("company was founded in 1998", evidence, "was founded in")) == []
+
+
+def _verdict(hypothesis: str, evidence: str, *, decided_by: str = "nli") -> FactVerdict:
+    fact = Fact("f0", 0, "company", "was founded in", hypothesis.rsplit(" in ", 1)[1])
+    return FactVerdict(
+        fact=fact,
+        hypothesis=hypothesis,
+        probs=NLIScores(0.02, 0.08, 0.9),
+        label="contradicted",
+        evidence=Evidence(0, len(evidence), evidence),
+        decided_by=decided_by,
+        score=0.98,
+    )
+
+
+def test_the_judge_supports_a_fact_whose_restatement_is_entailed() -> None:
+    evidence = "The company was founded in 1998 by two students."
+    verdicts = [
+        _verdict("company was founded in the late 1990s", evidence),
+        _verdict("company was founded in the 1990s", evidence, decided_by="value_conflict"),
+    ]
+    judge = FactJudge()
+    checks = judge.periods_to_check(verdicts)
+    assert checks == [(0, "company was founded in 1998")]  # a conflict is never lifted
+    entailed = EvidenceDecision("supported", NLIScores(0.95, 0.04, 0.01), None, 1)
+    out = judge.vouch_by_periods(verdicts, [(0, entailed)])
+    assert (out[0].label, out[0].decided_by, out[0].score) == ("supported", "period", 0.05)
+    assert out[1] is verdicts[1]
+    refused = EvidenceDecision("contradicted", NLIScores(0.3, 0.1, 0.6), None, 1)
+    assert judge.vouch_by_periods(verdicts, [(0, refused)])[0] is verdicts[0]
+    assert FactJudge(period_support=False).periods_to_check(verdicts) == []
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector()
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "flagged"),
+    [
+        (
+            "The company was founded in 1998 by two students.",
+            "The company was founded in the late 1990s.",
+            [],
+        ),
+        (
+            "The band was formed in Manchester in 1994 by two brothers.",
+            "The band was formed in the 1990s.",
+            [],
+        ),
+        # a year outside the period, or the year of another event, is no support
+        (
+            "The company was founded in 1998 by two students.",
+            "The company was founded in the early 1990s.",
+            ["early"],
+        ),
+        (
+            "The band formed in 1994 and split up in 2005.",
+            "The band split up in the 1990s.",
+            ["1990s"],
+        ),
+    ],
+)
+def test_the_shipped_detector_reads_a_period_against_a_year_inside_it(
+    detector: Detector, context: str, answer: str, flagged: list[str]
+) -> None:
+    report = detector.detect(answer=answer, context=context)
+    assert [s.text for s in report.spans] == flagged
+    assert report.summary.hallucinated is bool(flagged)
+    if not flagged:
+        assert "period" in {v.decided_by for v in report.facts}
+
+
+def test_period_support_off_leaves_the_verifiers_reading() -> None:
+    off = Detector(period_support=False)
+    report = off.detect(
+        answer="The company was founded in the late 1990s.",
+        context="The company was founded in 1998 by two students.",
+    )
+    assert report.summary.hallucinated is True
+    assert "period" not in {v.decided_by for v in report.facts}
+    assert off.config()["period_support"] is False
