@@ -765,6 +765,12 @@ CONCERT = (
             "Vos, who later became the city's mayor.",
             "The bridge was designed by the engineer Tomas Lind.",
         ),
+        # initials that are not the evidence's name's
+        (
+            "The plant", "is located in", "UK",
+            "The plant is located in the Republic of Ireland near Cork.",
+            "The plant is located in the Republic of Ireland near Cork.",
+        ),
     ],
 )  # fmt: skip
 def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
@@ -801,6 +807,10 @@ def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
         ("Health", "composed", "Tame Impala", "Health composed for Rockstar Games."),
         # negated
         ("The opening concert", "will not be conducted by", "Amara Quist", CONCERT),
+        # the evidence's name written out, or its initials: one name
+        ("The plant", "is located in", "UK", "The plant is located in the United Kingdom near Leeds."),
+        ("The plant", "is located in", "U.K.", "The plant is located in the United Kingdom near Leeds."),
+        ("The satellite", "was built by", "European Space Agency", "The satellite was built by ESA in 2004."),
     ],
 )  # fmt: skip
 def test_name_role_check_is_silent_otherwise(

@@ -54,7 +54,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence that holds every word of the fact's subject ("the closing concert" is not
   "the opening concert"), its slot opening with the preposition the relation ends in, or
   with none for a direct object ("composed the soundtrack for X" gives no "composed … by");
-  the name is blamed.
+  the name is blamed. A slot's name that may be the fact's, as the agent check compares names
+  (initials, "UK" for "the United Kingdom", "ESA" for "the European Space Agency", or a word
+  in common), is no rival.
 - **agent**: the name-role check for the fact's subject — the fact gives its relation and
   object to a name ("Ana Ruiz scored the winning goal"), an evidence sentence gives the same
   relation and object to another name right before the relation word ("Carla Mendes scored
@@ -843,6 +845,10 @@ def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
         for w in _words(fact.subject)
         if any(c.isalnum() for c in w) and w not in _DETERMINERS | _PREPOSITIONS
     }
+    # the fact's name as the agent check compares names: "UK" may be the "United Kingdom"
+    own = tuple(
+        n for n in (_name_word(w).replace(".", "") for w in words) if n and n not in _NAME_JOINERS
+    )
     rival = None
     for text, sentence_words, stems in _evidence_sentences(evidence):
         if not subject_stems <= set(stems):
@@ -856,7 +862,13 @@ def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
             first = slot.split()[0].lower() if slot.split() else ""
             if (first in _PREPOSITIONS or preposition) and first != preposition:
                 continue  # "composed the soundtrack for X" gives no "composed … by"
-            if _leading_name(slot) is not None and rival is None:
+            leading = _leading_name(slot)
+            if leading is None:
+                continue
+            other = tuple(n for n in leading if n not in _NAME_JOINERS)
+            if own and other and _may_be_one(own, other):
+                return None  # "located in the UK" against "in the United Kingdom"
+            if rival is None:
                 rival = text
     return None if rival is None else Conflict("name_role", rival, fact.object)
 
