@@ -208,6 +208,17 @@ def test_a_denied_statement_contradicts_the_fact() -> None:
     assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
 
 
+def test_a_contrast_between_commas_denies_what_it_names_not_the_verb() -> None:
+    evidence = "The company, not its rival, built the bridge."
+    assert negation_conflict(fact("The company", "built", "the bridge"), evidence) is None
+
+
+def test_a_negation_after_a_parenthetical_still_denies() -> None:
+    evidence = "The drug, however, is not approved for children."
+    conflict = negation_conflict(fact("The drug", "is approved for", "children"), evidence)
+    assert conflict is not None and conflict.kind == "negation"
+
+
 def test_a_negated_fact_against_a_plain_statement_conflicts() -> None:
     evidence = "The council approved the new bridge in March."
     negated = fact("The council", "did not approve", "the new bridge")

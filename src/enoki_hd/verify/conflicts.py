@@ -23,7 +23,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   and a content word of the fact's object follows it.
 - **negation**: the fact's subject, relation and object words occur in one evidence sentence
   in that order with a negation between subject and relation ("the drug is not approved for
-  children"), and the fact is not negated — or the fact is negated and an evidence sentence
+  children"; not one between two commas, "The company, not its rival, built the bridge"),
+  and the fact is not negated — or the fact is negated and an evidence sentence
   states it without any negation; or the evidence denies the fact's subject as a whole where
   the fact states it of some ("Several passengers were injured" against "None of the
   passengers were injured" or "No passengers were injured"; the fact's quantifier left out).
@@ -593,9 +594,27 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         if fact_negated and any(w in _NEGATORS for w in words):
             continue
         for between in _subject_to_relation(words, stems, subject, head, obj):
-            if _denies(between) != fact_negated:
+            if _denies(_outside_commas(between)) != fact_negated:
                 return Conflict("negation", text)
     return None
+
+
+def _outside_commas(words: list[str]) -> list[str]:
+    """``words`` without what stands between two commas: "The company, not its rival, built
+    the bridge" denies the rival, not the building ("however" of ", however, did not build"
+    goes, the "not" after it stays)."""
+    out: list[str] = []
+    opened: int | None = None
+    for word in words:
+        if word == ",":
+            if opened is None:
+                opened = len(out)
+                continue
+            del out[opened:]
+            opened = None
+            continue
+        out.append(word)
+    return out
 
 
 def _stated_comparative(fact: Fact) -> str | None:
