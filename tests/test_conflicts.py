@@ -589,6 +589,13 @@ def test_a_certain_modal_drops_the_hedge_a_hedging_one_keeps_it() -> None:
         ("The new triage rota", "cuts", "waiting times", TRIAL),
         ("The new triage rota", "shortens", "queues", TRIAL),
         ("The new triage rota", "does not shorten", "waiting times", TRIAL),
+        # the hedged clause says something else; the object is after a semicolon
+        (
+            "The drug",
+            "often causes",
+            "nausea",
+            "The drug may cause dizziness; it often causes nausea.",
+        ),
     ],
 )
 def test_hedge_check_is_silent_otherwise(

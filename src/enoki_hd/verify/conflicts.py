@@ -156,9 +156,11 @@ _PREPOSITIONS = _set(
     "within without behind beyond near"
 )
 # Words that end a clause (or start another) between a relation and its object.
+# words (and the semicolon) that open another clause: "may cause dizziness; it often causes
+# nausea" does not hedge the nausea
 _CLAUSE_WORDS = _set(
     "which that who whom whose where when while after before because although though since "
-    "and or but if unless whereas"
+    "and or but if unless whereas ;"
 )
 _EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
 _MAX_GAP = 6  # words between an argument and the relation at most
