@@ -362,6 +362,15 @@ def test_direction_check_is_silent_otherwise(evidence: str) -> None:
     assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
 
 
+def test_an_exception_of_the_facts_object_is_no_direction_conflict() -> None:
+    # "open every day except Sunday" says the shop is closed on Sunday
+    evidence = "The shop is open every day except Sunday."
+    assert direction_conflict(fact("The shop", "is closed on", "Sunday"), evidence) is None
+    # an exception of something else leaves the check as it was
+    other = "The shop is open every day except Sunday, and it is open on Monday."
+    assert direction_conflict(fact("The shop", "is closed on", "Monday"), other) is not None
+
+
 def test_a_count_is_no_subject_of_the_direction_check() -> None:
     """ "3 of the 12 members" names no one: a number in a subject stays out of the check
     unless it follows a name ("The Aldren 7")."""
@@ -489,6 +498,13 @@ def test_a_value_stated_for_something_else_is_a_value_role_conflict(
             "therapy",
             "+34 min",
             "Sleep time rose by 34 minutes with therapy and by 10 minutes with advice.",
+        ),
+        # the evidence's subject has another ordinal: another thing
+        (
+            "Her second novel",
+            "was published in",
+            "1995",
+            "The author's first novel was published in 1990 and her second in 1995.",
         ),
     ],
 )

@@ -35,6 +35,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "had") reads its object's leading comparative instead: "Bass violins were smaller" against
   "Bass violins were usually somewhat larger than the modern cello" (pairs of whole words,
   "larger" / "smaller", "higher" / "lower", "older" / "younger", …; not "more" / "less").
+  Not a sentence that excepts the fact's object ("The shop is open every day except Sunday"
+  for "The shop is closed on Sunday").
 - **value role**: the fact states a value for its relation ("online sales grew 8%"), an
   evidence sentence gives the same relation of the same subject another value of that kind
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
@@ -44,7 +46,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   the subject's head word (its last word before a preposition) at most six words before the
   relation word with no clause word, semicolon, negation or value between, and the value at
   most eight words after it before any clause word or punctuation (a coordinated value, "and
-  7% in the second", is given the same relation).
+  7% in the second", is given the same relation); not from a sentence whose subject carries
+  another ordinal ("The author's first novel was published in 1990" for "Her second novel").
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -669,10 +672,14 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
         opposite, stemmed = _COMPARATIVE_OPPOSITES[comparative], False
     else:
         return None
+    excepted = {_stem(w) for w in _words(fact.object) if any(c.isalpha() for c in w)}
+    excepted -= {_stem(w) for w in _DETERMINERS | _PREPOSITIONS}
     for text, words_, stems in _evidence_sentences(evidence):
         read = stems if stemmed else words_
         if any(w in _NEGATORS for w in words_):
             continue
+        if _excepts(text, excepted):
+            continue  # "open every day except Sunday" says the shop is closed on Sunday
         if any(
             read[j] in own and not _of_another_subject(words_, stems, j, subject)
             for j in range(len(read))
@@ -685,6 +692,21 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
                 if read[k] in opposite:
                     return Conflict("direction", text)
     return None
+
+
+def _excepts(sentence: str, objects: set[str]) -> bool:
+    """Whether ``sentence`` makes an exception ("except", "other than", "apart from",
+    "excluding", "but not") of a word among ``objects`` (stems): the direction it states
+    holds of everything but that."""
+    match = _EXCEPTION_RE.search(sentence.lower())
+    if match is None or not objects:
+        return False
+    named = []
+    for word in _words(sentence[match.end() :]):
+        if word in _SLOT_STOPS or word in _CLAUSE_WORDS - _COORDINATORS:
+            break  # the exception is the phrase after the word: "except Sunday, and …"
+        named.append(_stem(word))
+    return bool(objects & set(named))
 
 
 _HEDGES = _set(
@@ -802,15 +824,44 @@ def value_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     value = value_of(fact.object)
     if head is None or subject is None or value is None or negated or fact.negated:
         return None
+    ordinal = _ordinal_before(_words(fact.subject), subject)
     rival = None
     for text, words, stems in _evidence_sentences(evidence):
         for given in _values_given(text, words, stems, subject, head):
             comparison = compare_value(fact.object, given)
             if comparison == "same":
                 return None
-            if comparison == "other" and rival is None:
+            if (
+                comparison == "other"
+                and rival is None
+                and not _other_ordinal(words, stems, subject, ordinal)
+            ):
                 rival = text
     return None if rival is None else Conflict("value_role", rival, value)
+
+
+_ORDINALS = _set(
+    "first second third fourth fifth sixth seventh eighth ninth tenth last latest final "
+    "previous next 1st 2nd 3rd 4th 5th 6th 7th 8th 9th 10th"
+)
+
+
+def _ordinal_before(words: list[str], head: str) -> str | None:
+    """The ordinal right before the subject's head word ("her second novel" → "second"), or
+    None; ``head`` is a stem."""
+    for k in range(1, len(words)):
+        if _stem(words[k]) == head and words[k - 1] in _ORDINALS:
+            return words[k - 1]
+    return None
+
+
+def _other_ordinal(words: list[str], stems: list[str], head: str, ordinal: str | None) -> bool:
+    """Whether the sentence's subject head carries an ordinal the fact's does not ("The
+    author's first novel was published in 1990" for "Her second novel …"): another thing."""
+    return any(
+        stems[k] == head and words[k - 1] in _ORDINALS and words[k - 1] != ordinal
+        for k in range(1, len(words))
+    )
 
 
 def _capitalised(words: list[str]) -> bool:
