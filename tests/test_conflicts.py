@@ -213,6 +213,16 @@ def test_a_contrast_between_commas_denies_what_it_names_not_the_verb() -> None:
     assert negation_conflict(fact("The company", "built", "the bridge"), evidence) is None
 
 
+def test_a_plain_statement_that_excepts_the_subject_is_no_negation_conflict() -> None:
+    evidence = "All staff except managers must attend the training."
+    negated = fact("Managers", "do not have to attend", "the training")
+    assert negation_conflict(negated, evidence) is None
+    staff = fact("Cleaners", "do not have to attend", "the training")
+    assert negation_conflict(staff, "All staff except managers must attend the training.") is None
+    plain = "All staff must attend the training."
+    assert negation_conflict(fact("Staff", "do not have to attend", "the training"), plain)
+
+
 def test_a_negation_after_a_parenthetical_still_denies() -> None:
     evidence = "The drug, however, is not approved for children."
     conflict = negation_conflict(fact("The drug", "is approved for", "children"), evidence)

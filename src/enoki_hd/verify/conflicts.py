@@ -23,8 +23,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   and a content word of the fact's object follows it.
 - **negation**: the fact's subject, relation and object words occur in one evidence sentence
   in that order with a negation between subject and relation ("the drug is not approved for
-  children"; not one between two commas, "The company, not its rival, built the bridge"),
-  and the fact is not negated — or the fact is negated and an evidence sentence
+  children"; not one between two commas, "The company, not its rival, built the bridge";
+  not a sentence that excepts the fact's subject, "All staff except managers must attend"
+  for "Managers do not have to attend"), and the fact is not negated — or the fact is negated and an evidence sentence
   states it without any negation; or the evidence denies the fact's subject as a whole where
   the fact states it of some ("Several passengers were injured" against "None of the
   passengers were injured" or "No passengers were injured"; the fact's quantifier left out).
@@ -35,8 +36,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "had") reads its object's leading comparative instead: "Bass violins were smaller" against
   "Bass violins were usually somewhat larger than the modern cello" (pairs of whole words,
   "larger" / "smaller", "higher" / "lower", "older" / "younger", …; not "more" / "less").
-  Not a sentence that excepts the fact's object ("The shop is open every day except Sunday"
-  for "The shop is closed on Sunday").
+  Not a sentence that excepts the fact's subject or object ("The shop is open every day
+  except Sunday" for "The shop is closed on Sunday").
 - **value role**: the fact states a value for its relation ("online sales grew 8%"), an
   evidence sentence gives the same relation of the same subject another value of that kind
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
@@ -594,10 +595,13 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
     if head is None or subject is None or obj is None:
         return None
+    excepted = _content_stems(fact.subject)
     for text, words, stems in _evidence_sentences(evidence):
         # A negated fact conflicts only with a sentence that has no negation at all.
         if fact_negated and any(w in _NEGATORS for w in words):
             continue
+        if _excepts(text, excepted):
+            continue  # "All staff except managers must attend" does not say managers must
         for between in _subject_to_relation(words, stems, subject, head, obj):
             if _denies(_outside_commas(between)) != fact_negated:
                 return Conflict("negation", text)
@@ -672,8 +676,7 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
         opposite, stemmed = _COMPARATIVE_OPPOSITES[comparative], False
     else:
         return None
-    excepted = {_stem(w) for w in _words(fact.object) if any(c.isalpha() for c in w)}
-    excepted -= {_stem(w) for w in _DETERMINERS | _PREPOSITIONS}
+    excepted = _content_stems(fact.subject) | _content_stems(fact.object)
     for text, words_, stems in _evidence_sentences(evidence):
         read = stems if stemmed else words_
         if any(w in _NEGATORS for w in words_):
@@ -694,10 +697,17 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+def _content_stems(text: str) -> set[str]:
+    """The stems of ``text``'s words that hold a letter, without determiners and
+    prepositions."""
+    skipped = _DETERMINERS | _PREPOSITIONS
+    return {_stem(w) for w in _words(text) if any(c.isalpha() for c in w) and w not in skipped}
+
+
 def _excepts(sentence: str, objects: set[str]) -> bool:
     """Whether ``sentence`` makes an exception ("except", "other than", "apart from",
-    "excluding", "but not") of a word among ``objects`` (stems): the direction it states
-    holds of everything but that."""
+    "excluding", "but not") of a word among ``objects`` (stems): what it states holds of
+    everything but that."""
     match = _EXCEPTION_RE.search(sentence.lower())
     if match is None or not objects:
         return False
