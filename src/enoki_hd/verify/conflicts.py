@@ -25,8 +25,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   in that order with a negation between subject and relation ("the drug is not approved for
   children"; not one between two commas, "The company, not its rival, built the bridge";
   not a sentence that excepts the fact's subject, "All staff except managers must attend"
-  for "Managers do not have to attend"), and the fact is not negated — or the fact is negated and an evidence sentence
-  states it without any negation; or the evidence denies the fact's subject as a whole where
+  for "Managers do not have to attend"), and the fact is not negated — or the fact is
+  negated and an evidence sentence states it without any negation; or the evidence denies the fact's subject as a whole where
   the fact states it of some ("Several passengers were injured" against "None of the
   passengers were injured" or "No passengers were injured"; the fact's quantifier left out).
 - **direction**: the fact's relation holds a word of one direction ("rose", "before", "won",
@@ -159,9 +159,8 @@ _PREPOSITIONS = _set(
     "until through across against between among toward towards via per than as like upon "
     "within without behind beyond near"
 )
-# Words that end a clause (or start another) between a relation and its object.
-# words (and the semicolon) that open another clause: "may cause dizziness; it often causes
-# nausea" does not hedge the nausea
+# Words that end a clause (or start another) between a relation and its object, and the
+# semicolon: "may cause dizziness; it often causes nausea" does not hedge the nausea.
 _CLAUSE_WORDS = _set(
     "which that who whom whose where when while after before because although though since "
     "and or but if unless whereas ;"
