@@ -26,9 +26,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   children"; not one between two commas, "The company, not its rival, built the bridge";
   not a sentence that excepts the fact's subject, "All staff except managers must attend"
   for "Managers do not have to attend"), and the fact is not negated — or the fact is
-  negated and an evidence sentence states it without any negation; or the evidence denies the fact's subject as a whole where
-  the fact states it of some ("Several passengers were injured" against "None of the
-  passengers were injured" or "No passengers were injured"; the fact's quantifier left out).
+  negated and an evidence sentence states it without any negation; or the evidence denies
+  the fact's subject as a whole where the fact states it of some ("Several passengers were
+  injured" against "None of the passengers were injured" or "No passengers were injured";
+  the fact's quantifier left out).
 - **direction**: the fact's relation holds a word of one direction ("rose", "before", "won",
   "approved") and an evidence sentence, without negation and without any word of that
   direction, has a word of the opposite one ("fell", "after", "lost", "rejected") at most six
