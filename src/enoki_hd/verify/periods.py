@@ -78,12 +78,14 @@ def periods(text: str) -> list[Period]:
     return found
 
 
+def _year_mentions(text: str) -> list[tuple[int, int]]:
+    """(character offset, year) of each year ``text`` states (see the module docstring)."""
+    return [(m.start(), int(m.group("year"))) for m in _YEAR_RE.finditer(text)]
+
+
 def years(text: str) -> list[int]:
-    """The years ``text`` states (see the module docstring), each once, in order."""
-    seen: dict[int, None] = {}
-    for m in _YEAR_RE.finditer(text):
-        seen.setdefault(int(m.group("year")), None)
-    return list(seen)
+    """The years ``text`` states, each once, in order."""
+    return list(dict.fromkeys(year for _, year in _year_mentions(text)))
 
 
 # words of a relation that say nothing of which event it is
@@ -105,7 +107,7 @@ def _stem(word: str) -> str:
 def relation_years(evidence: str, relation: str) -> list[int]:
     """The years ``evidence`` gives the event ``relation`` names (see the module docstring)."""
     stems = {_stem(w) for w in _WORD_RE.findall(relation) if w.lower() not in _FUNCTION_WORDS}
-    stated = [(m.start(), int(m.group("year"))) for m in _YEAR_RE.finditer(evidence)]
+    stated = _year_mentions(evidence)
     if not stated:
         return []
     ends = [m.start() for m in _SENTENCE_END_RE.finditer(evidence)]
