@@ -372,6 +372,39 @@ def test_direction_check_is_silent_otherwise(evidence: str) -> None:
     assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
 
 
+ORVANE = (
+    "Sales of Orvane bicycles in Norway rose by 12% last year, while sales of its scooters in "
+    "the country fell by 4%."
+)
+
+
+def test_the_direction_word_before_the_facts_value_decides() -> None:
+    """A value the fact gives in one direction that the evidence gives its subject in the
+    other, whatever else in the sentence went the fact's way ("rose by 12%")."""
+    scooters = fact("Sales of Orvane scooters in Norway", "rose by", "4%")
+    conflict = direction_conflict(scooters, ORVANE)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("direction", ORVANE)
+    assert direction_conflict(fact("Sales of Orvane bicycles", "rose by", "12%"), ORVANE) is None
+    # words between the direction and the value
+    evidence = "Membership of the club fell to nearly 240 last year."
+    assert direction_conflict(fact("Membership of the club", "rose to", "240"), evidence)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        # the value in the fact's direction too
+        "Scooter sales fell by 4% in May but rose by 4% over the year.",
+        # the value another subject's
+        "Bicycle sales fell by 4% in Norway.",
+        # the value not given by the direction word
+        "In 2023, 4% of scooter riders switched to bicycles, and sales fell.",
+    ],
+)
+def test_the_value_check_is_silent_otherwise(evidence: str) -> None:
+    assert direction_conflict(fact("Scooter sales", "rose by", "4%"), evidence) is None
+
+
 def test_an_exception_of_the_facts_object_is_no_direction_conflict() -> None:
     # "open every day except Sunday" says the shop is closed on Sunday
     evidence = "The shop is open every day except Sunday."

@@ -660,6 +660,76 @@ def _of_another_subject(words: list[str], stems: list[str], j: int, subject: lis
     return bool(between) and not set(between) & set(subject)
 
 
+# Words that may stand between a direction word and the value it gives ("fell by 6%", "rose
+# to nearly 40", "grew some 12%").
+_VALUE_LEAD = _set("by to from nearly almost about around roughly some approximately over just")
+
+
+def _fact_numbers(fact: Fact) -> list[str]:
+    """The numbers the fact's relation and object write, as :func:`_words` splits them."""
+    return [w for w in _words(f"{fact.relation} {fact.object}") if w[:1].isdigit()]
+
+
+def _common_words(subject: str) -> set[str]:
+    """The stems of the words of ``subject`` that are no name: its content words but those
+    written with a capital after the first ("Sales of Orvane scooters in Norway" → "sales",
+    "scooters")."""
+    words = [s.text(subject) for s in tokenize_words(subject)]
+    return {
+        _stem(fold_compat(w).lower())
+        for i, w in enumerate(words)
+        if any(c.isalpha() for c in w)
+        and (i == 0 or not w[:1].isupper())
+        and w.lower() not in _DETERMINERS | _PREPOSITIONS | _PRONOUNS | _AUXILIARIES
+    }
+
+
+def _direction_of(words: list[str], stems: list[str], j: int, subject: set[str]) -> str | None:
+    """The stem of the direction word that gives the number at ``j`` ("fell by 6"), if any:
+    the first word before it that is not one of :data:`_VALUE_LEAD`, within three words, in
+    a clause that names no subject or one with every word of ``subject`` (the fact's subject's
+    :func:`_common_words`: "sales of its scooters in the country" for "Sales of Orvane
+    scooters in Norway", not "bicycle sales" for "scooter sales")."""
+    k = j - 1
+    while k >= 0 and j - k <= 3 and words[k] in _VALUE_LEAD:
+        k -= 1
+    if k < 0 or j - k > 3 or stems[k] not in _OPPOSITES:
+        return None
+    c = k - 1
+    while c >= 0 and words[c] not in _CLAUSE_WORDS and words[c] != ";":
+        c -= 1
+    between = {
+        stems[i]
+        for i in range(c + 1, k)
+        if any(ch.isalpha() for ch in words[i])
+        and words[i] not in _AUXILIARIES | _DETERMINERS | _PREPOSITIONS | _PRONOUNS
+    }
+    return stems[k] if not between or subject <= between else None
+
+
+def _value_direction_conflict(
+    fact: Fact, evidence: str, own: frozenset[str], opposite: frozenset[str]
+) -> Conflict | None:
+    """A value the fact gives its subject in one direction ("imports rose by 6%") that the
+    evidence gives it only in the other ("imports … fell by 6%", whatever else rose): the
+    direction word right before the value."""
+    numbers = set(_fact_numbers(fact))
+    subject = _common_words(fact.subject)
+    if not numbers or not subject:
+        return None
+    found: str | None = None
+    for text, words, stems in _evidence_sentences(evidence):
+        for j, word in enumerate(words):
+            if word not in numbers:
+                continue
+            direction = _direction_of(words, stems, j, subject)
+            if direction in own:
+                return None
+            if direction in opposite and found is None:
+                found = text
+    return Conflict("direction", found) if found is not None else None
+
+
 def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The direction check of the module docstring."""
     words = [w for w in _words(fact.relation) if any(c.isalpha() for c in w)]
@@ -676,6 +746,8 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
         opposite, stemmed = _COMPARATIVE_OPPOSITES[comparative], False
     else:
         return None
+    if stemmed and (by_value := _value_direction_conflict(fact, evidence, own, opposite)):
+        return by_value
     excepted = _content_stems(fact.subject) | _content_stems(fact.object)
     for text, words_, stems in _evidence_sentences(evidence):
         read = stems if stemmed else words_
