@@ -38,7 +38,13 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "Bass violins were usually somewhat larger than the modern cello" (pairs of whole words,
   "larger" / "smaller", "higher" / "lower", "older" / "younger", …; not "more" / "less").
   Not a sentence that excepts the fact's subject or object ("The shop is open every day
-  except Sunday" for "The shop is closed on Sunday").
+  except Sunday" for "The shop is closed on Sunday"). A fact with a number is read by its
+  value first: when the word that gives that number in an evidence sentence ("fell by 6%",
+  "fell to nearly 240": the word before it, past "by", "to", "nearly", …) is of the
+  opposite direction, in a clause that names no other subject ("…, while imports of
+  seaweed into the county fell by 6%" for "Imports of seaweed into Halvorsen County rose by
+  6%", whatever rose before the "while"), and no evidence sentence gives the number in the
+  fact's direction, the fact is contradicted.
 - **value role**: the fact states a value for its relation ("online sales grew 8%"), an
   evidence sentence gives the same relation of the same subject another value of that kind
   ("Online sales, however, grew 12%") and no evidence sentence gives it the fact's value —
