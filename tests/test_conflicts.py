@@ -388,6 +388,8 @@ def test_the_direction_word_before_the_facts_value_decides() -> None:
     # words between the direction and the value
     evidence = "Membership of the club fell to nearly 240 last year."
     assert direction_conflict(fact("Membership of the club", "rose to", "240"), evidence)
+    evidence = "Shares in the Orvane group fell by $2 in May."
+    assert direction_conflict(fact("Shares in Orvane", "rose by", "$2"), evidence)
 
 
 @pytest.mark.parametrize(

@@ -667,8 +667,10 @@ def _of_another_subject(words: list[str], stems: list[str], j: int, subject: lis
 
 
 # Words that may stand between a direction word and the value it gives ("fell by 6%", "rose
-# to nearly 40", "grew some 12%").
-_VALUE_LEAD = _set("by to from nearly almost about around roughly some approximately over just")
+# to nearly 40", "grew some 12%", "fell to $20").
+_VALUE_LEAD = _set(
+    "by to from nearly almost about around roughly some approximately over just $ € £ ¥"
+)
 
 
 def _fact_numbers(fact: Fact) -> list[str]:
