@@ -8,6 +8,7 @@ import pytest
 from enoki_hd.types import Fact, NLIScores, Span
 from enoki_hd.verify.conflicts import (
     agent_conflict,
+    comparison_conflict,
     direction_conflict,
     exception_conflict,
     find_conflict,
@@ -464,6 +465,97 @@ def test_stems_join_regular_forms_only() -> None:
 def test_particles_are_no_direction() -> None:
     evidence = "The company shut down its Leeds factory in 2004."
     assert direction_conflict(fact("The company", "set up", "a factory"), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# comparison
+# ---------------------------------------------------------------------------------------------
+
+TABLETS = "Headaches were more frequent with the new tablet (12%) than with the older one (4%)."
+
+
+@pytest.mark.parametrize(
+    ("answer", "subject", "relation", "obj", "evidence"),
+    [
+        (  # the compared things between the comparative and "than", and after it
+            "Headaches were more frequent with the older tablet than with the new one.",
+            "Headaches",
+            "were more frequent with",
+            "older tablet",
+            TABLETS,
+        ),
+        (  # the fact of the second compared thing
+            "Headaches were more frequent with the older tablet than with the new one.",
+            "Headaches",
+            "were more frequent than with",
+            "new one",
+            TABLETS,
+        ),
+        (  # the subjects compared
+            "The Falcon 7 is faster than the Osprey.",
+            "Falcon 7",
+            "is faster than",
+            "Osprey",
+            "The Osprey is faster than the Falcon 7, but it costs more.",
+        ),
+        (
+            "Rents in Oslo are higher than in Bergen.",
+            "Rents in Oslo",
+            "are higher than in",
+            "Bergen",
+            "Rents in Bergen are higher than in Oslo.",
+        ),
+    ],
+)
+def test_a_comparison_the_other_way_round_is_a_role_conflict(
+    answer: str, subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    found = spanned(answer, subject, relation, obj)
+    conflict = comparison_conflict(found, evidence, answer)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.decided_by, conflict.label) == (
+        "role",
+        evidence,
+        "role_conflict",
+        "contradicted",
+    )
+    # find_conflict runs it only with the answer
+    assert find_conflict(found, evidence, answer=answer) == conflict
+    assert find_conflict(found, evidence) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "obj", "evidence"),
+    [
+        # what the evidence says
+        ("Headaches were more frequent with the new tablet than with the older one.",
+         "new tablet", TABLETS),
+        # the same claim in other words: the opposite comparative the other way round
+        ("Headaches were less frequent with the older tablet than with the new one.",
+         "older tablet", TABLETS),
+        # another topic
+        ("Fever was more frequent with the older tablet than with the new one.",
+         "older tablet", TABLETS),
+        # another comparative
+        ("Headaches were more severe with the older tablet than with the new one.",
+         "older tablet", TABLETS),
+        # the places said the other way, the same claim
+        ("Headaches were more frequent with the new tablet than the older one.",
+         "new tablet",
+         "With the new tablet headaches were more frequent than with the older one."),
+    ],
+)  # fmt: skip
+def test_comparison_check_is_silent_otherwise(answer: str, obj: str, evidence: str) -> None:
+    relation = answer.split(" with ")[0].split(" ", 1)[1] + " with"
+    found = spanned(answer, answer.split()[0], relation, obj)
+    assert comparison_conflict(found, evidence, answer) is None
+
+
+def test_a_bound_is_no_comparison() -> None:
+    answer = "More than 40 people attended the first meeting."
+    found = spanned(answer, "More than 40 people", "attended", "first meeting")
+    evidence = "The first meeting drew more than 40 people, more than the second."
+    assert comparison_conflict(found, evidence, answer) is None
 
 
 # ---------------------------------------------------------------------------------------------

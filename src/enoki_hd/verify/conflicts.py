@@ -107,6 +107,15 @@ firing only when it is sure; silence means "no conflict found", never "supported
   ("Shakespeare" is "William Shakespeare"). Needs the answer (``find_conflict(...,
   answer=...)``), which tells a definite role ("the capital") from an indefinite one ("a city
   in France", which many names can be).
+- **comparison**: the answer compares two things with a comparative and "than" ("Headaches
+  were more frequent with the older tablet than with the new one"; "The Falcon is faster
+  than the Osprey") and an evidence sentence makes the same comparison, on the same topic,
+  the other way round ("… more frequent with the new tablet than with the older one"): the
+  words that tell the two apart sit on the opposite sides of "than". Only the fact whose
+  relation holds the comparative and whose object (or, when the answer compares subjects,
+  subject) holds a compared word; only the same comparative ("more frequent", "faster"), so
+  "lower than" for "higher than" the other way round (the same claim) is never read as one.
+  Needs the answer (``find_conflict(..., answer=...)``). ``contradicted``, as a role reversal.
 
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
@@ -1383,6 +1392,111 @@ def identity_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | None
     return None
 
 
+@dataclass(frozen=True)
+class _Comparison:
+    """One "… COMPARATIVE … than …" of a sentence, as stems: ``key`` the comparative ("faster",
+    "more frequent"), ``topic`` the clause's words before it, ``first`` / ``second`` the
+    compared things — the words between the comparative and "than" and those after "than"
+    (``first`` is the topic when nothing stands between: "The Falcon is faster than …")."""
+
+    key: str
+    topic: frozenset[str]
+    first: frozenset[str]
+    second: frozenset[str]
+
+
+_COMPARISON_ENDS = frozenset({",", ";", ".", ":", "!", "?"})
+_NOT_COMPARED = _set("than more less most least")
+_COMPARATIVE_HEADS = frozenset(_COMPARATIVE_GROUPS) | {"more", "less"}
+
+
+def _compared_stems(words: list[str]) -> frozenset[str]:
+    """Stems of the words that can tell two compared things apart: no function word, no
+    pronoun ("the new one"), no punctuation."""
+    return frozenset(
+        _stem(w)
+        for w in words
+        if any(c.isalnum() for c in w)
+        and w not in _DETERMINERS | _PREPOSITIONS | _PRONOUNS | _AUXILIARIES | _NOT_COMPARED
+    )
+
+
+def _comparisons(words: list[str]) -> list[_Comparison]:
+    """The comparisons of a sentence's words (see :class:`_Comparison`): a comparative of
+    :data:`_COMPARATIVE_GROUPS` or "more" / "less" and its adjective, then "than" within
+    fifteen words and no semicolon; the second thing ends at a comma, a sentence mark or
+    after eight words."""
+    out = []
+    start = 0
+    for c, word in enumerate(words):
+        if word == ";":
+            start = c + 1
+        if word in _COMPARATIVE_GROUPS:
+            key, after = word, c + 1
+        elif (
+            word in ("more", "less")
+            and c + 1 < len(words)
+            and words[c + 1].isalpha()
+            and words[c + 1] != "than"  # "more than 50": a bound, no comparison
+        ):
+            key, after = f"{word} {words[c + 1]}", c + 2
+        else:
+            continue
+        t = next((i for i in range(after, min(len(words), c + 16)) if words[i] == "than"), None)
+        if t is None or ";" in words[after:t]:
+            continue
+        end = t + 1
+        while end < len(words) and end - t <= 8 and words[end] not in _COMPARISON_ENDS:
+            end += 1
+        topic = _compared_stems(words[start:c])
+        between = _compared_stems(words[after:t])
+        second = _compared_stems(words[t + 1 : end])
+        if not second:
+            continue
+        out.append(_Comparison(key, topic, between or topic, second))
+    return out
+
+
+def _answer_sentence(answer: str, at: int) -> str | None:
+    """The sentence of ``answer`` holding the offset ``at``."""
+    for span in segment_sentences(answer, backend="regex"):
+        if span.start <= at < span.end:
+            return span.text(answer)
+    return None
+
+
+def comparison_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | None:
+    """The comparison check of the module docstring."""
+    relation = set(_words(fact.relation))
+    if fact.negated or not fact.relation_spans or not relation & _COMPARATIVE_HEADS:
+        return None
+    sentence = _answer_sentence(answer, fact.relation_spans[0].start)
+    if sentence is None:
+        return None
+    for claim in _comparisons(_words(sentence)):
+        if claim.key.split()[0] not in relation:
+            continue
+        first, second = claim.first - claim.second, claim.second - claim.first
+        # the fact must hold a compared thing: its object, or its subject when subjects are
+        held = fact.subject if claim.first == claim.topic else fact.object
+        if not _compared_stems(_words(held)) & (first | second):
+            continue
+        for text, words, _ in _evidence_sentences(evidence):
+            for stated in _comparisons(words):
+                if stated.key != claim.key:
+                    continue
+                if claim.first != claim.topic and not claim.topic & stated.topic:
+                    continue  # another topic ("fever" for "headaches")
+                first_, second_ = stated.first - stated.second, stated.second - stated.first
+                crossed = len(first & second_) + len(second & first_)
+                straight = len(first & first_) + len(second & second_)
+                if first & second_ and second & first_ and crossed > straight:
+                    return Conflict("role", text)
+                if straight:
+                    return None
+    return None
+
+
 def find_conflict(
     fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
 ) -> Conflict | None:
@@ -1399,6 +1513,7 @@ def find_conflict(
         or exception_conflict(fact, evidence)
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
+        or (comparison_conflict(fact, evidence, answer) if answer is not None else None)
         or (value_role_conflict(fact, evidence) if value_role else None)
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
