@@ -209,6 +209,22 @@ def test_a_denied_statement_contradicts_the_fact() -> None:
     assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
 
 
+def test_a_phrase_is_found_with_determiners_aside() -> None:
+    """The rules extractor leaves the articles out of a subject ("fire at Kessling sawmill");
+    the evidence writes them ("the fire at the Kessling sawmill"), and every check finds the
+    phrase all the same."""
+    evidence = "The fire at the Kessling sawmill did not start in the drying shed."
+    found = fact("fire at Kessling sawmill", "started in", "drying shed")
+    conflict = negation_conflict(found, evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
+    # the phrase's own article need not be there either
+    plain = "Fire at Kessling sawmill did not start in the drying shed."
+    assert negation_conflict(fact("the fire at the Kessling sawmill", "started in", "shed"), plain)
+    # another word inside the phrase is no determiner
+    other = "The fire at the old Kessling sawmill did not start in the drying shed."
+    assert negation_conflict(found, other) is None
+
+
 def test_a_contrast_between_commas_denies_what_it_names_not_the_verb() -> None:
     evidence = "The company, not its rival, built the bridge."
     assert negation_conflict(fact("The company", "built", "the bridge"), evidence) is None

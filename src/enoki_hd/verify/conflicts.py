@@ -227,6 +227,9 @@ def _stem(word: str) -> str:
     return word
 
 
+_DETERMINER_STEMS = frozenset(_stem(w) for w in _DETERMINERS)
+
+
 # Verbs of saying: "'We are thankful,' said Danielle Busby" puts the quote first and the
 # speaker after the verb, the inverted order of reporting, not the roles swapped.
 _SAYING = frozenset(
@@ -337,8 +340,24 @@ def _phrase(text: str, *, max_words: int = 6, digits: bool = False) -> list[str]
 
 
 def _occurrences(stems: list[str], phrase: list[str]) -> list[tuple[int, int]]:
-    n = len(phrase)
-    return [(i, i + n) for i in range(len(stems) - n + 1) if stems[i : i + n] == phrase]
+    """``(start, end)`` of each place ``stems`` hold ``phrase``, determiners aside inside it:
+    "fire at Lindqvist paper mill", as the rules extractor writes a subject, is found in "the
+    fire at the Lindqvist paper mill" (and a phrase's own determiner need not be there)."""
+    phrase = [p for p in phrase if p not in _DETERMINER_STEMS] or phrase
+    out = []
+    for i, stem in enumerate(stems):
+        if stem != phrase[0]:
+            continue
+        j, k = i, 0
+        while j < len(stems) and k < len(phrase):
+            if stems[j] == phrase[k]:
+                k += 1
+            elif stems[j] not in _DETERMINER_STEMS:
+                break
+            j += 1
+        if k == len(phrase):
+            out.append((i, j))
+    return out
 
 
 def _content_words(relation: str) -> list[str]:
