@@ -209,6 +209,26 @@ def test_a_denied_statement_contradicts_the_fact() -> None:
     assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
 
 
+def test_a_negative_contraction_is_a_negation() -> None:
+    """ "isn't", "didn't", "can't" are one word to the tokenizer; every check reads them as
+    their verb and "n't"."""
+    evidence = "The drug isn't approved for children under twelve."
+    conflict = negation_conflict(fact("The drug", "is approved for", "children"), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
+    # a negated fact against the same negation said another way: no conflict
+    negated = fact("The drug", "is not approved for", "children", negated=True)
+    assert negation_conflict(negated, evidence) is None
+    said = "Children can't be given the drug, which isn't approved for them."
+    assert negation_conflict(fact("Children", "can be given", "the drug"), said)
+
+
+def test_a_no_after_a_preposition_denies_nothing() -> None:
+    evidence = "A man with no shirt on is holding a football."
+    assert negation_conflict(fact("A man", "is holding", "a football"), evidence) is None
+    denied = "A man with a coat on is not holding a football."
+    assert negation_conflict(fact("A man", "is holding", "a football"), denied)
+
+
 def test_a_phrase_is_found_with_determiners_aside() -> None:
     """The rules extractor leaves the articles out of a subject ("fire at Kessling sawmill");
     the evidence writes them ("the fire at the Kessling sawmill"), and every check finds the

@@ -317,11 +317,24 @@ _COMPARATIVE_PAIRS = (
 _COMPARATIVE_GROUPS, _COMPARATIVE_OPPOSITES = _opposite_tables(_COMPARATIVE_PAIRS, str.lower)
 
 
+# The verb of a contraction whose stem is not the verb itself ("can't", "won't", "shan't").
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
 def _words(text: str) -> list[str]:
     """The words of ``text`` in the form every check compares them in: lower case, curly
     apostrophes straightened and in Unicode compatibility form (:func:`fold_compat`: an accent
-    written as a separate mark, "Pa\u0301ris", is the "Páris" a context writes composed)."""
-    return [fold_compat(s.text(text)).lower().replace("’", "'") for s in tokenize_words(text)]
+    written as a separate mark, "Pa\u0301ris", is the "Páris" a context writes composed),
+    and a negative contraction as its verb and "n't" ("isn't" → "is", "n't"; "can't" →
+    "can", "n't"), so that every check reads it as the negation it is."""
+    out = []
+    for span in tokenize_words(text):
+        word = fold_compat(span.text(text)).lower().replace("’", "'")
+        if word.endswith("n't") and len(word) > 3 and word[:-3].isalpha():
+            out += [_CONTRACTED.get(word[:-3], word[:-3]), "n't"]
+        else:
+            out.append(word)
+    return out
 
 
 def _phrase(text: str, *, max_words: int = 6, digits: bool = False) -> list[str] | None:
@@ -554,10 +567,13 @@ def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
 
 def _denies(words: list[str]) -> bool:
     """Whether ``words`` hold a negation that denies ("not", "never"), not one that adds
-    ("not only", "not just")."""
+    ("not only", "not just") nor a "no" that a preposition governs ("A man with no shirt on
+    is holding a football" denies no holding)."""
     return any(
-        w in _NEGATORS and after not in _NEGATION_SOFTENERS
-        for w, after in itertools.zip_longest(words, words[1:], fillvalue="")
+        w in _NEGATORS
+        and (words[i + 1] if i + 1 < len(words) else "") not in _NEGATION_SOFTENERS
+        and not (w == "no" and i > 0 and words[i - 1] in _PREPOSITIONS)
+        for i, w in enumerate(words)
     )
 
 
