@@ -222,6 +222,14 @@ def test_a_negative_contraction_is_a_negation() -> None:
     assert negation_conflict(fact("Children", "can be given", "the drug"), said)
 
 
+def test_a_negated_fact_against_none_is_no_negation_conflict() -> None:
+    evidence = "The Harlan deal, however, contained none of these clauses."
+    negated = fact("The Harlan deal", "did not contain", "these clauses", negated=True)
+    assert negation_conflict(negated, evidence) is None
+    plain = "The Harlan deal, however, contained these clauses."
+    assert negation_conflict(negated, plain)
+
+
 def test_a_no_after_a_preposition_denies_nothing() -> None:
     evidence = "A man with no shirt on is holding a football."
     assert negation_conflict(fact("A man", "is holding", "a football"), evidence) is None

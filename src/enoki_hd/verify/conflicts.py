@@ -168,6 +168,8 @@ _AUXILIARIES = _set(
 )
 _BE_FORMS = _set("is are was were be been being am get got gets")
 _NEGATORS = _set("not n't never no cannot neither nor")
+# Words that deny by themselves, as a subject or object ("contained none of them").
+_NEGATIVE_PRONOUNS = _set("none nothing nobody nowhere")
 # "not only", "not just": a negation that adds instead of denying.
 _NEGATION_SOFTENERS = _set("only just merely simply")
 _PREPOSITIONS = _set(
@@ -647,8 +649,9 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     excepted = _content_stems(fact.subject)
     for text, words, stems in _evidence_sentences(evidence):
-        # A negated fact conflicts only with a sentence that has no negation at all.
-        if fact_negated and any(w in _NEGATORS for w in words):
+        # A negated fact conflicts only with a sentence that has no negation at all ("none of
+        # these goodies" is one: "did not contain any of these goodies").
+        if fact_negated and any(w in _NEGATORS | _NEGATIVE_PRONOUNS for w in words):
             continue
         if _excepts(text, excepted):
             continue  # "All staff except managers must attend" does not say managers must
