@@ -228,6 +228,9 @@ def test_a_negated_fact_against_none_is_no_negation_conflict() -> None:
     assert negation_conflict(negated, evidence) is None
     plain = "The Harlan deal, however, contained these clauses."
     assert negation_conflict(negated, plain)
+    # "second to none" denies nothing
+    idiom = "The Harlan deal contained these clauses, which are second to none."
+    assert negation_conflict(negated, idiom)
 
 
 def test_a_no_after_a_preposition_denies_nothing() -> None:

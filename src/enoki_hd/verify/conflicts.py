@@ -170,6 +170,8 @@ _BE_FORMS = _set("is are was were be been being am get got gets")
 _NEGATORS = _set("not n't never no cannot neither nor")
 # Words that deny by themselves, as a subject or object ("contained none of them").
 _NEGATIVE_PRONOUNS = _set("none nothing nobody nowhere")
+# ... but not in a comparison: "second to none", "better than nothing".
+_IDIOM_BEFORE_NONE = _set("to than")
 # "not only", "not just": a negation that adds instead of denying.
 _NEGATION_SOFTENERS = _set("only just merely simply")
 _PREPOSITIONS = _set(
@@ -650,8 +652,14 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     excepted = _content_stems(fact.subject)
     for text, words, stems in _evidence_sentences(evidence):
         # A negated fact conflicts only with a sentence that has no negation at all ("none of
-        # these goodies" is one: "did not contain any of these goodies").
-        if fact_negated and any(w in _NEGATORS | _NEGATIVE_PRONOUNS for w in words):
+        # these goodies" is one: "did not contain any of these goodies"; "second to none" is not).
+        if fact_negated and (
+            any(w in _NEGATORS for w in words)
+            or any(
+                w in _NEGATIVE_PRONOUNS and (i == 0 or words[i - 1] not in _IDIOM_BEFORE_NONE)
+                for i, w in enumerate(words)
+            )
+        ):
             continue
         if _excepts(text, excepted):
             continue  # "All staff except managers must attend" does not say managers must
