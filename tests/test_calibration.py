@@ -419,7 +419,7 @@ def test_the_fast_verifier_has_its_own_fusion() -> None:
     assert fusion is not None and fusion.verifier_sha256 == detector.verifier.sha256
     assert fusion.path == str(fast / "fusion.json")
     manifest = json.loads((fast / "manifest.json").read_text())
-    assert manifest["fusion"]["threshold"] == fusion.threshold == detector.threshold == 0.48
+    assert manifest["fusion"]["threshold"] == fusion.threshold == detector.threshold == 0.51
     assert (
         manifest["fusion"]["made_by"]
         == fusion.metadata["command"]
