@@ -117,7 +117,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "lower than" for "higher than" the other way round (the same claim) is never read as one.
   Needs the answer (``find_conflict(..., answer=...)``). ``contradicted``, as a role reversal.
 
-Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"); the
+Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"), a
+negative contraction as its verb and "n't", and a phrase is found with determiners aside
+inside it ("fire at Lindqvist paper mill" in "the fire at the Lindqvist paper mill"); the
 relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
@@ -1523,7 +1525,8 @@ def comparison_conflict(fact: Fact, evidence: str, answer: str) -> Conflict | No
         if claim.key.split()[0] not in relation:
             continue
         first, second = claim.first - claim.second, claim.second - claim.first
-        # the fact must hold a compared thing: its object, or its subject when subjects are
+        # the fact must hold a compared thing: its object, or its subject when the subjects
+        # are what is compared
         held = fact.subject if claim.first == claim.topic else fact.object
         if not _compared_stems(_words(held)) & (first | second):
             continue
@@ -1547,11 +1550,11 @@ def find_conflict(
     fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, value role, name role, agent, uniqueness, identity,
-    dropped hedge), or None.
+    exception, negation, direction, comparison, value role, name role, agent, uniqueness,
+    identity, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
-    in conflict with the evidence, the more direct finding); the identity check needs
-    ``answer``, the text the fact's spans point into."""
+    in conflict with the evidence, the more direct finding); the comparison and identity
+    checks need ``answer``, the text the fact's spans point into."""
     if not evidence.strip():
         return None
     return (
