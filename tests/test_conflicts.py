@@ -233,6 +233,21 @@ def test_a_negated_fact_against_none_is_no_negation_conflict() -> None:
     assert negation_conflict(negated, idiom)
 
 
+def test_a_verb_that_implies_the_negation_denies() -> None:
+    """ "failed to", "was unable to", "tried unsuccessfully to" deny the verb after them."""
+    evidence = "The Orvane group failed to complete the merger."
+    conflict = negation_conflict(fact("The Orvane group", "completed", "the merger"), evidence)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("negation", evidence)
+    tried = "The dispatcher tried unsuccessfully to contact the aircraft."
+    assert negation_conflict(fact("The dispatcher", "contacted", "the aircraft"), tried)
+    # a negated fact against them: the same claim, no conflict
+    negated = fact("The dispatcher", "could not contact", "the aircraft", negated=True)
+    assert negation_conflict(negated, tried) is None
+    # "failed" without "to" denies nothing
+    other = "The Orvane group completed the merger after a failed bid."
+    assert negation_conflict(fact("The Orvane group", "completed", "the merger"), other) is None
+
+
 def test_a_no_after_a_preposition_denies_nothing() -> None:
     evidence = "A man with no shirt on is holding a football."
     assert negation_conflict(fact("A man", "is holding", "a football"), evidence) is None

@@ -172,6 +172,9 @@ _BE_FORMS = _set("is are was were be been being am get got gets")
 _NEGATORS = _set("not n't never no cannot neither nor")
 # Words that deny by themselves, as a subject or object ("contained none of them").
 _NEGATIVE_PRONOUNS = _set("none nothing nobody nowhere")
+# Words that deny the verb after them without a "not": "failed to win", "was unable to
+# reach", "tried unsuccessfully to contact".
+_IMPLICATIVE_NEGATORS = _set("unable failed fails fail refused refuses refuse unsuccessfully")
 # ... but not in a comparison: "second to none", "better than nothing".
 _IDIOM_BEFORE_NONE = _set("to than")
 # "not only", "not just": a negation that adds instead of denying.
@@ -572,13 +575,16 @@ def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
 
 
 def _denies(words: list[str]) -> bool:
-    """Whether ``words`` hold a negation that denies ("not", "never"), not one that adds
-    ("not only", "not just") nor a "no" that a preposition governs ("A man with no shirt on
-    is holding a football" denies no holding)."""
+    """Whether ``words`` hold a negation that denies ("not", "never", a "failed to" or
+    "unable to"), not one that adds ("not only", "not just") nor a "no" that a preposition
+    governs ("A man with no shirt on is holding a football" denies no holding)."""
     return any(
-        w in _NEGATORS
-        and (words[i + 1] if i + 1 < len(words) else "") not in _NEGATION_SOFTENERS
-        and not (w == "no" and i > 0 and words[i - 1] in _PREPOSITIONS)
+        (
+            w in _NEGATORS
+            and (words[i + 1] if i + 1 < len(words) else "") not in _NEGATION_SOFTENERS
+            and not (w == "no" and i > 0 and words[i - 1] in _PREPOSITIONS)
+        )
+        or (w in _IMPLICATIVE_NEGATORS and "to" in words[i + 1 : i + 3])
         for i, w in enumerate(words)
     )
 
@@ -656,7 +662,7 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         # A negated fact conflicts only with a sentence that has no negation at all ("none of
         # these goodies" is one: "did not contain any of these goodies"; "second to none" is not).
         if fact_negated and (
-            any(w in _NEGATORS for w in words)
+            any(w in _NEGATORS | _IMPLICATIVE_NEGATORS for w in words)
             or any(
                 w in _NEGATIVE_PRONOUNS and (i == 0 or words[i - 1] not in _IDIOM_BEFORE_NONE)
                 for i, w in enumerate(words)
