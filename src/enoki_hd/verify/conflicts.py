@@ -645,6 +645,18 @@ def _quantifier_negation(fact: Fact, evidence: str, head: str) -> Conflict | Non
     return None
 
 
+def _states_a_negation(words: list[str]) -> bool:
+    """Whether a sentence's ``words`` hold any negation: a negator, a "failed" / "unable", or
+    a "none" / "nothing" / "nobody" ("contained none of these goodies"), but not in a
+    comparison ("second to none")."""
+    return any(
+        w in _NEGATORS
+        or w in _IMPLICATIVE_NEGATORS
+        or (w in _NEGATIVE_PRONOUNS and (i == 0 or words[i - 1] not in _IDIOM_BEFORE_NONE))
+        for i, w in enumerate(words)
+    )
+
+
 def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The negation check of the module docstring."""
     head, _, relation_negated = _relation_head(fact.relation)
@@ -659,15 +671,8 @@ def negation_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     excepted = _content_stems(fact.subject)
     for text, words, stems in _evidence_sentences(evidence):
-        # A negated fact conflicts only with a sentence that has no negation at all ("none of
-        # these goodies" is one: "did not contain any of these goodies"; "second to none" is not).
-        if fact_negated and (
-            any(w in _NEGATORS | _IMPLICATIVE_NEGATORS for w in words)
-            or any(
-                w in _NEGATIVE_PRONOUNS and (i == 0 or words[i - 1] not in _IDIOM_BEFORE_NONE)
-                for i, w in enumerate(words)
-            )
-        ):
+        # A negated fact conflicts only with a sentence that has no negation at all.
+        if fact_negated and _states_a_negation(words):
             continue
         if _excepts(text, excepted):
             continue  # "All staff except managers must attend" does not say managers must
@@ -711,22 +716,28 @@ def _stated_comparative(fact: Fact) -> str | None:
 _MODEL_NUMBER_RE = re.compile(r"\b[A-Z][\w-]*\s+\d[\w.-]*\b")
 
 
-def _of_another_subject(words: list[str], stems: list[str], j: int, subject: list[str]) -> bool:
-    """Whether the word at ``j`` belongs to a clause whose subject is not the fact's: between
-    the clause's start (the sentence's, or the last clause word or semicolon before ``j``) and
-    ``j`` stand words other than function words, and none of the fact's subject ("…, while
-    imports rose by 6%" or "Exports rose while …" for a fact about imports; not "… and rose
-    in the second quarter", which shares the sentence's subject)."""
+def _clause_words_before(words: list[str], stems: list[str], j: int) -> set[str]:
+    """The stems of the words other than function words between the start of the clause of
+    the word at ``j`` (the sentence's, or the last clause word or semicolon before ``j``) and
+    ``j``: what names the clause's subject."""
     c = j - 1
     while c >= 0 and words[c] not in _CLAUSE_WORDS and words[c] != ";":
         c -= 1
-    between = [
+    return {
         stems[k]
         for k in range(c + 1, j)
         if any(ch.isalpha() for ch in words[k])
         and words[k] not in _AUXILIARIES | _DETERMINERS | _PREPOSITIONS | _PRONOUNS
-    ]
-    return bool(between) and not set(between) & set(subject)
+    }
+
+
+def _of_another_subject(words: list[str], stems: list[str], j: int, subject: list[str]) -> bool:
+    """Whether the word at ``j`` belongs to a clause whose subject is not the fact's: its
+    :func:`_clause_words_before` are there, and none of them is of the fact's subject ("…,
+    while imports rose by 6%" or "Exports rose while …" for a fact about imports; not "… and
+    rose in the second quarter", which shares the sentence's subject)."""
+    between = _clause_words_before(words, stems, j)
+    return bool(between) and not between & set(subject)
 
 
 # Words that may stand between a direction word and the value it gives ("fell by 6%", "rose
@@ -766,15 +777,7 @@ def _direction_of(words: list[str], stems: list[str], j: int, subject: set[str])
         k -= 1
     if k < 0 or j - k > 3 or stems[k] not in _OPPOSITES:
         return None
-    c = k - 1
-    while c >= 0 and words[c] not in _CLAUSE_WORDS and words[c] != ";":
-        c -= 1
-    between = {
-        stems[i]
-        for i in range(c + 1, k)
-        if any(ch.isalpha() for ch in words[i])
-        and words[i] not in _AUXILIARIES | _DETERMINERS | _PREPOSITIONS | _PRONOUNS
-    }
+    between = _clause_words_before(words, stems, k)
     return stems[k] if not between or subject <= between else None
 
 
