@@ -76,6 +76,18 @@ def test_role_check_skips_symmetric_relations_obliques_numbers_and_pronouns() ->
     assert role_conflict(fact("Acme", "sold", "300 units"), "300 units sold Acme.") is None
 
 
+def test_a_score_after_the_object_is_set_aside_in_the_role_check() -> None:
+    """ "Corran Athletic | beat | Westmarch United 3–1" held digits, so the object was no
+    clear noun phrase and the swapped result passed; the score is no part of the name."""
+    match = "Westmarch United beat Corran Athletic 3–1 on Saturday to move into second place."
+    conflict = role_conflict(fact("Corran Athletic", "beat", "Westmarch United 3–1"), match)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("role", match)
+    assert role_conflict(fact("Westmarch United", "beat", "Corran Athletic 3–1"), match) is None
+    assert role_conflict(fact("Corran Athletic", "beat", "Westmarch United 2-0"), match) is not None
+    # a number that is the object itself is still no phrase
+    assert role_conflict(fact("Acme", "sold", "300"), "300 sold Acme.") is None
+
+
 def test_a_quote_before_its_speaker_is_reporting_order_not_swapped_roles() -> None:
     quote = '"We are so thankful and blessed," said Danielle Busby, who had twins.'
     said = fact("Danielle Busby", "said", "We are so thankful and blessed")

@@ -8,7 +8,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence says *O R S* in the active voice ("Crestline Credit bought the regional
   lender Harbor Bank") and no evidence sentence says *S R O*. Only for a direct object (a
   relation that does not end in a preposition), arguments that are names or noun phrases
-  (no digits, no pronouns), a relation that is not symmetric ("married", "met") nor a verb of
+  (no digits, no pronouns; a score after the object's phrase is set aside: "beat Westmarch
+  United 3–1"), a relation that is not symmetric ("married", "met") nor a verb of
   saying (a quote before "said Danielle Busby" is reporting order), and no
   preposition, passive ("was bought by") or clause boundary between the relation and *S*.
   The same for a name after a preposition of the fact's object ("from", "to", "for",
@@ -190,6 +191,8 @@ _CLAUSE_WORDS = _set(
     "which that who whom whose where when while after before because although though since "
     "and or but if unless whereas ;"
 )
+# a score or tally after the object's noun phrase ("beat Westmarch United 3–1")
+_TRAILING_VALUES_RE = re.compile(r"(?:\s+\d[\d.,:/–—-]*)+\s*$")
 _EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
 _MAX_GAP = 6  # words between an argument and the relation at most
 # Prepositions that give a verb's second party ("imports … from X", "sold … to X"); not "with"
@@ -528,6 +531,9 @@ def _oblique_role_conflict(
 def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The role-reversal check of the module docstring."""
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
+    if obj is None:
+        # "Corran Athletic | beat | Westmarch United 3–1": the score is no part of the name
+        obj = _phrase(_TRAILING_VALUES_RE.sub("", fact.object))
     head, oblique, negated = _relation_head(fact.relation)
     if subject is None or head is None or oblique or negated or fact.negated:
         return None
