@@ -462,6 +462,32 @@ def test_a_name_joined_by_ampersand_is_not_split(extractor: RulesExtractor) -> N
     assert [f.subject for f in extractor.extract(people)] == ["Anderson", "Butler"]
 
 
+def test_a_title_in_quotation_marks_is_not_split(extractor: RulesExtractor) -> None:
+    """'Glass and Fire' names one exhibition: it was split into "Glass" and "Fire", so the
+    role and entity checks never saw the title (a possessive apostrophe is no quotation
+    mark, and titles side by side stay two)."""
+    answer = "'Glass and Fire' will finish its tour in Brenna next spring."
+    facts = extractor.extract(answer)
+    assert _chains(answer, facts) == [
+        ("'Glass and Fire'", "will finish", "its tour", None, ["its tour"]),
+        ("'Glass and Fire'", "will finish its tour in", "Brenna", "f0.0", ["Brenna"]),
+        ("'Glass and Fire'", "will finish its tour", "next spring", "f0.0", ["next spring"]),
+    ]
+    assert facts[0].subject_spans == [Span(0, 16)]
+    novel = "The novel \u201cPride and Prejudice\u201d was written by Jane Austen."
+    assert triples(extractor.extract(novel)) == {
+        ("novel", "is", "\u201cPride and Prejudice\u201d"),
+        ("novel", "was written by", "Jane Austen"),
+    }
+    two = "The band played 'Rock and Roll' and 'Kashmir' at the show."
+    assert [f.object for f in extractor.extract(two) if f.parent is None] == [
+        "'Rock and Roll'",
+        "'Kashmir'",
+    ]
+    houses = "The Joneses' house and the Smiths' car were sold."
+    assert [f.subject for f in extractor.extract(houses)] == ["Joneses' house", "Smiths' car"]
+
+
 def test_an_absolute_participle_heads_no_clause(extractor: RulesExtractor) -> None:
     """ "with poles and pegs included": the parser makes "included" a conjunct of "weighs",
     which gave (tent, included); the participle describes the with-phrase, so it heads no

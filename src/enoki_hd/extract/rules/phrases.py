@@ -31,6 +31,7 @@ from enoki_hd.extract.rules.syntax import (
     is_dropped_article,
     is_glued,
     is_name_conjunct,
+    is_quoted_conjunct,
     resolve_argument,
 )
 from enoki_hd.units import SQUARE_WORDS, dimension, is_unit_word
@@ -157,6 +158,9 @@ def core_tokens(head: Token) -> set[int]:
             or (unit and (child.dep_ == "nummod" or is_unit_scale(child)))
         ):
             core |= content_subtree(child)
+        elif is_quoted_conjunct(child):  # 'Glass and Fire': one title, its "and" with it
+            core |= content_subtree(child)
+            core |= {c.i for c in head.children if c.dep_ == "cc" and head.i < c.i < child.i}
         elif unit and child.lower_ == "per" and child.i == head.i - 1:  # "3.6 per cent"
             core.add(child.i)
         elif unit and child.lower_.rstrip(".") in SQUARE_WORDS and child.i < head.i:
@@ -189,7 +193,7 @@ def _is_modifier(token: Token) -> bool:
         return False  # "whose": its antecedent is in the core (see core_tokens)
     if is_infinitival_modifier(token):
         return True
-    if is_name_conjunct(token) or is_unit_scale(token):
+    if is_name_conjunct(token) or is_quoted_conjunct(token) or is_unit_scale(token):
         return True  # already in the core when it belongs there (see core_tokens)
     if token.dep_ in _NOT_MODIFIERS or token.dep_ in _CORE_DETERMINER_DEPS:
         return False

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Doc, Token
 
 ARTICLES = frozenset({"a", "an", "the"})
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
@@ -132,11 +132,56 @@ def is_name_conjunct(token: Token) -> bool:
     return any(c.dep_ == "cc" and c.text == "&" and low < c.i < high for c in token.head.children)
 
 
+_QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "``": "''"}
+_QUOTE_SPAN = 4  # words between a quotation mark and the conjunction's nearer conjunct at most
+
+
+def _quote_at(doc: Doc, i: int, closing: bool) -> bool:
+    """Whether token ``i`` is a quotation mark as the quotation opens (after a space or at the
+    start, touching the word after it) or closes (touching the word before it); a possessive
+    apostrophe ("the Joneses' house") is no quotation mark."""
+    token = doc[i]
+    if token.pos_ != "PUNCT":
+        return False
+    if closing:
+        return token.text in _QUOTE_PAIRS.values() and i > 0 and doc[i - 1].whitespace_ == ""
+    return (
+        token.text in _QUOTE_PAIRS
+        and token.whitespace_ == ""
+        and (i == 0 or doc[i - 1].whitespace_ != "")
+    )
+
+
+def is_quoted_conjunct(token: Token) -> bool:
+    """A conjunct inside the one quotation that holds its head: 'Glass and Fire', "Pride and
+    Prejudice" name one work, not two."""
+    if token.dep_ != "conj" or token.head is token:
+        return False
+    doc = token.doc
+    low, high = sorted((token.head.i, token.i))
+    # the nearest punctuation on each side must be the quotation's marks
+    start = next(
+        (i for i in range(low - 1, max(-1, low - 1 - _QUOTE_SPAN), -1) if doc[i].is_punct), None
+    )
+    end = next(
+        (i for i in range(high + 1, min(len(doc), high + 1 + _QUOTE_SPAN)) if doc[i].is_punct),
+        None,
+    )
+    if start is None or end is None:
+        return False
+    if not (_quote_at(doc, start, closing=False) and _quote_at(doc, end, closing=True)):
+        return False
+    if _QUOTE_PAIRS[doc[start].text] != doc[end].text:
+        return False
+    return not any(doc[i].text in _QUOTE_PAIRS for i in range(start + 1, end))
+
+
 def conjuncts(token: Token) -> list[Token]:
     """``token`` and the nominal conjuncts coordinated with it, in text order.
 
     ``fever, cough and toxins`` gives the three heads; verbs coordinated with a verb are
-    clauses, not conjuncts, and are left out, as are names joined by ``&`` (one name).
+    clauses, not conjuncts, and are left out, as are names joined by ``&`` and titles in
+    quotation marks ('Glass and Fire': one name).
     """
     found: list[Token] = []
     stack = [token]
@@ -146,7 +191,10 @@ def conjuncts(token: Token) -> list[Token]:
         stack.extend(
             c
             for c in current.children
-            if c.dep_ == "conj" and c.pos_ not in ("VERB", "AUX") and not is_name_conjunct(c)
+            if c.dep_ == "conj"
+            and c.pos_ not in ("VERB", "AUX")
+            and not is_name_conjunct(c)
+            and not is_quoted_conjunct(c)
         )
     return sorted(found, key=lambda t: t.i)
 
