@@ -16,6 +16,7 @@ from enoki_hd.verify.conflicts import (
     identity_conflict,
     name_role_conflict,
     negation_conflict,
+    quantifier_conflict,
     role_conflict,
     uniqueness_conflict,
     value_role_conflict,
@@ -894,6 +895,90 @@ def test_uniqueness_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert uniqueness_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# quantifier
+# ---------------------------------------------------------------------------------------------
+
+BRANCHES = (
+    "Most of the 14 branches of Kestwick Savings Bank will stay open on Saturdays after the"
+    " restructuring; only the two smallest will switch to weekday-only hours."
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "label"),
+    [
+        (
+            "All of Kestwick Savings Bank's branches",
+            "will keep",
+            "their Saturday opening",
+            BRANCHES,
+            "contradicted",
+        ),
+        (
+            "Every student",
+            "passed",
+            "the exam",
+            "Half of the students passed the exam.",
+            "contradicted",
+        ),
+        ("All students", "passed", "the exam", "A few students passed the exam.", "contradicted"),
+        # "some" leaves room for all: the fact is not established, not denied
+        (
+            "Each patient",
+            "received",
+            "a placebo",
+            "Some patients received a placebo.",
+            "unverifiable",
+        ),
+    ],
+)
+def test_all_of_a_group_against_part_of_it_is_a_quantifier_conflict(
+    subject: str, relation: str, obj: str, evidence: str, label: str
+) -> None:
+    conflict = quantifier_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.label, conflict.decided_by) == (
+        "quantifier",
+        evidence,
+        label,
+        "quantifier_conflict",
+    )
+    assert find_conflict(fact(subject, relation, obj), evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Most students", "passed", "the exam", "Most students passed the exam."),  # no "all"
+        # the evidence says it of all of them too
+        (
+            "All students",
+            "passed",
+            "the exam",
+            "Most students live nearby. All students passed the exam.",
+        ),
+        # the part is said to do something else
+        (
+            "All students",
+            "passed",
+            "the exam",
+            "Most students live on campus; they passed the exam.",
+        ),
+        ("All students", "passed", "the exam", "Not most students passed the exam."),
+        ("All studies", "report", "uncertainty", "The most careful studies report uncertainty."),
+        ("All students", "passed", "the exam", "At most ten students passed the exam."),
+        ("All of them", "passed", "the exam", "Most of them passed the exam."),  # a pronoun
+        ("All students", "did not pass", "the exam", "Most students passed the exam."),
+    ],
+)
+def test_quantifier_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert quantifier_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -96,6 +96,15 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
   source", "caused solely by", "the barrier alone") and an evidence sentence without such a
   word makes it one of several ("lists runoff as one of several sources").
+- **quantifier**: the fact says its relation of all of a group ("All of the bank's branches
+  will keep their Saturday opening"; "all", "every", "each" opening the subject) and an
+  evidence sentence says it of part of that group: a word of part ("most", "half", "a
+  majority", "few"; "some", "many", "several") at most five words before the group's noun,
+  no "all" / "every" / "each" between, and one of the fact's relation or object words after
+  the noun in its clause (before a clause word or semicolon) ("Most of the 14 branches of the bank will stay open on Saturdays"); no evidence
+  sentence says it of all of them. ``contradicted`` after "most", "half", "a majority",
+  "a minority", "few" (the evidence says not all); ``unverifiable`` after "some", "many",
+  "several", which leave room for all.
 - **identity**: the fact names who or what holds a role the answer gives with a definite
   article or possessive ("The capital of France is Lyon", "Lyon is the capital of France"),
   an evidence clause (up to a semicolon) gives the same role to someone else with "is" /
@@ -125,8 +134,9 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
-``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"``), or
-``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object).
+``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"`` /
+``"quantifier_conflict"``), or ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"``
+of an indefinite object, a ``"quantifier_conflict"`` after "some", "many", "several").
 """
 
 from __future__ import annotations
@@ -158,6 +168,7 @@ ConflictKind = Literal[
     "hedge",
     "uniqueness",
     "identity",
+    "quantifier",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -1350,6 +1361,86 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return None
 
 
+_UNIVERSALS = _set("all every each")
+_MOST_PART = _set("most half majority minority few")  # say "not all"
+_SOME_PART = _set("some many several")  # leave room for all
+_NOT_PART = _set("the at")  # "the most well designed studies", "at most ten"
+_QUANTIFIER_REACH = 5  # words between a word of part and the group's noun at most
+
+
+def _universal_group(subject: str) -> str | None:
+    """The stem of the group's noun when ``subject`` opens with "all", "every" or "each"
+    ("All of Kestwick Savings Bank's branches" → "branch"); None otherwise, or for a pronoun
+    or number ("all of them", "each of the three")."""
+    words = [w for w in _words(subject) if any(c.isalnum() for c in w)]
+    if not words or words[0] not in _UNIVERSALS:
+        return None
+    rest = words[1:]
+    if rest[:2] == ["one", "of"]:  # "every one of"
+        rest = rest[2:]
+    if rest[:1] == ["of"]:
+        rest = rest[1:]
+    chunk: list[str] = []
+    for word in rest:
+        if word in _PREPOSITIONS or word in _CLAUSE_WORDS:
+            break
+        if word not in _DETERMINERS:
+            chunk.append(word)
+    if not chunk or chunk[-1] in _PRONOUNS or any(c.isdigit() for c in chunk[-1]):
+        return None
+    return _stem(chunk[-1])
+
+
+def _part_before(words: list[str], stems: list[str], k: int) -> str | None:
+    """The word of part ("most", "some", …) at most _QUANTIFIER_REACH words before position
+    ``k`` with no universal, clause word or punctuation between; None when there is none."""
+    for j in range(k - 1, max(-1, k - 1 - _QUANTIFIER_REACH), -1):
+        word = words[j]
+        if word in _UNIVERSALS or word in _CLAUSE_WORDS or not any(c.isalnum() for c in word):
+            return None
+        if word in _MOST_PART or word in _SOME_PART:
+            if j > 0 and (words[j - 1] in _NEGATORS or words[j - 1] in _NOT_PART):
+                return None  # "not most", "the most" (a superlative), "at most" (a bound)
+            return word
+    return None
+
+
+def quantifier_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The quantifier check of the module docstring."""
+    if fact.negated:
+        return None
+    group = _universal_group(fact.subject)
+    if group is None:
+        return None
+    said = {
+        _stem(w)
+        for w in _words(f"{fact.relation} {fact.object}")
+        if any(c.isalpha() for c in w)
+        and w not in _AUXILIARIES | _NEGATORS | _PREPOSITIONS | _DETERMINERS | _PRONOUNS
+    }
+    if not said:
+        return None
+    sentences = _evidence_sentences(evidence)
+    for _, words, stems in sentences:
+        for k, stem in enumerate(stems):
+            if stem != group:
+                continue
+            before = words[max(0, k - _QUANTIFIER_REACH) : k]
+            if any(w in _UNIVERSALS for w in before) and not any(w in _NEGATORS for w in before):
+                return None  # the evidence says it of all of them somewhere
+    for text, words, stems in sentences:
+        for k, stem in enumerate(stems):
+            if stem != group:
+                continue
+            end = next((j for j in range(k + 1, len(words)) if words[j] in _CLAUSE_WORDS), None)
+            if not said & set(stems[k + 1 : end]):
+                continue
+            part = _part_before(words, stems, k)
+            if part is not None:
+                return Conflict("quantifier", text, allows=part in _SOME_PART)
+    return None
+
+
 _COPULAS = _set("is are was were")
 _PAST_COPULAS = _set("was were")
 _DEFINITE = _set("the its his her their")
@@ -1566,7 +1657,7 @@ def find_conflict(
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
     exception, negation, direction, comparison, value role, name role, agent, uniqueness,
-    identity, dropped hedge), or None.
+    quantifier, identity, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
     checks need ``answer``, the text the fact's spans point into."""
@@ -1582,6 +1673,7 @@ def find_conflict(
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
         or uniqueness_conflict(fact, evidence)
+        or quantifier_conflict(fact, evidence)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or hedge_conflict(fact, evidence)
     )
