@@ -8,6 +8,7 @@ import pytest
 from enoki_hd.types import Fact, NLIScores, Span
 from enoki_hd.verify.conflicts import (
     agent_conflict,
+    antonym_conflict,
     comparison_conflict,
     direction_conflict,
     exception_conflict,
@@ -85,8 +86,10 @@ def test_a_score_after_the_object_is_set_aside_in_the_role_check() -> None:
     assert conflict is not None and (conflict.kind, conflict.sentence) == ("role", match)
     assert role_conflict(fact("Westmarch United", "beat", "Corran Athletic 3–1"), match) is None
     assert role_conflict(fact("Corran Athletic", "beat", "Westmarch United 2-0"), match) is not None
-    # a number that is the object itself is still no phrase
+    # a number that is the object itself is still no phrase, nor a bound without its number
     assert role_conflict(fact("Acme", "sold", "300"), "300 sold Acme.") is None
+    bands = "A systolic reading below 120 with a diastolic below 80 is normal."
+    assert role_conflict(fact("Normal", "diastolic", "below 80"), bands) is None
 
 
 def test_a_quote_before_its_speaker_is_reporting_order_not_swapped_roles() -> None:
@@ -979,6 +982,76 @@ def test_quantifier_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert quantifier_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# antonym
+# ---------------------------------------------------------------------------------------------
+
+CABOURG = "Cabourg is the most stately of the old Channel resorts."
+RETAIL = "Lean retailing itself implies a dramatic reduction in the amount of inventory held."
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Cabourg", "is", "least stately of old Channel resorts", CABOURG),
+        ("Lean retailing", "implies", "dramatic increase in inventory", RETAIL),
+        ("Men", "are buying", "food on the sidewalk", "Indian men selling food on the sidewalk."),
+        (
+            "The model temple complex",
+            "is at",
+            "the east end",
+            "At the west end is a model of the whole temple complex.",
+        ),
+    ],
+)
+def test_one_word_swapped_for_its_opposite_is_an_antonym_conflict(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    conflict = antonym_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.label, conflict.decided_by) == (
+        "antonym",
+        evidence,
+        "contradicted",
+        "antonym_conflict",
+    )
+    assert find_conflict(fact(subject, relation, obj), evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        ("Cabourg", "is", "most stately of old Channel resorts", CABOURG),  # as stated
+        # a comparison the other way round with the opposite word is the same claim
+        ("Oslo", "is", "less expensive than Bergen", "Bergen is more expensive than Oslo."),
+        (
+            "Cabourg",
+            "is",
+            "least stately of old Channel resorts",
+            "Cabourg is not the most stately of the old Channel resorts.",
+        ),
+        # the opposite word belongs to another noun ("young boy", not "old man")
+        ("old man", "was", "talking", "An elderly man talking to a young boy by a table."),
+        # two words of the fact are not in the sentence
+        ("Cabourg", "is", "least grand of old Channel resorts", CABOURG),
+        ("Cabourg", "is", "least", CABOURG),  # too few words to align
+    ],
+)
+def test_antonym_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert antonym_conflict(fact(subject, relation, obj), evidence) is None
+
+
+def test_the_antonym_check_is_silent_when_the_answer_holds_both_words() -> None:
+    """ "either all male or all female", split into two facts: the answer says both."""
+    plants = fact("individual plants", "are", "all female")
+    evidence = "The individual plants are all male dioecious."
+    assert antonym_conflict(plants, evidence) is not None
+    answer = "The individual plants are either all male or all female (dioecious)."
+    assert antonym_conflict(plants, evidence, answer) is None
 
 
 # ---------------------------------------------------------------------------------------------

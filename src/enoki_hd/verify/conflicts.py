@@ -8,8 +8,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence says *O R S* in the active voice ("Crestline Credit bought the regional
   lender Harbor Bank") and no evidence sentence says *S R O*. Only for a direct object (a
   relation that does not end in a preposition), arguments that are names or noun phrases
-  (no digits, no pronouns; a score after the object's phrase is set aside: "beat Westmarch
-  United 3–1"), a relation that is not symmetric ("married", "met") nor a verb of
+  (no digits, no pronouns; a score after an object that is a name is set aside: "beat
+  Westmarch United 3–1"), a relation that is not symmetric ("married", "met") nor a verb of
   saying (a quote before "said Danielle Busby" is reporting order), and no
   preposition, passive ("was bought by") or clause boundary between the relation and *S*.
   The same for a name after a preposition of the fact's object ("from", "to", "for",
@@ -96,6 +96,16 @@ firing only when it is sure; silence means "no conflict found", never "supported
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
   source", "caused solely by", "the barrier alone") and an evidence sentence without such a
   word makes it one of several ("lists runoff as one of several sources").
+- **antonym**: the fact reads as an evidence sentence with one word swapped for its
+  opposite ("Cabourg is the least stately of the old Channel resorts" against "Cabourg is the
+  most stately …"; "Lean retailing implies a dramatic increase in inventory" against "… a
+  dramatic reduction in the amount of inventory"): every content word of the fact but one
+  is in the sentence, the sentence has an opposite of that one (a table of pairs: "longest" /
+  "shortest", "good" / "bad", "include" / "exclude", "buy" / "sell", "east" / "west", …)
+  beside a word that stands beside it in the fact, and neither the sentence nor the fact
+  holds a negation or "than" (a comparison said the other way round with the opposite word
+  is the same claim). At least three content words in the fact; not when the answer itself
+  holds the opposite word ("all male or all female", split into two facts).
 - **quantifier**: the fact says its relation of all of a group ("All of the bank's branches
   will keep their Saturday opening"; "all", "every", "each" opening the subject) and an
   evidence sentence says it of part of that group: a word of part ("most", "half", "a
@@ -135,7 +145,7 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
 ``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"`` /
-``"quantifier_conflict"``), or ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"``
+``"quantifier_conflict"`` / ``"antonym_conflict"``), or ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"``
 of an indefinite object, a ``"quantifier_conflict"`` after "some", "many", "several").
 """
 
@@ -169,6 +179,7 @@ ConflictKind = Literal[
     "uniqueness",
     "identity",
     "quantifier",
+    "antonym",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -544,7 +555,9 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
     if obj is None:
         # "Corran Athletic | beat | Westmarch United 3–1": the score is no part of the name
-        obj = _phrase(_TRAILING_VALUES_RE.sub("", fact.object))
+        # (a name only: "below 80" is a bound, not "below")
+        named = _TRAILING_VALUES_RE.sub("", fact.object)
+        obj = _phrase(named) if named != fact.object and _is_name(named) else None
     head, oblique, negated = _relation_head(fact.relation)
     if subject is None or head is None or oblique or negated or fact.negated:
         return None
@@ -819,6 +832,73 @@ def _value_direction_conflict(
             if direction in opposite and found is None:
                 found = text
     return Conflict("direction", found) if found is not None else None
+
+
+# Words and their opposites for the antonym check, whole words (read through _stem). Not "on" /
+# "off" (particles), not "war" / "peace" (titles: "War and Peace").
+_ANTONYM_PAIRS = (
+    "longest shortest,largest smallest,biggest smallest,highest lowest,best worst,most least,"
+    "first last,earliest latest,oldest youngest,oldest newest,fastest slowest,"
+    "richest poorest,strongest weakest,widest narrowest,heaviest lightest,hottest coldest,"
+    "good bad,better worse,positive negative,favorable unfavorable,favourable unfavourable,"
+    "true false,legal illegal,safe unsafe,safe dangerous,possible impossible,likely unlikely,"
+    "common rare,common uncommon,successful unsuccessful,success failure,strong weak,"
+    "rich poor,cheap expensive,early late,above below,maximum minimum,permanent temporary,"
+    "public private,full empty,present absent,guilty innocent,alive dead,ancient modern,"
+    "rural urban,wet dry,happy unhappy,happy sad,easy difficult,easy hard,simple complex,"
+    "inside outside,north south,east west,northern southern,eastern western,male female,"
+    "majority minority,increase reduction,increase decrease,gain loss,profit loss,"
+    "surplus deficit,import export,buy sell,bought sold,buyer seller,employer employee,"
+    "winner loser,victory defeat,valid invalid,accurate inaccurate,correct incorrect,"
+    "able unable,visible invisible,start end,begin end,beginning end,entrance exit,"
+    "arrival departure,arrive depart,remember forget,include exclude,included excluded,"
+    "allowed forbidden,accept reject,agree disagree,support oppose,love hate,like dislike,"
+    "friend enemy,ally enemy,wealthy poor,high low,long short,large small,big small,old young,"
+    "old new,fast slow,hot cold,warm cool,light dark,heavy light,thick thin,wide narrow,"
+    "deep shallow,loud quiet,always never,more fewer,more less,many few,much little"
+)
+_, _ANTONYMS = _opposite_tables(
+    tuple((one, other) for one, other in (p.split() for p in _ANTONYM_PAIRS.split(","))), _stem
+)
+_ANTONYM_MIN_WORDS = 3  # content words a fact needs for the antonym check
+
+
+def _antonym_content(words: list[str]) -> list[str]:
+    """The stems of ``words`` that hold a letter and are no determiner, auxiliary,
+    preposition, pronoun, negation or clause word, in order."""
+    skip = _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
+    return [_stem(w) for w in words if any(c.isalpha() for c in w) and w not in skip]
+
+
+def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
+    """The antonym check of the module docstring."""
+    if fact.negated:
+        return None
+    said = _words(f"{fact.subject} {fact.relation} {fact.object}")
+    content = _antonym_content(said)
+    if len(content) < _ANTONYM_MIN_WORDS or "than" in said or set(said) & _NEGATORS:
+        return None
+    answered = set(_antonym_content(_words(answer))) if answer is not None else set()
+    for text, words, _ in _evidence_sentences(evidence):
+        if "than" in words or set(words) & _NEGATORS:
+            continue
+        other = _antonym_content(words)
+        found = set(other)
+        missing = [i for i, stem in enumerate(content) if stem not in found]
+        if len(missing) != 1:
+            continue
+        i = missing[0]
+        opposites = _ANTONYMS.get(content[i], frozenset()) - set(content) - answered
+        before = content[i - 1] if i > 0 else None
+        after = content[i + 1] if i + 1 < len(content) else None
+        for j, stem in enumerate(other):
+            if stem not in opposites:
+                continue
+            if (after is not None and other[j + 1 : j + 2] == [after]) or (
+                before is not None and j > 0 and other[j - 1] == before
+            ):
+                return Conflict("antonym", text)
+    return None
 
 
 def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
@@ -1657,7 +1737,7 @@ def find_conflict(
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
     exception, negation, direction, comparison, value role, name role, agent, uniqueness,
-    quantifier, identity, dropped hedge), or None.
+    quantifier, antonym, identity, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
     checks need ``answer``, the text the fact's spans point into."""
@@ -1674,6 +1754,7 @@ def find_conflict(
         or agent_conflict(fact, evidence, answer)
         or uniqueness_conflict(fact, evidence)
         or quantifier_conflict(fact, evidence)
+        or antonym_conflict(fact, evidence, answer)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or hedge_conflict(fact, evidence)
     )
