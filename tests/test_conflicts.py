@@ -1004,6 +1004,10 @@ RETAIL = "Lean retailing itself implies a dramatic reduction in the amount of in
             "the east end",
             "At the west end is a model of the whole temple complex.",
         ),
+        # a negating prefix added or taken away
+        ("This", "is", "an unofficial solution, Liq", "It is the official solution, Liq."),
+        ("volume of business mail", "is", "known", "The volume of business mail is unknown."),
+        ("The charity", "is", "a profit organisation", "The charity is a non-profit organisation."),
     ],
 )
 def test_one_word_swapped_for_its_opposite_is_an_antonym_conflict(
@@ -1037,6 +1041,19 @@ def test_one_word_swapped_for_its_opposite_is_an_antonym_conflict(
         # two words of the fact are not in the sentence
         ("Cabourg", "is", "least grand of old Channel resorts", CABOURG),
         ("Cabourg", "is", "least", CABOURG),  # too few words to align
+        # a degree or a prefix cut off by the tokenizer is no opposite
+        (
+            "organizations",
+            "used e-mail for",
+            "non-sensitive information",
+            "Organizations used e-mail for less sensitive information.",
+        ),
+        (
+            "Tequila and tonic",
+            "is",
+            "non-standard drink",
+            "Tequila and tonic is a non - standard drink.",
+        ),
     ],
 )
 def test_antonym_check_is_silent_otherwise(

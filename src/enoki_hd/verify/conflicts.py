@@ -101,7 +101,8 @@ firing only when it is sure; silence means "no conflict found", never "supported
   most stately …"; "Lean retailing implies a dramatic increase in inventory" against "… a
   dramatic reduction in the amount of inventory"): every content word of the fact but one
   is in the sentence, the sentence has an opposite of that one (a table of pairs: "longest" /
-  "shortest", "good" / "bad", "include" / "exclude", "buy" / "sell", "east" / "west", …)
+  "shortest", "good" / "bad", "include" / "exclude", "buy" / "sell", "east" / "west", …; or
+  the word under a negating prefix: "intended" / "unintended", "profit" / "non-profit")
   beside a word that stands beside it in the fact, and neither the sentence nor the fact
   holds a negation or "than" (a comparison said the other way round with the opposite word
   is the same claim). At least three content words in the fact; not when the answer itself
@@ -855,19 +856,42 @@ _ANTONYM_PAIRS = (
     "allowed forbidden,accept reject,agree disagree,support oppose,love hate,like dislike,"
     "friend enemy,ally enemy,wealthy poor,high low,long short,large small,big small,old young,"
     "old new,fast slow,hot cold,warm cool,light dark,heavy light,thick thin,wide narrow,"
-    "deep shallow,loud quiet,always never,more fewer,more less,many few,much little"
+    "deep shallow,loud quiet,always never,more fewer,more less,many few,much little,"
+    "beginning ending,left right,upward downward,upper lower,forward backward,same different,"
+    "similar different,internal external,input output,minor major,inferior superior,"
+    "optimistic pessimistic,honest dishonest,agree disagree,approve disapprove,"
+    "advantage disadvantage,continued discontinued,appear disappear,obey disobey"
 )
+# a word and the same word under a negating prefix ("intended" / "unintended", "profit" /
+# "non-profit"): opposites too, when the word is at least this long
+_NEGATING_PREFIXES = ("un", "non-", "non")
+_DEGREE_BEFORE = _set("less least more most non - somewhat slightly")
+_PREFIXED_MIN_LENGTH = 4
 _, _ANTONYMS = _opposite_tables(
     tuple((one, other) for one, other in (p.split() for p in _ANTONYM_PAIRS.split(","))), _stem
 )
 _ANTONYM_MIN_WORDS = 3  # content words a fact needs for the antonym check
 
 
-def _antonym_content(words: list[str]) -> list[str]:
-    """The stems of ``words`` that hold a letter and are no determiner, auxiliary,
-    preposition, pronoun, negation or clause word, in order."""
+def _antonym_content(words: list[str]) -> list[tuple[int, str]]:
+    """(position, stem) of the ``words`` that hold a letter and are no determiner,
+    auxiliary, preposition, pronoun, negation or clause word, in order."""
     skip = _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
-    return [_stem(w) for w in words if any(c.isalpha() for c in w) and w not in skip]
+    return [
+        (k, _stem(w)) for k, w in enumerate(words) if any(c.isalpha() for c in w) and w not in skip
+    ]
+
+
+def _opposites_of(stem: str) -> frozenset[str]:
+    """The stems opposite to ``stem``: its pairs in the table, the stem with a negating
+    prefix ("intend" / "unintend", "profit" / "non-profit"), and the stem without "un"
+    ("unknown" / "known"; not without "non": "non-sensitive" is also "less sensitive")."""
+    found = set(_ANTONYMS.get(stem, frozenset()))
+    if len(stem) >= _PREFIXED_MIN_LENGTH:
+        found |= {prefix + stem for prefix in _NEGATING_PREFIXES}
+    if stem.startswith("un") and len(stem) - 2 >= _PREFIXED_MIN_LENGTH:
+        found.add(stem[2:])
+    return frozenset(found)
 
 
 def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
@@ -875,27 +899,27 @@ def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Co
     if fact.negated:
         return None
     said = _words(f"{fact.subject} {fact.relation} {fact.object}")
-    content = _antonym_content(said)
+    content = [stem for _, stem in _antonym_content(said)]
     if len(content) < _ANTONYM_MIN_WORDS or "than" in said or set(said) & _NEGATORS:
         return None
-    answered = set(_antonym_content(_words(answer))) if answer is not None else set()
+    answered = {stem for _, stem in _antonym_content(_words(answer))} if answer else set()
     for text, words, _ in _evidence_sentences(evidence):
         if "than" in words or set(words) & _NEGATORS:
             continue
         other = _antonym_content(words)
-        found = set(other)
+        found = {stem for _, stem in other}
         missing = [i for i, stem in enumerate(content) if stem not in found]
         if len(missing) != 1:
             continue
         i = missing[0]
-        opposites = _ANTONYMS.get(content[i], frozenset()) - set(content) - answered
+        opposites = _opposites_of(content[i]) - set(content) - answered
         before = content[i - 1] if i > 0 else None
         after = content[i + 1] if i + 1 < len(content) else None
-        for j, stem in enumerate(other):
-            if stem not in opposites:
-                continue
-            if (after is not None and other[j + 1 : j + 2] == [after]) or (
-                before is not None and j > 0 and other[j - 1] == before
+        for j, (k, stem) in enumerate(other):
+            if stem not in opposites or (k > 0 and words[k - 1] in _DEGREE_BEFORE):
+                continue  # "less sensitive", "non - standard": a degree, or a prefix cut off
+            if (after is not None and j + 1 < len(other) and other[j + 1][1] == after) or (
+                before is not None and j > 0 and other[j - 1][1] == before
             ):
                 return Conflict("antonym", text)
     return None
