@@ -950,6 +950,7 @@ def test_all_of_a_group_against_part_of_it_is_a_quantifier_conflict(
         "quantifier_conflict",
     )
     assert find_conflict(fact(subject, relation, obj), evidence) == conflict
+    assert conflict.value == subject.split()[0]  # the universal is what is blamed
 
 
 @pytest.mark.parametrize(
@@ -1060,6 +1061,15 @@ def test_antonym_check_is_silent_otherwise(
     subject: str, relation: str, obj: str, evidence: str
 ) -> None:
     assert antonym_conflict(fact(subject, relation, obj), evidence) is None
+
+
+def test_the_antonym_conflict_names_the_swapped_word_as_written() -> None:
+    conflict = antonym_conflict(
+        fact("Cabourg", "is", "Least stately of old Channel resorts"), CABOURG
+    )
+    assert conflict is not None and conflict.value == "Least"
+    retail = antonym_conflict(fact("Lean retailing", "implies", "dramatic increases"), RETAIL)
+    assert retail is not None and retail.value == "increases"
 
 
 def test_the_antonym_check_is_silent_when_the_answer_holds_both_words() -> None:

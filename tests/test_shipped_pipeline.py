@@ -346,6 +346,40 @@ def test_a_value_the_context_gives_another_role_is_contradicted(detector: Detect
     assert right.spans == [] and all(v.label == "supported" for v in right.facts)
 
 
+def test_all_said_of_what_the_context_says_of_most_blames_the_all(detector: Detector) -> None:
+    """The quantifier check: the libraries' Sunday opening is the context's, for most of
+    them; the span is the universal that makes the answer wrong, not its other words."""
+    context = (
+        "Most of the 30 libraries in Harwell County will open on Sundays from March; only the"
+        " two mobile libraries will keep weekday hours."
+    )
+    report = detector.detect(
+        answer="All of Harwell County's libraries will open on Sundays from March.", context=context
+    )
+    assert {(v.label, v.decided_by) for v in report.facts} == {
+        ("contradicted", "quantifier_conflict")
+    }
+    assert [(s.text, s.label) for s in report.spans] == [("All", "contradicted")]
+    right = detector.detect(
+        answer="Most of Harwell County's libraries will open on Sundays from March.",
+        context=context,
+    )
+    assert right.spans == []
+
+
+def test_a_word_swapped_for_its_opposite_blames_that_word(detector: Detector) -> None:
+    """The antonym check: "least stately" where the context says "most stately"; the blame
+    is the swapped word."""
+    context = (
+        "Cabourg is the most stately of the old Channel resorts, with a casino and a grand hotel."
+    )
+    report = detector.detect(
+        answer="Cabourg is the least stately of the old Channel resorts.", context=context
+    )
+    assert "antonym_conflict" in {v.decided_by for v in report.facts}
+    assert [(s.text, s.label) for s in report.spans] == [("least", "contradicted")]
+
+
 def test_a_value_given_only_in_a_unit_of_another_dimension_is_not_supported(
     detector: Detector,
 ) -> None:

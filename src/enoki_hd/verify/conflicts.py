@@ -229,7 +229,10 @@ class Conflict:
 
     kind: ConflictKind
     sentence: str
-    value: str | None = None  # value_role: the fact's value as the fact states it ("8%")
+    # the fact's words that are wrong, as the fact writes them, to blame: the value of a value
+    # role ("8%"), the universal of a quantifier conflict ("All"), the swapped word of an
+    # antonym conflict ("least"); None: the fact's usual spans
+    value: str | None = None
     # the evidence allows the fact without establishing it (a dropped hedge; another agent of
     # an indefinite object: "Jones won a medal" leaves room for Smith's)
     allows: bool = False
@@ -898,8 +901,11 @@ def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Co
     """The antonym check of the module docstring."""
     if fact.negated:
         return None
-    said = _words(f"{fact.subject} {fact.relation} {fact.object}")
-    content = [stem for _, stem in _antonym_content(said)]
+    joined = f"{fact.subject} {fact.relation} {fact.object}"
+    said = _words(joined)
+    written = [span.text(joined) for span in tokenize_words(joined)]
+    positions = _antonym_content(said)
+    content = [stem for _, stem in positions]
     if len(content) < _ANTONYM_MIN_WORDS or "than" in said or set(said) & _NEGATORS:
         return None
     answered = {stem for _, stem in _antonym_content(_words(answer))} if answer else set()
@@ -921,7 +927,10 @@ def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Co
             if (after is not None and j + 1 < len(other) and other[j + 1][1] == after) or (
                 before is not None and j > 0 and other[j - 1][1] == before
             ):
-                return Conflict("antonym", text)
+                # the word swapped, as the fact writes it (no contraction split: not negated)
+                k_fact = positions[i][0]
+                swapped = written[k_fact] if len(written) == len(said) else None
+                return Conflict("antonym", text, value=swapped)
     return None
 
 
@@ -1541,7 +1550,8 @@ def quantifier_conflict(fact: Fact, evidence: str) -> Conflict | None:
                 continue
             part = _part_before(words, stems, k)
             if part is not None:
-                return Conflict("quantifier", text, allows=part in _SOME_PART)
+                universal = next((w.text(fact.subject) for w in tokenize_words(fact.subject)), None)
+                return Conflict("quantifier", text, value=universal, allows=part in _SOME_PART)
     return None
 
 

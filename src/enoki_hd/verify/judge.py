@@ -462,7 +462,8 @@ class FactJudge:
                 # "5 March 1950"), not the month and year its ancestors vouch for
                 blamed = _within(blamed, fact.delta) or blamed
             if conflict is not None and conflict.value is not None:
-                # a value given the wrong role: the value is what is wrong
+                # a value given the wrong role, a universal said of a part, a word swapped for
+                # its opposite: that is what is wrong
                 at = text.rfind(conflict.value)
                 if at >= 0:
                     blamed = answer_pieces(Span(at, at + len(conflict.value)), offsets)
