@@ -112,10 +112,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence says it of part of that group: a word of part ("most", "half", "a
   majority", "few"; "some", "many", "several") at most five words before the group's noun,
   no "all" / "every" / "each" between, and one of the fact's relation or object words after
-  the noun in its clause (before a clause word or semicolon) ("Most of the 14 branches of the bank will stay open on Saturdays"); no evidence
-  sentence says it of all of them. ``contradicted`` after "most", "half", "a majority",
-  "a minority", "few" (the evidence says not all); ``unverifiable`` after "some", "many",
-  "several", which leave room for all.
+  the noun in its clause (before a clause word or semicolon): "Most of the 14 branches of
+  the bank will stay open on Saturdays"; no evidence sentence says it of all of them.
+  ``contradicted`` after "most", "half", "a majority", "a minority", "few" (the evidence
+  says not all); ``unverifiable`` after "some", "many", "several", which leave room for all.
 - **identity**: the fact names who or what holds a role the answer gives with a definite
   article or possessive ("The capital of France is Lyon", "Lyon is the capital of France"),
   an evidence clause (up to a semicolon) gives the same role to someone else with "is" /
@@ -146,8 +146,9 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
 ``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"`` /
-``"quantifier_conflict"`` / ``"antonym_conflict"``), or ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"``
-of an indefinite object, a ``"quantifier_conflict"`` after "some", "many", "several").
+``"quantifier_conflict"`` / ``"antonym_conflict"``), or ``unverifiable``
+(``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
+``"quantifier_conflict"`` after "some", "many", "several").
 """
 
 from __future__ import annotations
