@@ -462,6 +462,28 @@ def test_a_name_joined_by_ampersand_is_not_split(extractor: RulesExtractor) -> N
     assert [f.subject for f in extractor.extract(people)] == ["Anderson", "Butler"]
 
 
+def test_a_clause_with_a_clause_for_its_subject_takes_no_other_subject(
+    extractor: RulesExtractor,
+) -> None:
+    """ "…, and quitting reduces the risk": the second clause's subject is "quitting" (a clause
+    subject, which the parser marks ``csubj``); it took the first clause's, "Smoking | reduces
+    | risk", a fact the answer never states. It now gives no fact (the detector judges the
+    clause whole: `extract.coverage`)."""
+    answer = "Smoking causes cancer, and quitting reduces the risk."
+    assert triples(extractor.extract(answer)) == {("Smoking", "causes", "cancer")}
+    alert = (
+        "An alert from the Varro 5 is a signal to see a doctor, and getting no alert doesn't"
+        " prove the heart is healthy."
+    )
+    assert [f.relation for f in extractor.extract(alert) if f.parent is None] == ["is"]
+    still = "Smoking causes cancer, and it reduces life expectancy."  # a subject of its own
+    assert triples(extractor.extract(still)) == {
+        ("Smoking", "causes", "cancer"),
+        ("it", "reduces", "expectancy"),
+        ("it", "reduces", "life expectancy"),
+    }
+
+
 def test_a_title_in_quotation_marks_is_not_split(extractor: RulesExtractor) -> None:
     """'Glass and Fire' names one exhibition: it was split into "Glass" and "Fire", so the
     role and entity checks never saw the title (a possessive apostrophe is no quotation

@@ -168,6 +168,9 @@ def _own_subject(verb: Token) -> Token | None:
     )
 
 
+_CLAUSAL_SUBJECTS = ("csubj", "csubjpass")
+
+
 def subject_of(verb: Token, depth: int = 0, *, relative_entity: bool = True) -> Token | None:
     """The subject head of ``verb``'s clause, own or inherited, or None (no subject). A
     relative pronoun stands for the entity its antecedent describes; with ``relative_entity``
@@ -189,7 +192,9 @@ def subject_of(verb: Token, depth: int = 0, *, relative_entity: bool = True) -> 
     there = next((c for c in verb.children if c.dep_ == "expl" and c.lower_ == "there"), None)
     if there is not None:
         return there  # "There are 365 days in a year": the claim is the existence
-    if depth >= _MAX_INHERIT or any(c.dep_ == "expl" for c in verb.children):
+    if depth >= _MAX_INHERIT or any(c.dep_ in ("expl", *_CLAUSAL_SUBJECTS) for c in verb.children):
+        # a clause for its subject ("…, and quitting reduces the risk") is its own subject:
+        # not the subject of the verb it is coordinated with ("Smoking reduces the risk")
         return None
     head = verb.head
     if verb.dep_ in ("conj", "xcomp") and head.pos_ in _VERB_POS and head is not verb:
