@@ -17,6 +17,7 @@ from enoki_hd.verify.conflicts import (
     identity_conflict,
     name_role_conflict,
     negation_conflict,
+    order_conflict,
     quantifier_conflict,
     role_conflict,
     uniqueness_conflict,
@@ -898,6 +899,66 @@ def test_uniqueness_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert uniqueness_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# order
+# ---------------------------------------------------------------------------------------------
+
+CULTURES = "The patient was started on intravenous antibiotics after blood cultures had been taken."
+
+
+def test_two_events_in_the_other_order_are_a_role_conflict() -> None:
+    swapped = fact(
+        "Blood cultures",
+        "had been taken after",
+        "the patient was started on intravenous antibiotics",
+    )
+    conflict = order_conflict(swapped, CULTURES)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.decided_by, conflict.label) == (
+        "role",
+        CULTURES,
+        "role_conflict",
+        "contradicted",
+    )
+    assert find_conflict(swapped, CULTURES) == conflict
+    before = fact("The museum", "closed before", "the new wing opened")
+    assert order_conflict(before, "The new wing opened before the museum closed.") is not None
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # as the evidence says it
+        (
+            "The patient",
+            "was started on intravenous antibiotics after",
+            "blood cultures had been taken",
+            CULTURES,
+        ),
+        # the other word: "B before A" is "A after B"
+        (
+            "Blood cultures",
+            "had been taken before",
+            "the patient was started on intravenous antibiotics",
+            CULTURES,
+        ),
+        # a negation in the evidence sentence
+        (
+            "Blood cultures",
+            "had been taken after",
+            "the patient was started on antibiotics",
+            "The patient was not started on antibiotics after blood cultures had been taken.",
+        ),
+        # one side of one content word
+        ("It", "closed after", "the storm", "The storm came after it closed."),
+    ],
+)
+def test_order_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert order_conflict(fact(subject, relation, obj), evidence) is None
 
 
 # ---------------------------------------------------------------------------------------------

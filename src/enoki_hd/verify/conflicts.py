@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Ten checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Fourteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -137,6 +137,14 @@ firing only when it is sure; silence means "no conflict found", never "supported
   subject) holds a compared word; only the same comparative ("more frequent", "faster"), so
   "lower than" for "higher than" the other way round (the same claim) is never read as one.
   Needs the answer (``find_conflict(..., answer=...)``). ``contradicted``, as a role reversal.
+- **order**: the fact puts one event after (before, until) another ("Blood cultures had
+  been taken after the patient was started on antibiotics": the relation ends in the word,
+  the object is the other event) and an evidence sentence puts them the other way round
+  with the same word ("The patient was started on antibiotics after blood cultures had been
+  taken"): every content word of the fact's object before the word, every one of its
+  subject and relation after it, no negation; none says it as the fact does. At least two
+  content words on each side, none shared. ``contradicted``, as a role reversal
+  (``decided_by="role_conflict"``).
 
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"), a
 negative contraction as its verb and "n't", and a phrase is found with determiners aside
@@ -576,6 +584,44 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
             if _ordered(words, stems, obj, head, subject):
                 return Conflict("role", text)
     return _oblique_role_conflict(fact, evidence, subject, head)
+
+
+_ORDER_WORDS = _set("after before until")
+
+
+def _order_content(words: list[str]) -> set[str]:
+    """The stems of ``words`` that hold a letter and are no determiner, auxiliary,
+    preposition, pronoun, negation or clause word."""
+    skip = _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
+    return {_stem(w) for w in words if any(c.isalpha() for c in w) and w not in skip}
+
+
+def order_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The order check of the module docstring: the fact says *A after B* (its relation ends
+    in "after", "before" or "until", its object the other event) and an evidence sentence
+    says *B after A* with the same word — every content word of the object before it, every
+    one of the subject and relation after it — and no evidence sentence says *A after B*."""
+    relation = _words(fact.relation)
+    if fact.negated or not relation or relation[-1] not in _ORDER_WORDS:
+        return None
+    word = relation[-1]
+    first = _order_content(_words(fact.subject) + relation[:-1])
+    second = _order_content(_words(fact.object))
+    if len(first) < 2 or len(second) < 2 or first & second:
+        return None
+    found = None
+    for text, words, stems in _evidence_sentences(evidence):
+        if set(words) & _NEGATORS:
+            continue
+        for c, w in enumerate(words):
+            if w != word:
+                continue
+            before, after = set(stems[:c]), set(stems[c + 1 :])
+            if first <= before and second <= after:
+                return None  # stated as the fact states it
+            if second <= before and first <= after and found is None:
+                found = text
+    return Conflict("role", found) if found is not None else None
 
 
 def exception_conflict(fact: Fact, evidence: str) -> Conflict | None:
@@ -1771,8 +1817,8 @@ def find_conflict(
     fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, comparison, value role, name role, agent, uniqueness,
-    quantifier, antonym, identity, dropped hedge), or None.
+    exception, negation, direction, comparison, order, value role, name role, agent,
+    uniqueness, quantifier, antonym, identity, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
     checks need ``answer``, the text the fact's spans point into."""
@@ -1784,6 +1830,7 @@ def find_conflict(
         or negation_conflict(fact, evidence)
         or direction_conflict(fact, evidence)
         or (comparison_conflict(fact, evidence, answer) if answer is not None else None)
+        or order_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
