@@ -932,6 +932,23 @@ def _antonym_content(words: list[str]) -> list[tuple[int, str]]:
     ]
 
 
+@functools.lru_cache(maxsize=1024)
+def _sentence_content(text: str) -> tuple[tuple[tuple[int, str], ...], frozenset[str]]:
+    """:func:`_antonym_content` of an evidence sentence's words, and its stems as a set;
+    cached, since every fact judged against the same evidence reads its sentences."""
+    content = tuple(_antonym_content(_words(text)))
+    return content, frozenset(stem for _, stem in content)
+
+
+@functools.lru_cache(maxsize=256)
+def _evidence_content(evidence: str) -> frozenset[str]:
+    """The content stems of all of ``evidence``'s sentences."""
+    return frozenset().union(
+        *(_sentence_content(text)[1] for text, _, _ in _evidence_sentences(evidence))
+    )
+
+
+@functools.lru_cache(maxsize=4096)
 def _opposites_of(stem: str) -> frozenset[str]:
     """The stems opposite to ``stem``: its pairs in the table, the stem with a negating
     prefix ("intend" / "unintend", "profit" / "non-profit"), and the stem without "un"
@@ -955,12 +972,13 @@ def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Co
     content = [stem for _, stem in positions]
     if len(content) < _ANTONYM_MIN_WORDS or "than" in said or set(said) & _NEGATORS:
         return None
+    if not frozenset().union(*map(_opposites_of, content)) & _evidence_content(evidence):
+        return None  # no opposite of any of the fact's words anywhere in the evidence
     answered = {stem for _, stem in _antonym_content(_words(answer))} if answer else set()
     for text, words, _ in _evidence_sentences(evidence):
         if "than" in words or set(words) & _NEGATORS:
             continue
-        other = _antonym_content(words)
-        found = {stem for _, stem in other}
+        other, found = _sentence_content(text)
         missing = [i for i, stem in enumerate(content) if stem not in found]
         if len(missing) != 1:
             continue
