@@ -836,6 +836,53 @@ def test_hedge_check_is_silent_otherwise(
     assert hedge_conflict(fact(subject, relation, obj), evidence) is None
 
 
+ARDEL = (
+    "Geologists say a recent rise in sulphur dioxide emissions could signal that magma is moving"
+    " closer to the surface."
+)
+
+
+def test_a_clause_proved_where_the_evidence_hedges_it_is_a_hedge_conflict() -> None:
+    """ "confirms that X" against "could signal that X": the verb of proof is blamed."""
+    proved = fact(
+        "The rise in sulphur dioxide", "confirms", "that magma is moving toward the surface"
+    )
+    conflict = hedge_conflict(proved, ARDEL)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.label, conflict.value) == (
+        "hedge",
+        ARDEL,
+        "unverifiable",
+        "confirms",
+    )
+    shows = fact("The survey", "shows", "that the rota shortens waiting times")
+    assert (
+        hedge_conflict(shows, "The survey suggests that the rota shortens waiting times.")
+        is not None
+    )
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        # stated as proved somewhere
+        ARDEL + " A second survey confirms that magma is moving toward the surface.",
+        # the clause says something else
+        "Geologists say the rise could signal that the crater is widening.",
+        # the hedge is on something else; the clause is proved
+        "The rise could signal unrest, and a survey confirms that magma is moving to the surface.",
+    ],
+)
+def test_the_proof_check_is_silent_otherwise(evidence: str) -> None:
+    proved = fact(
+        "The rise in sulphur dioxide", "confirms", "that magma is moving toward the surface"
+    )
+    assert hedge_conflict(proved, evidence) is None
+    # not a verb of proof, or no "that" clause
+    said = fact("The rise in sulphur dioxide", "means", "that magma is moving toward the surface")
+    assert hedge_conflict(said, ARDEL) is None
+
+
 def test_a_modal_the_extractor_recorded_keeps_the_fact_hedged() -> None:
     hedged = Fact("f0", 0, "The new triage rota", "shortens", "waiting times", modality="may")
     assert hedge_conflict(hedged, TRIAL) is None

@@ -367,6 +367,22 @@ def test_all_said_of_what_the_context_says_of_most_blames_the_all(detector: Dete
     assert right.spans == []
 
 
+def test_a_clause_proved_where_the_context_hedges_it_blames_the_verb(detector: Detector) -> None:
+    """ "prove that" for the context's "could indicate that": unverifiable, and the span is the
+    verb of proof, not the clause the context also states."""
+    context = (
+        "The trial ran for two winters in four regions. Its early results could indicate that the"
+        " vaccine reduces hospital admissions among older adults, the authors wrote."
+    )
+    answer = (
+        "The early results prove that the vaccine reduces hospital admissions among older adults."
+    )
+    report = detector.detect(answer=answer, context=context)
+    assert [(s.text, s.label) for s in report.spans] == [("prove", "unverifiable")]
+    hedged = answer.replace("prove", "could indicate")
+    assert detector.detect(answer=hedged, context=context).spans == []
+
+
 def test_a_word_swapped_for_its_opposite_blames_that_word(detector: Detector) -> None:
     """The antonym check: "least stately" where the context says "most stately"; the blame
     is the swapped word."""

@@ -92,7 +92,12 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
   is ``unverifiable``, not contradicted: the evidence allows it, it does not establish it. A
   fact under a modal that hedges ("may", "could", "can", "would", "should") is hedged itself;
-  "will", "shall" and "must" state it plainly ("will extend" against "may extend").
+  "will", "shall" and "must" state it plainly ("will extend" against "may extend"). The
+  same for a verb of proof: "The rise in sulphur dioxide confirms that magma is moving toward
+  the surface" ("confirms", "proves", "shows", "demonstrates", "establishes" and a "that"
+  clause) against "… could signal that magma is moving closer to the surface" — every
+  content word of the clause after a "that" with a hedge at most four words before it, and
+  no sentence giving the clause after a verb of proof without one.
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
   source", "caused solely by", "the barrier alone") and an evidence sentence without such a
   word makes it one of several ("lists runoff as one of several sources").
@@ -1065,6 +1070,9 @@ _HEDGES = _set(
     "apparently seemingly suggest suggests suggested appear appears appeared seem seems "
     "seemed thought believed expected"
 )
+# Verbs that present a clause as proved: "confirms that X" against "could signal that X"
+_PROOF_VERBS = frozenset(_stem(w) for w in _set("confirms proves shows demonstrates establishes"))
+_REPORT_REACH = 4  # words between a hedge and the "that" of its clause at most
 # Modals that state a claim plainly ("will extend" against "may extend" drops the hedge);
 # the others ("may", "could", "can", "would", "should") hedge the fact themselves.
 _CERTAIN_MODALS = _set("will shall must")
@@ -1460,6 +1468,44 @@ def _head_after(
     return False
 
 
+def _certainty_dropped(fact: Fact, evidence: str, head: str) -> Conflict | None:
+    """The dropped-hedge check for a verb of proof: the fact's relation "confirms", "proves",
+    "shows", … with a "that" clause for its object ("The rise … confirms that magma is moving
+    toward the surface") and an evidence sentence giving every content word of the clause
+    after a "that" with a hedge in the _REPORT_REACH words before it ("… could signal that
+    magma is moving closer to the surface"), and none giving it after a verb of proof
+    without one."""
+    clause = _words(fact.object)
+    if head not in _PROOF_VERBS or clause[:1] != ["that"]:
+        return None
+    content = _order_content(clause[1:])
+    if len(content) < 2:
+        return None
+    hedged = None
+    for text, words, stems in _evidence_sentences(evidence):
+        for t, word in enumerate(words):
+            if word != "that" or not content <= set(stems[t + 1 :]):
+                continue
+            before = words[max(0, t - _REPORT_REACH) : t]
+            if set(before) & _NEGATORS:
+                continue
+            if set(before) & _HEDGES:
+                hedged = hedged or text
+            elif {_stem(w) for w in before} & _PROOF_VERBS:
+                return None  # stated as proved
+    if hedged is None:
+        return None
+    verb = next(
+        (
+            w.text(fact.relation)
+            for w in tokenize_words(fact.relation)
+            if _stem(w.text(fact.relation)) == head
+        ),
+        None,
+    )
+    return Conflict("hedge", hedged, value=verb)  # the verb of proof is what is wrong
+
+
 def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The dropped-hedge check of the module docstring."""
     head, _, negated = _relation_head(fact.relation)
@@ -1471,6 +1517,9 @@ def hedge_conflict(fact: Fact, evidence: str) -> Conflict | None:
     hedging_modal = fact.modality is not None and fact.modality not in _CERTAIN_MODALS
     if hedging_modal or relation_words & (_HEDGES | _NEGATORS):
         return None
+    proof = _certainty_dropped(fact, evidence, head)
+    if proof is not None:
+        return proof
     target = _stem(objects[-1])
     hedged = None
     for text, words, stems in _evidence_sentences(evidence):
