@@ -87,6 +87,16 @@ def test_a_score_after_the_object_is_set_aside_in_the_role_check() -> None:
     assert conflict is not None and (conflict.kind, conflict.sentence) == ("role", match)
     assert role_conflict(fact("Westmarch United", "beat", "Corran Athletic 3–1"), match) is None
     assert role_conflict(fact("Corran Athletic", "beat", "Westmarch United 2-0"), match) is not None
+    # the tagger's coarser objects: what follows the name that opens the object
+    coarse = fact("Corran Athletic", "beat", "Westmarch United 3–1 Saturday")
+    assert role_conflict(coarse, match) is not None
+    deal = "Orvane Systems agreed to acquire Telluric Data for an undisclosed sum."
+    sum_ = fact("Telluric Data", "agreed to acquire", "Orvane Systems for an undisclosed sum")
+    assert role_conflict(sum_, deal) is not None
+    assert (
+        role_conflict(fact("Orvane Systems", "agreed to acquire", "Telluric Data for a sum"), deal)
+        is None
+    )
     # a number that is the object itself is still no phrase, nor a bound without its number
     assert role_conflict(fact("Acme", "sold", "300"), "300 sold Acme.") is None
     bands = "A systolic reading below 120 with a diastolic below 80 is normal."

@@ -8,8 +8,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   evidence sentence says *O R S* in the active voice ("Crestline Credit bought the regional
   lender Harbor Bank") and no evidence sentence says *S R O*. Only for a direct object (a
   relation that does not end in a preposition), arguments that are names or noun phrases
-  (no digits, no pronouns; a score after an object that is a name is set aside: "beat
-  Westmarch United 3–1"), a relation that is not symmetric ("married", "met") nor a verb of
+  (no digits, no pronouns; what follows a name that opens the object is set aside when the
+  evidence does not hold the whole object: "beat Westmarch United 3–1 on Saturday",
+  "acquire Orvane Systems for an undisclosed sum"), a relation that is not symmetric ("married", "met") nor a verb of
   saying (a quote before "said Danielle Busby" is reporting order), and no
   preposition, passive ("was bought by") or clause boundary between the relation and *S*.
   The same for a name after a preposition of the fact's object ("from", "to", "for",
@@ -228,8 +229,6 @@ _CLAUSE_WORDS = _set(
     "which that who whom whose where when while after before because although though since "
     "and or but if unless whereas ;"
 )
-# a score or tally after the object's noun phrase ("beat Westmarch United 3–1")
-_TRAILING_VALUES_RE = re.compile(r"(?:\s+\d[\d.,:/–—-]*)+\s*$")
 _EXCEPTION_RE = re.compile(r"\b(?:except(?:\s+for)?|other than|apart from|excluding|but not)\b")
 _MAX_GAP = 6  # words between an argument and the relation at most
 # Prepositions that give a verb's second party ("imports … from X", "sold … to X"); not "with"
@@ -568,14 +567,43 @@ def _oblique_role_conflict(
     return None
 
 
+def _opening_name(obj: str) -> str | None:
+    """The name that opens ``obj`` when more follows it: its words up to the first
+    preposition, clause word, punctuation or word with a digit, all capitalised and no
+    determiner ("Westmarch United 3–1" → "Westmarch United", "Orvane Systems for an
+    undisclosed sum" → "Orvane Systems"); None when no name opens it ("below 80", "the
+    uniforms at its mill") or nothing follows the name."""
+    spans = tokenize_words(obj)
+    texts = [span.text(obj) for span in spans]
+    end = next(
+        (
+            i
+            for i, t in enumerate(texts)
+            if t.lower() in _PREPOSITIONS | _CLAUSE_WORDS
+            or not any(c.isalnum() for c in t)
+            or any(c.isdigit() for c in t)
+        ),
+        len(texts),
+    )
+    if end == len(texts) or end == 0:
+        return None
+    named = obj[spans[0].start : spans[end - 1].end]
+    return named if _is_name(named) else None
+
+
+def _found_anywhere(evidence: str, phrase: list[str]) -> bool:
+    """Whether any evidence sentence holds ``phrase`` (stems, determiners aside)."""
+    return any(_occurrences(stems, phrase) for _, _, stems in _evidence_sentences(evidence))
+
+
 def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     """The role-reversal check of the module docstring."""
     subject, obj = _phrase(fact.subject), _phrase(fact.object)
-    if obj is None:
-        # "Corran Athletic | beat | Westmarch United 3–1": the score is no part of the name
-        # (a name only: "below 80" is a bound, not "below")
-        named = _TRAILING_VALUES_RE.sub("", fact.object)
-        obj = _phrase(named) if named != fact.object and _is_name(named) else None
+    named = _opening_name(fact.object)
+    if named is not None and (obj is None or not _found_anywhere(evidence, obj)):
+        # "Westmarch United 3–1", "Orvane Systems for an undisclosed sum" (the tagger's
+        # coarser objects): the name that opens the object is its argument
+        obj = _phrase(named)
     head, oblique, negated = _relation_head(fact.relation)
     if subject is None or head is None or oblique or negated or fact.negated:
         return None
