@@ -602,8 +602,10 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     named = _opening_name(fact.object)
     if named is not None and (obj is None or not _found_anywhere(evidence, obj)):
         # "Westmarch United 3–1", "Orvane Systems for an undisclosed sum" (the tagger's
-        # coarser objects): the name that opens the object is its argument
+        # coarser objects): the name that opens the object is its argument, and is blamed
         obj = _phrase(named)
+    else:
+        named = None
     head, oblique, negated = _relation_head(fact.relation)
     if subject is None or head is None or oblique or negated or fact.negated:
         return None
@@ -615,7 +617,7 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
             return None
         for text, words, stems in sentences:
             if _ordered(words, stems, obj, head, subject):
-                return Conflict("role", text)
+                return Conflict("role", text, value=named)
     return _oblique_role_conflict(fact, evidence, subject, head)
 
 
