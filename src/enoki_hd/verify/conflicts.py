@@ -10,9 +10,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   relation that does not end in a preposition), arguments that are names or noun phrases
   (no digits, no pronouns; what follows a name that opens the object is set aside when the
   evidence does not hold the whole object: "beat Westmarch United 3–1 on Saturday",
-  "acquire Orvane Systems for an undisclosed sum"), a relation that is not symmetric ("married", "met") nor a verb of
-  saying (a quote before "said Danielle Busby" is reporting order), and no
-  preposition, passive ("was bought by") or clause boundary between the relation and *S*.
+  "acquire Orvane Systems for an undisclosed sum", and the name is blamed), a relation that
+  is not symmetric ("married", "met") nor a verb of saying (a quote before "said Danielle
+  Busby" is reporting order), and no preposition, passive ("was bought by") or clause
+  boundary between the relation and *S*.
   The same for a name after a preposition of the fact's object ("from", "to", "for",
   "against", "into"; not "with", mostly symmetric, nor "by"): "Hansol Cells imports its
   battery cells from Velmora Electric" against "Velmora Electric imports its battery cells
