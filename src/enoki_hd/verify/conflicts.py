@@ -625,11 +625,24 @@ def role_conflict(fact: Fact, evidence: str) -> Conflict | None:
 _ORDER_WORDS = _set("after before until")
 
 
+_FUNCTION_WORDS = (
+    _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
+)
+
+
+def _content_positions(words: list[str]) -> list[tuple[int, str]]:
+    """(position, stem) of the ``words`` that hold a letter and are no determiner,
+    auxiliary, preposition, pronoun, negation or clause word, in order."""
+    return [
+        (k, _stem(w))
+        for k, w in enumerate(words)
+        if any(c.isalpha() for c in w) and w not in _FUNCTION_WORDS
+    ]
+
+
 def _order_content(words: list[str]) -> set[str]:
-    """The stems of ``words`` that hold a letter and are no determiner, auxiliary,
-    preposition, pronoun, negation or clause word."""
-    skip = _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
-    return {_stem(w) for w in words if any(c.isalpha() for c in w) and w not in skip}
+    """The stems of :func:`_content_positions`, as a set."""
+    return {stem for _, stem in _content_positions(words)}
 
 
 def order_conflict(fact: Fact, evidence: str) -> Conflict | None:
@@ -959,20 +972,11 @@ _, _ANTONYMS = _opposite_tables(
 _ANTONYM_MIN_WORDS = 3  # content words a fact needs for the antonym check
 
 
-def _antonym_content(words: list[str]) -> list[tuple[int, str]]:
-    """(position, stem) of the ``words`` that hold a letter and are no determiner,
-    auxiliary, preposition, pronoun, negation or clause word, in order."""
-    skip = _DETERMINERS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _NEGATORS | _CLAUSE_WORDS
-    return [
-        (k, _stem(w)) for k, w in enumerate(words) if any(c.isalpha() for c in w) and w not in skip
-    ]
-
-
 @functools.lru_cache(maxsize=1024)
 def _sentence_content(text: str) -> tuple[tuple[tuple[int, str], ...], frozenset[str]]:
-    """:func:`_antonym_content` of an evidence sentence's words, and its stems as a set;
+    """:func:`_content_positions` of an evidence sentence's words, and its stems as a set;
     cached, since every fact judged against the same evidence reads its sentences."""
-    content = tuple(_antonym_content(_words(text)))
+    content = tuple(_content_positions(_words(text)))
     return content, frozenset(stem for _, stem in content)
 
 
@@ -1004,13 +1008,13 @@ def antonym_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Co
     joined = f"{fact.subject} {fact.relation} {fact.object}"
     said = _words(joined)
     written = [span.text(joined) for span in tokenize_words(joined)]
-    positions = _antonym_content(said)
+    positions = _content_positions(said)
     content = [stem for _, stem in positions]
     if len(content) < _ANTONYM_MIN_WORDS or "than" in said or set(said) & _NEGATORS:
         return None
     if not frozenset().union(*map(_opposites_of, content)) & _evidence_content(evidence):
         return None  # no opposite of any of the fact's words anywhere in the evidence
-    answered = {stem for _, stem in _antonym_content(_words(answer))} if answer else set()
+    answered = {stem for _, stem in _content_positions(_words(answer))} if answer else set()
     for text, words, _ in _evidence_sentences(evidence):
         if "than" in words or set(words) & _NEGATORS:
             continue
