@@ -11,6 +11,7 @@ from enoki_hd.verify.conflicts import (
     antonym_conflict,
     comparison_conflict,
     direction_conflict,
+    duration_conflict,
     exception_conflict,
     find_conflict,
     hedge_conflict,
@@ -1464,3 +1465,120 @@ def test_agent_check_is_silent_otherwise(
 def test_a_refinement_leaves_the_agent_to_its_root() -> None:
     refinement = Fact("f1", 0, "Ana Ruiz", "scored", "the winning goal", parent="f0")
     assert agent_conflict(refinement, GOAL) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# relation in other words (value role, name role)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_relation_in_other_words_is_read_by_the_value_and_name_role_checks() -> None:
+    """ "named" for "appointed", "bought" for "acquired": the slot of the same relation."""
+    appointed = (
+        "Galloway Biotech has appointed Dr. Rana Haddad as its new chief scientific officer."
+        " Haddad succeeds Martin Oyelaran, who is retiring."
+    )
+    conflict = name_role_conflict(
+        fact("Galloway Biotech", "has named", "Martin Oyelaran"), appointed
+    )
+    assert conflict is not None
+    assert (conflict.kind, conflict.value, conflict.sentence) == (
+        "name_role",
+        "Martin Oyelaran",
+        "Galloway Biotech has appointed Dr. Rana Haddad as its new chief scientific officer.",
+    )
+    assert (
+        name_role_conflict(fact("Galloway Biotech", "has named", "Rana Haddad"), appointed) is None
+    )
+    acquired = "Norvik Group acquired Harlan Foods in 2019 for 40 million euros."
+    other = name_role_conflict(fact("Norvik Group", "bought", "Telma Oy"), acquired)
+    assert other is not None and (other.kind, other.value) == ("name_role", "Telma Oy")
+    assert name_role_conflict(fact("Norvik Group", "bought", "Harlan Foods"), acquired) is None
+    ended = "The strike at the depot ended on 17 March after talks."
+    assert value_role_conflict(fact("The strike", "finished on", "20 March"), ended) is not None
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # verbs of direction are no group: one change said two ways
+        ("Membership", "rose by", "60", "Membership grew from 180 to 240 over two years."),
+        # another relation, not another word for it
+        ("Galloway Biotech", "has named", "Martin Oyelaran", "Galloway Biotech has hired Rana Haddad as a consultant."),
+        ("Norvik Group", "bought", "Telma Oy", "Norvik Group sold Harlan Foods in 2019."),
+        ("The strike", "began on", "20 March", "The strike at the depot ended on 17 March after talks."),
+    ],
+)  # fmt: skip
+def test_relations_outside_a_group_are_not_read_as_one(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    found = fact(subject, relation, obj)
+    assert value_role_conflict(found, evidence) is None
+    assert name_role_conflict(found, evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# duration
+# ---------------------------------------------------------------------------------------------
+
+SERVED = (
+    "Dr. Selma Årdal served as director of the Kingsreach Observatory from 1996 until her"
+    " retirement in 2014."
+)
+OBSERVATORY = SERVED + " During her tenure the observatory installed its 4-metre telescope."
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "sentence", "blamed"),
+    [
+        ("Årdal", "directed Kingsreach Observatory for", "22 years", OBSERVATORY, SERVED, "22 years"),
+        # the tagger's coarser object
+        ("Årdal", "directed", "the Kingsreach Observatory for 22 years", OBSERVATORY, SERVED, "22 years"),
+        ("Marta Kis", "was mayor of Dunford for", "twelve years", "Marta Kis was mayor of Dunford between 2002 and 2010.", "Marta Kis was mayor of Dunford between 2002 and 2010.", "twelve years"),
+        ("Tom Hale", "ran the company for", "25 years", "The company was run by Tom Hale from 1980 to 1995, and he later chaired its board.", "The company was run by Tom Hale from 1980 to 1995, and he later chaired its board.", "25 years"),
+    ],
+)  # fmt: skip
+def test_a_length_of_time_the_evidences_dates_deny_is_a_duration_conflict(
+    subject: str, relation: str, obj: str, evidence: str, sentence: str, blamed: str
+) -> None:
+    found = fact(subject, relation, obj)
+    conflict = duration_conflict(found, evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.value, conflict.label, conflict.decided_by) == (
+        "duration",
+        blamed,
+        "contradicted",
+        "duration_conflict",
+    )
+    assert conflict.sentence == sentence
+    assert find_conflict(found, evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the length the dates give, or a year off (whole years or counted inclusively)
+        ("Årdal", "directed Kingsreach Observatory for", "18 years", OBSERVATORY),
+        ("Årdal", "directed Kingsreach Observatory for", "19 years", OBSERVATORY),
+        # a hedged length is left to the verifier
+        ("Årdal", "directed Kingsreach Observatory for", "nearly 20 years", OBSERVATORY),
+        ("Årdal", "directed Kingsreach Observatory for", "more than 20 years", OBSERVATORY),
+        # months are not years
+        ("Årdal", "directed Kingsreach Observatory for", "22 months", OBSERVATORY),
+        # the evidence states the length itself
+        ("Årdal", "directed Kingsreach Observatory for", "22 years", OBSERVATORY + " In all she worked there for 22 years."),
+        # someone else's period
+        ("Årdal", "directed Kingsreach Observatory for", "22 years", "Jonas Berg served as director of the Kingsreach Observatory from 1996 until 2014."),
+        # two periods in the sentence
+        ("Årdal", "directed Kingsreach Observatory for", "22 years", "Årdal directed the Kingsreach Observatory from 1990 to 1996 and from 2000 to 2014."),
+        # a negation in the sentence
+        ("Årdal", "directed Kingsreach Observatory for", "22 years", "Årdal did not direct the Kingsreach Observatory from 1996 until 2014."),
+        # the fact negated
+        ("Årdal", "did not direct Kingsreach Observatory for", "22 years", OBSERVATORY),
+    ],
+)  # fmt: skip
+def test_duration_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert duration_conflict(fact(subject, relation, obj, negated=negated), evidence) is None

@@ -7,10 +7,20 @@ from __future__ import annotations
 import pytest
 
 from enoki_hd import Detector
-from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores
+from enoki_hd.types import Evidence, Fact, FactVerdict, NLIScores, Span
 from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.judge import FactJudge
-from enoki_hd.verify.periods import Period, periods, relation_years, restated_periods, years
+from enoki_hd.verify.periods import (
+    Period,
+    duration_phrases,
+    elapsed_years,
+    periods,
+    relation_years,
+    restated_durations,
+    restated_periods,
+    year_count,
+    years,
+)
 
 
 @pytest.mark.parametrize(
@@ -140,3 +150,82 @@ def test_period_support_off_leaves_the_verifiers_reading() -> None:
     assert report.summary.hallucinated is True
     assert "period" not in {v.decided_by for v in report.facts}
     assert off.config()["period_support"] is False
+
+
+# ---------------------------------------------------------------------------------------------
+# a length in years restated as the period that lasts it
+# ---------------------------------------------------------------------------------------------
+
+SERVED = (
+    "Dr. Selma Årdal served as director of the Kingsreach Observatory from 1996 until her"
+    " retirement in 2014. During her tenure the observatory installed its 4-metre telescope."
+)
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [("22", 22), ("twelve", 12), ("Twenty-two", 22), ("forty", 40), ("several", None), ("twenty-zero", None)],
+)  # fmt: skip
+def test_a_count_of_years_is_read_as_written(word: str, expected: int | None) -> None:
+    assert year_count(word) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("She served from 1996 until her retirement in 2014.", (1996, 2014)),
+        ("He was mayor between 2002 and 2010.", (2002, 2010)),
+        ("It ran from 1980 to 1995.", (1980, 1995)),
+        ("It ran from 1980 to 1995 and from 2000 to 2004.", None),  # two periods
+        ("It ran from 1995 to 1980.", None),  # an end before its start
+        ("It ran from March to May 2004.", None),
+    ],
+)
+def test_a_sentence_gives_one_period_by_two_years(
+    sentence: str, expected: tuple[int, int] | None
+) -> None:
+    assert elapsed_years(sentence) == expected
+
+
+def test_a_length_is_restated_as_the_period_that_lasts_it() -> None:
+    hypothesis = "Årdal directed Kingsreach Observatory for 18 years."
+    assert duration_phrases(hypothesis) == [(42, 50, 18)]
+    assert list(restated_durations(hypothesis, SERVED)) == [
+        "Årdal directed Kingsreach Observatory from 1996 to 2014."
+    ]
+    # counted inclusively, a year more; the verb of "lasted" kept
+    assert list(
+        restated_durations("The war lasted five years.", "It raged from 1914 to 1918.")
+    ) == ["The war lasted from 1914 to 1918."]
+    # another length, a hedged one, none at all: nothing to restate
+    assert list(restated_durations("Årdal directed it for 22 years.", SERVED)) == []
+    assert list(restated_durations("Årdal directed it for nearly 18 years.", SERVED)) == []
+    assert list(restated_durations("Årdal directed it.", SERVED)) == []
+
+
+def test_the_judge_restates_a_length_only_where_no_other_name_is_unfound() -> None:
+    answer = "Årdal directed Kingsreach Observatory for 18 years."
+    fact = Fact("f0", 0, "Årdal", "directed Kingsreach Observatory for", "18 years")
+
+    def verdict(blamed: list[Span]) -> FactVerdict:
+        return FactVerdict(
+            fact=fact,
+            hypothesis=answer,
+            probs=NLIScores(0.1, 0.3, 0.6),
+            label="unverifiable",
+            evidence=Evidence(0, len(SERVED), SERVED),
+            decided_by="absent_name",
+            score=0.9,
+            blamed=blamed,
+        )
+
+    restated = "Årdal directed Kingsreach Observatory from 1996 to 2014."
+    judge = FactJudge()
+    # "18" and the plain word "directed" unfound: the length is restated
+    only_length = verdict([Span(6, 14), Span(42, 44)])
+    assert judge.periods_to_check([only_length], answer) == [(0, restated)]
+    # a name unfound too ("Kingsreach"): the absent name stands
+    assert judge.periods_to_check([verdict([Span(15, 25), Span(42, 44)])], answer) == []
+    # without the answer the judge cannot tell, and restates nothing of an absent name
+    assert judge.periods_to_check([only_length]) == []
+    assert FactJudge(period_support=False).periods_to_check([only_length], answer) == []

@@ -548,3 +548,26 @@ def test_an_answer_that_hedges_as_the_context_does_is_not_a_dropped_hedge(
     )
     assert [s.label for s in report.sentences] == ["unverifiable"]
     assert {v.decided_by for v in report.facts} == {"hedge_conflict"}
+
+
+def test_a_length_of_time_the_contexts_dates_deny_blames_the_length(detector: Detector) -> None:
+    """The duration check: 1996 to 2014 is 18 years, not 22; the length is contradicted and
+    blamed (the answer's words the context lacks, "directed", "retiring", are marked in the
+    flagged sentence as before). The right length is supported."""
+    context = (
+        "Dr. Selma Årdal served as director of the Kingsreach Observatory from 1996 until her"
+        " retirement in 2014. During her tenure the observatory installed its 4-metre telescope."
+    )
+    report = detector.detect(
+        answer="Årdal directed the Kingsreach Observatory for 22 years before retiring in 2014.",
+        context=context,
+    )
+    assert ("contradicted", "duration_conflict") in {(v.label, v.decided_by) for v in report.facts}
+    assert ("22 years", "contradicted") in [(s.text, s.label) for s in report.spans]
+    right = detector.detect(
+        answer="Årdal directed the Kingsreach Observatory for 18 years before retiring in 2014.",
+        context=context,
+    )
+    # the right length: restated as "from 1996 to 2014", which the verifier entails
+    assert right.spans == []
+    assert "period" in {v.decided_by for v in right.facts}

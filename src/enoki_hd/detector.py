@@ -645,7 +645,7 @@ class Detector:
                     verdicts = self.judge.vouch_by_sentences(
                         verdicts, {i: j.decision for i, j in zip(vouch, judged, strict=True)}
                     )
-            periods = self.judge.periods_to_check(verdicts)
+            periods = self.judge.periods_to_check(verdicts, answer)
             if periods:
                 with clock("periods"):
                     judged = verify_hypotheses(

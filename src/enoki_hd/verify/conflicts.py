@@ -178,6 +178,7 @@ from typing import Literal
 from enoki_hd.text import fold_compat, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.grounding import compare_value, is_plain_word, starts_sentence, value_of
+from enoki_hd.verify.periods import DURATION_RE, PERIOD_RE, year_count
 
 
 def _set(words: str) -> frozenset[str]:
@@ -197,6 +198,7 @@ ConflictKind = Literal[
     "identity",
     "quantifier",
     "antonym",
+    "duration",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -1158,6 +1160,28 @@ def _subject_head(text: str) -> str | None:
     return _chunk_head(text) if _phrase(text, max_words=10, digits=True) is not None else None
 
 
+# Verbs that give one relation in other words: "Galloway Biotech has named Martin Oyelaran as
+# its new chief scientific officer" against "Galloway Biotech has appointed Dr. Rana Haddad
+# as its new chief scientific officer". The value-role and name-role checks find a relation
+# by any word of its group (not verbs of direction, "rose" / "grew": "rose by 60" and "grew
+# from 180 to 240" give one change two ways).
+_RELATION_GROUPS = (
+    "appoint appointed appoints name named names nominate nominated nominates",
+    "buy buys bought acquire acquired acquires purchase purchased purchases",
+    "begin begins began begun start started starts commence commenced commences",
+    "finish finished finishes end ended ends conclude concluded concludes",
+    "lead leads led head headed heads direct directed directs",
+    "hire hired hires recruit recruited recruits",
+    "build builds built construct constructed constructs",
+    "found founded founds establish established establishes",
+)
+_RELATION_SYNONYMS = {
+    stem: group
+    for group in (frozenset(_stem(w) for w in line.split()) for line in _RELATION_GROUPS)
+    for stem in group
+}
+
+
 def _values_given(
     text: str, words: list[str], stems: list[str], subject: str, head: str
 ) -> Iterator[str]:
@@ -1170,8 +1194,9 @@ def _values_given(
     starts with a value ("7% in the second" of "grew 5% in the first quarter and 7% in the
     second", "four single albums" of "released two studio albums, four single albums")."""
     tokens = _sentence_tokens(text)
+    heads = _RELATION_SYNONYMS.get(head, frozenset((head,)))
     for r, stem in enumerate(stems):
-        if stem != head:
+        if stem not in heads:
             continue
         before = range(max(0, r - _MAX_GAP - 1), r)
         if not any(
@@ -1920,7 +1945,7 @@ def find_conflict(
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
     exception, negation, direction, comparison, order, value role, name role, agent,
-    uniqueness, quantifier, antonym, identity, dropped hedge), or None.
+    uniqueness, quantifier, antonym, identity, duration, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
     checks need ``answer``, the text the fact's spans point into."""
@@ -1940,5 +1965,61 @@ def find_conflict(
         or quantifier_conflict(fact, evidence)
         or antonym_conflict(fact, evidence, answer)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
+        or duration_conflict(fact, evidence)
         or hedge_conflict(fact, evidence)
     )
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two stems of one word or of one family ("direct" / "director", "retir" /
+    "retirement"): equal, or one opens the other and has at least five letters."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 5 and long.startswith(short))
+
+
+def duration_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The duration check: the fact gives a length in years ("Årdal directed the Kingsreach
+    Observatory for 22 years"), and an evidence sentence that holds the fact's subject and
+    all of its other content words but one dates the same thing by two years ("Dr. Selma
+    Årdal served as director of the Kingsreach Observatory from 1996 until her retirement in
+    2014": 18 years) more than a year apart from it; no evidence sentence gives the fact's
+    length itself. The number is blamed. Only a length stated plainly ("for", "lasted",
+    "spent" right before the number; "for nearly 22 years" is left to the verifier), a
+    sentence with one such period and no negation, and a fact that is not negated."""
+    if fact.negated:
+        return None
+    text = " ".join(_words(" ".join((fact.subject, fact.relation, fact.object))))
+    match = DURATION_RE.search(text)
+    years = year_count(match.group("n")) if match else None
+    if match is None or years is None:
+        return None
+    rest = _content_positions(_words(text[: match.start()] + " " + text[match.end() :]))
+    wanted = [stem for _, stem in rest]
+    subject = {stem for _, stem in _content_positions(_words(fact.subject))}
+    if len(wanted) < 2 or not subject:
+        return None
+    stated = re.compile(rf"\b{years}\s+years?\b|\b{re.escape(match.group('n'))}\s+years?\b")
+    found = None
+    for sentence, words, stems in _evidence_sentences(evidence):
+        lowered = " ".join(words)
+        if stated.search(lowered):
+            return None  # "… for 22 years" said in the evidence
+        if _denies(words):
+            continue
+        periods = list(PERIOD_RE.finditer(lowered))
+        if len(periods) != 1:
+            continue
+        period = periods[0]
+        first = int(period.group("a") or period.group("c"))
+        elapsed = int(period.group("b")) - first
+        if elapsed <= 0 or abs(elapsed - years) <= 1:
+            continue
+        present = {s for s in wanted if any(_same_word(s, t) for t in stems)}
+        if not subject & present or len(present) < len(set(wanted)) - 1:
+            continue
+        if found is None:
+            found = sentence
+    if found is None:
+        return None
+    written = re.search(rf"\b{re.escape(match.group('n'))}\s+years?\b", fact.object, re.I)
+    return Conflict("duration", found, value=written.group(0) if written else None)

@@ -113,7 +113,7 @@ from enoki_hd.verify.grounding import (
     parse_dates,
     rate_spans,
 )
-from enoki_hd.verify.periods import restated_periods
+from enoki_hd.verify.periods import duration_phrases, restated_durations, restated_periods
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
 VERIFICATION_MODES: tuple[VerificationMode, ...] = ("nli", "grounding", "hybrid", "calibrated")
@@ -126,6 +126,28 @@ _MODES_TEXT = "'nli', 'grounding', 'hybrid' or 'calibrated'"
 NLI_DECISIVE = 0.9
 # the signals whose failure a period's restatement can lift: not a conflict, not an absent name
 _PERIOD_DECIDERS = frozenset({"nli", "grounding"})
+
+
+def _only_the_length_unfound(answer: str, verdict: FactVerdict) -> bool:
+    """Whether the fact failed as an absent name and every name or number it blames is part
+    of a length in years of ``answer`` ("18 years", which a context dating the same thing
+    from 1996 to 2014 never writes; a plain word it blames, "directed" for the context's
+    "director", is the verifier's to read): the one such verdict a restated length may
+    still overturn."""
+    if verdict.decided_by != "absent_name" or not verdict.blamed:
+        return False
+    lengths = duration_phrases(answer)
+
+    def in_length(span: Span) -> bool:
+        return any(start <= span.start and span.end <= end for start, end, _ in lengths)
+
+    named = [
+        b
+        for b in verdict.blamed
+        if any(c.isdigit() for c in answer[b.start : b.end])
+        or answer[b.start : b.end][:1].isupper()
+    ]
+    return bool(named) and all(in_length(b) for b in named)
 
 
 @dataclass(frozen=True)
@@ -291,7 +313,9 @@ class FactJudge:
             verdicts, sentence_decisions, self.sentence_entailment, self.threshold
         )
 
-    def periods_to_check(self, verdicts: list[FactVerdict]) -> list[tuple[int, str]]:
+    def periods_to_check(
+        self, verdicts: list[FactVerdict], answer: str | None = None
+    ) -> list[tuple[int, str]]:
         """The restatements :meth:`vouch_by_periods` reads, as (verdict index, hypothesis): for
         each fact that failed on the verifier's reading or its words' grounding alone (no
         conflict, no absent name) and dates itself by a decade or a century, its hypothesis
@@ -300,13 +324,24 @@ class FactJudge:
         off or the mode is not ``hybrid``."""
         if not self.period_support or self.verification != "hybrid":
             return []
-        return [
+        out = [
             (i, restated)
             for i, v in enumerate(verdicts)
             if v.label != "supported"
             and v.decided_by in _PERIOD_DECIDERS
             and v.evidence is not None
             for restated in restated_periods(v.hypothesis, v.evidence.text, v.fact.relation)
+        ]
+        return out + [
+            (i, restated)
+            for i, v in enumerate(verdicts)
+            if v.label != "supported"
+            and v.evidence is not None
+            and (
+                v.decided_by in _PERIOD_DECIDERS
+                or (answer is not None and _only_the_length_unfound(answer, v))
+            )
+            for restated in restated_durations(v.hypothesis, v.evidence.text)
         ]
 
     def vouch_by_periods(

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from enoki_hd.text import segment_sentences
 from enoki_hd.verify.grounding import parse_dates
 
 # the qualifier before a period: its part of the decade or century, as offsets into it
@@ -139,3 +140,86 @@ def restated_periods(hypothesis: str, evidence: str, relation: str) -> Iterator[
         for year in stated:
             if period.first <= year <= period.last:
                 yield f"{hypothesis[: period.start]}{year}{hypothesis[period.end :]}"
+
+
+# "for 22 years", "lasted 22 years", "spent twenty-two years": a length of time stated
+# plainly (a hedge before the number, "for nearly 22 years", "for over 20 years", is none)
+DURATION_RE = re.compile(
+    r"\b(?:for|lasted|lasting|spent|spending)\s+(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\s+years?\b",
+    flags=re.IGNORECASE,
+)
+# a period given by two years: "from 1996 until her retirement in 2014", "from 1996 to 2014",
+# "between 1996 and 2014" (up to five words between the second word and the second year)
+_YEAR = r"(?:1[0-9]|20)\d\d"
+PERIOD_RE = re.compile(
+    rf"\b(?:from\s+(?P<a>{_YEAR})\s*,?\s+(?:until|till|to|through)\b"
+    rf"|between\s+(?P<c>{_YEAR})\s+and\b)"
+    rf"(?:\s+[^\s\d;]+){{0,5}}?\s+(?P<b>{_YEAR})(?![\w%])",
+    flags=re.IGNORECASE,
+)
+_COUNT_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_COUNTS = {w: n for n, w in enumerate(_COUNT_WORDS.split())}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+
+
+def year_count(word: str) -> int | None:
+    """A whole number of years as written: "22", "twelve", "twenty-two"; None otherwise."""
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    if word in _COUNTS:
+        return _COUNTS[word]
+    if word in _TENS:
+        return _TENS[word]
+    tens, _, unit = word.partition("-")
+    if tens in _TENS and 0 < _COUNTS.get(unit, 0) < 10:
+        return _TENS[tens] + _COUNTS[unit]
+    return None
+
+
+def elapsed_years(sentence: str) -> tuple[int, int] | None:
+    """The two years of the one period ``sentence`` gives ("from 1996 until her retirement in
+    2014" → (1996, 2014)); None when it gives none, more than one, or an end before its
+    start."""
+    found = list(PERIOD_RE.finditer(sentence))
+    if len(found) != 1:
+        return None
+    first = int(found[0].group("a") or found[0].group("c"))
+    last = int(found[0].group("b"))
+    return (first, last) if last > first else None
+
+
+def duration_phrases(hypothesis: str) -> list[tuple[int, int, int]]:
+    """(start, end, years) of each plainly stated length in years of ``hypothesis``: the
+    number and its "years" ("for 18 years" → the characters of "18 years")."""
+    out = []
+    for match in DURATION_RE.finditer(hypothesis):
+        years = year_count(match.group("n"))
+        if years is not None:
+            out.append((match.start("n"), match.end(), years))
+    return out
+
+
+def restated_durations(hypothesis: str, evidence: str) -> Iterator[str]:
+    """``hypothesis`` with a length in years ("Årdal directed the observatory for 18 years")
+    restated as the period of an evidence sentence that lasts it, or a year more when counted
+    inclusively ("… from 1996 to 2014", of "from 1996 until her retirement in 2014"); the
+    verifier then reads dates, which it can, instead of doing sums, which it cannot."""
+    phrases = duration_phrases(hypothesis)
+    if not phrases:
+        return
+    for span in segment_sentences(evidence, backend="regex"):
+        period = elapsed_years(span.text(evidence))
+        if period is None:
+            continue
+        first, last = period
+        for start, end, years in phrases:
+            if years in (last - first, last - first + 1):
+                # "for 18 years" → "from 1996 to 2014" ("lasted 4 years" → "lasted from …")
+                opening = hypothesis.rfind(" ", 0, start - 1) + 1
+                if hypothesis[opening : start - 1].lower() != "for":
+                    opening = start
+                yield f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
