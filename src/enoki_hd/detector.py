@@ -154,7 +154,9 @@ class Detector:
         period_support: in ``hybrid`` mode, a fact that failed and dates itself by a decade
             or a century ("founded in the late 1990s") is supported when the verifier entails
             it restated with a year its evidence gives the fact's event inside that period
-            ("founded in 1998"; :mod:`enoki_hd.verify.periods`).
+            ("founded in 1998"; :mod:`enoki_hd.verify.periods`); and one that states a length
+            in years ("for 18 years") when the verifier entails it restated as the period of
+            its evidence that lasts it ("from 1996 to 2014").
         inherit_entailment: facts of a coarse-to-fine chain are judged refinements first, and
             an ancestor of a refinement the verifier finds supported with at least this
             entailment takes that decision instead of being judged

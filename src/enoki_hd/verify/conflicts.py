@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Fourteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Fifteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -59,6 +59,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
   most eight words after it before any clause word or punctuation (a coordinated value, "and
   7% in the second", is given the same relation); not from a sentence whose subject carries
   another ordinal ("The author's first novel was published in 1990" for "Her second novel").
+  The relation word is found in the words of its group too ("named" / "appointed", "bought"
+  / "acquired" / "purchased", "began" / "started", "finished" / "ended" / "concluded", "led" /
+  "headed" / "directed", "hired" / "recruited", "built" / "constructed", "founded" /
+  "established"), for this check and the next; verbs of direction are no group ("rose by
+  60" and "grew from 180 to 240" give one change two ways).
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -144,6 +149,15 @@ firing only when it is sure; silence means "no conflict found", never "supported
   subject) holds a compared word; only the same comparative ("more frequent", "faster"), so
   "lower than" for "higher than" the other way round (the same claim) is never read as one.
   Needs the answer (``find_conflict(..., answer=...)``). ``contradicted``, as a role reversal.
+- **duration**: the fact gives a length in years ("Årdal directed the Kingsreach Observatory
+  for 22 years") and an evidence sentence that holds the fact's subject and all its other
+  content words but one (a word's family counts: "directed" / "director") dates it by two
+  years more than a year apart from that ("served as director … from 1996 until her
+  retirement in 2014": 18 years; "from … to", "between … and"); no evidence sentence gives
+  the fact's length. Only a length stated plainly ("for", "lasted", "spent" right before the
+  number; "for nearly 22 years" is the verifier's), a sentence with one such period and no
+  negation. The length is blamed. (The right length is supported the other way: restated
+  as the period, :mod:`enoki_hd.verify.periods`.)
 - **order**: the fact puts one event after (before, until) another ("Blood cultures had
   been taken after the patient was started on antibiotics": the relation ends in the word,
   the object is the other event) and an evidence sentence puts them the other way round
@@ -161,8 +175,8 @@ relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge`
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
 ``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"`` /
-``"quantifier_conflict"`` / ``"antonym_conflict"``), or ``unverifiable``
-(``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
+``"quantifier_conflict"`` / ``"antonym_conflict"`` / ``"duration_conflict"``), or
+``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
 ``"quantifier_conflict"`` after "some", "many", "several").
 """
 

@@ -38,8 +38,8 @@ Whatever the branch, a fact whose score is below the judge's ``threshold`` is ``
 ``decided_by`` names the signal that decided: ``value_conflict`` (or ``role_conflict``,
 ``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
 ``value_role_conflict``, ``name_role_conflict``, ``agent_conflict``, ``uniqueness_conflict``,
-``identity_conflict``, ``quantifier_conflict``, ``antonym_conflict``, ``hedge_conflict``) for
-2, ``grounding`` for 3,
+``identity_conflict``, ``quantifier_conflict``, ``antonym_conflict``, ``duration_conflict``,
+``hedge_conflict``) for 2, ``grounding`` for 3,
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``. (The detector sets ``quoted`` on the facts of a sentence the context states
 word for word, after this judgement: :mod:`enoki_hd.verify.quoted`.)
@@ -60,7 +60,11 @@ itself by a decade or a century ("founded in the late 1990s") is supported when 
 entails it restated with the year its evidence gives the fact's event inside that period
 ("founded in 1998"): :meth:`FactJudge.periods_to_check` lists the restatements, the detector
 judges them, :meth:`FactJudge.vouch_by_periods` reads the decisions. ``decided_by="period"``,
-score and evidence the restatement's (:mod:`enoki_hd.verify.periods`).
+score and evidence the restatement's (:mod:`enoki_hd.verify.periods`). The same for a length
+in years ("directed the observatory for 18 years"), restated as the period of an evidence
+sentence that lasts it ("from 1996 to 2014" of "from 1996 until her retirement in 2014"): the
+verifier reads dates, it does not do sums. This one also lifts an absent name when every name
+or number the fact blames is part of the length ("18" is in no context that dates the tenure).
 
 **A sentence entailed whole vouches for its facts** (opt-in, ``sentence_entailment``): in
 ``hybrid`` mode, a fact that the verifier's own reading failed (``decided_by`` nli: decisive

@@ -1,4 +1,5 @@
-"""A decade or century the context dates by a year inside it.
+"""A decade or century the context dates by a year inside it; a length in years it dates by
+two years.
 
 An answer generalises: the context says "founded in 1998", the answer "founded in the late
 1990s". The small verifier reads the two as different dates and calls the fact contradicted
@@ -22,6 +23,14 @@ middle 40 and last 40). A decade that ends a century ("the 1900s") is read as th
 (1900–1999), as writers use it. Years are four-digit numbers of the evidence from 1000 to 2099
 that are not part of a longer number, an amount or a percentage, a decade themselves or a
 range's end.
+
+A length in years is the same kind of generalisation: the context says "served as director
+from 1996 until her retirement in 2014", the answer "directed the observatory for 18 years".
+The verifier does not do the sum, and "18" is in no context. :func:`restated_durations` puts
+the period back ("directed the observatory from 1996 to 2014"; 19 years, counted inclusively,
+too), and the verifier judges that. The duration check of :mod:`enoki_hd.verify.conflicts`
+reads the same periods the other way: a length more than a year from the period's is
+contradicted.
 """
 
 from __future__ import annotations
