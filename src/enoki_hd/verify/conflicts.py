@@ -192,7 +192,7 @@ from typing import Literal
 from enoki_hd.text import fold_compat, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
 from enoki_hd.verify.grounding import compare_value, is_plain_word, starts_sentence, value_of
-from enoki_hd.verify.periods import DURATION_RE, PERIOD_RE, year_count
+from enoki_hd.verify.periods import DURATION_RE, elapsed_years, year_count
 
 
 def _set(words: str) -> frozenset[str]:
@@ -2020,13 +2020,8 @@ def duration_conflict(fact: Fact, evidence: str) -> Conflict | None:
             return None  # "… for 22 years" said in the evidence
         if _denies(words):
             continue
-        periods = list(PERIOD_RE.finditer(lowered))
-        if len(periods) != 1:
-            continue
-        period = periods[0]
-        first = int(period.group("a") or period.group("c"))
-        elapsed = int(period.group("b")) - first
-        if elapsed <= 0 or abs(elapsed - years) <= 1:
+        period = elapsed_years(lowered)
+        if period is None or abs(period[1] - period[0] - years) <= 1:
             continue
         present = {s for s in wanted if any(_same_word(s, t) for t in stems)}
         if not subject & present or len(present) < len(set(wanted)) - 1:

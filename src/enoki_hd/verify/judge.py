@@ -324,7 +324,10 @@ class FactJudge:
         each fact that failed on the verifier's reading or its words' grounding alone (no
         conflict, no absent name) and dates itself by a decade or a century, its hypothesis
         with the period replaced by each year of its evidence inside it
-        (:func:`~enoki_hd.verify.periods.restated_periods`); none when ``period_support`` is
+        (:func:`~enoki_hd.verify.periods.restated_periods`); then for each fact that failed so,
+        or on an absent name that is only a length in years of ``answer``, and states such a
+        length, its hypothesis with the length replaced by an evidence period that lasts it
+        (:func:`~enoki_hd.verify.periods.restated_durations`); none when ``period_support`` is
         off or the mode is not ``hybrid``."""
         if not self.period_support or self.verification != "hybrid":
             return []
