@@ -1357,6 +1357,8 @@ def test_another_name_in_the_relations_slot_is_a_name_role_conflict(
         ("Health", "composed", "Tame Impala", "Health composed for Rockstar Games."),
         # negated
         ("The opening concert", "will not be conducted by", "Amara Quist", CONCERT),
+        # a list of names that holds the evidence's: no name opening a longer object
+        ("The film", "was produced by", "Lita Stantic and Pablo Trapero", "The film was produced by Pablo Trapero."),
         # the evidence's name written out, or its initials: one name
         ("The plant", "is located in", "UK", "The plant is located in the United Kingdom near Leeds."),
         ("The plant", "is located in", "U.K.", "The plant is located in the United Kingdom near Leeds."),
@@ -1490,6 +1492,12 @@ def test_a_relation_in_other_words_is_read_by_the_value_and_name_role_checks() -
     assert (
         name_role_conflict(fact("Galloway Biotech", "has named", "Rana Haddad"), appointed) is None
     )
+    # the tagger's coarser object: the name that opens it fills the slot, and is blamed
+    coarse = "Martin Oyelaran as its new chief scientific officer"
+    opening = name_role_conflict(fact("Galloway Biotech", "has named", coarse), appointed)
+    assert opening is not None and opening.value == "Martin Oyelaran"
+    right = fact("Galloway Biotech", "has named", "Rana Haddad as its new chief scientific officer")
+    assert name_role_conflict(right, appointed) is None
     acquired = "Norvik Group acquired Harlan Foods in 2019 for 40 million euros."
     other = name_role_conflict(fact("Norvik Group", "bought", "Telma Oy"), acquired)
     assert other is not None and (other.kind, other.value) == ("name_role", "Telma Oy")

@@ -1335,12 +1335,26 @@ def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
     relation_words = [w for w in _words(fact.relation) if any(c.isalnum() for c in w)]
     preposition = relation_words[-1] if oblique else ""
     subject = _subject_head(fact.subject)
-    words = [w for w in fact.object.split() if any(c.isalnum() for c in w)]
+    given = fact.object
+    named = _opening_name(given)
+    whole = _phrase(given, max_words=12, digits=True)
+    after = given[len(named) :].split(maxsplit=1) if named is not None else []
+    if (
+        named is not None
+        and given[len(named) : len(named) + 1].isspace()  # not the "U" of "U.K."
+        and after
+        and after[0].lower() not in _COORDINATORS  # "Lita Stantic and Pablo Trapero": a list
+        and (whole is None or not _found_anywhere(evidence, whole))
+    ):
+        # "Martin Oyelaran as its new chief scientific officer" (the tagger's coarser
+        # object): the name that opens it fills the slot, and is blamed
+        given = named
+    words = [w for w in given.split() if any(c.isalnum() for c in w)]
     while words and words[0].lower() in _DETERMINERS:
         words = words[1:]
     if head is None or subject is None or negated or fact.negated or not words:
         return None
-    if len(words) > 4 or not _capitalised(words) or any(c.isdigit() for c in fact.object):
+    if len(words) > 4 or not _capitalised(words) or any(c.isdigit() for c in given):
         return None
     name = {w.lower().strip(".,;:!?()\"'") for w in words}
     if name & set(_words(fact.subject)):
@@ -1375,7 +1389,7 @@ def name_role_conflict(fact: Fact, evidence: str) -> Conflict | None:
                 return None  # "located in the UK" against "in the United Kingdom"
             if rival is None:
                 rival = text
-    return None if rival is None else Conflict("name_role", rival, fact.object)
+    return None if rival is None else Conflict("name_role", rival, given)
 
 
 _NAME_JOINERS = _set("of de van von der la le du da")
