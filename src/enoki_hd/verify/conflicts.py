@@ -76,7 +76,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   with none for a direct object ("composed the soundtrack for X" gives no "composed … by");
   the name is blamed. A slot's name that may be the fact's, as the agent check compares names
   (initials, "UK" for "the United Kingdom", "ESA" for "the European Space Agency", or a word
-  in common), is no rival.
+  in common), is no rival. An object that opens with a name and goes on (the tagger's
+  "Martin Oyelaran as its new chief scientific officer"), when the evidence does not hold
+  it whole, is read as that name, as the role check reads it; not a list of names ("Lita
+  Stantic and Pablo Trapero").
 - **agent**: the name-role check for the fact's subject — the fact gives its relation and
   object to a name ("Ana Ruiz scored the winning goal"), an evidence sentence gives the same
   relation and object to another name right before the relation word ("Carla Mendes scored
