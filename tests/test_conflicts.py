@@ -3,10 +3,13 @@ directions, values and names given in another role, dropped hedges, uniqueness, 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from enoki_hd.types import Fact, NLIScores, Span
 from enoki_hd.verify.conflicts import (
+    _verb_and_rest,
     agent_conflict,
     antonym_conflict,
     comparison_conflict,
@@ -31,8 +34,8 @@ HARBOR = "In 2019, Crestline Credit bought the regional lender Harbor Bank for $
 MUSEUM = "The museum is open every day except Mondays, when it is closed for maintenance."
 
 
-def fact(subject: str, relation: str, obj: str, *, negated: bool = False) -> Fact:
-    return Fact("f0", 0, subject, relation, obj, negated=negated)
+def fact(subject: str, relation: str, obj: str, *, negated: bool = False, source: str = "") -> Fact:
+    return Fact("f0", 0, subject, relation, obj, negated=negated, source=source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1590,3 +1593,56 @@ def test_duration_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert duration_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# a relation that holds more than its verb (the tagger's cut)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relation", "obj", "expected"),
+    [
+        ("imports its battery cells from", "Velmora Electric", ("imports", "its battery cells from Velmora Electric")),
+        ("is heavier than", "its predecessor", ("is", "heavier than its predecessor")),
+        ("is heavier", "than its predecessor", ("is", "heavier than its predecessor")),
+        ("has named Martin Oyelaran as", "its officer", ("has named", "Martin Oyelaran as its officer")),
+        # nothing after the verb but a preposition, or nothing at all: cut so already
+        ("was founded in", "1998", None),
+        ("is", "heavier", None),
+        ("did not win", "the cup", None),
+    ],
+)  # fmt: skip
+def test_a_relation_is_cut_after_its_verb(
+    relation: str, obj: str, expected: tuple[str, str] | None
+) -> None:
+    cut = _verb_and_rest(fact("S", relation, obj))
+    assert (None if cut is None else (cut.relation, cut.object)) == expected
+
+
+def test_the_checks_read_a_fact_whose_relation_holds_its_object() -> None:
+    """The tagger's "imports its battery cells from | Velmora Electric" and "is heavier than |
+    its predecessor" get the role and direction checks the rules' cut gets."""
+    imports = (
+        "Velmora Electric imports its battery cells from the Korean supplier Hansol Cells and"
+        " assembles the packs at its plant in Grantham."
+    )
+    swapped = fact(
+        "Hansol Cells", "imports its battery cells from", "Velmora Electric", source="encoder"
+    )
+    role = find_conflict(swapped, imports)
+    assert role is not None and (role.kind, role.sentence) == ("role", imports)
+    # the rules' facts come cut already and are not cut again
+    assert find_conflict(replace(swapped, source="rules:verb"), imports) is None
+    right = fact(
+        "Velmora Electric", "imports its battery cells from", "Hansol Cells", source="encoder"
+    )
+    assert find_conflict(right, imports) is None
+    lighter = "The Aldren 7 smartphone is lighter than its predecessor, weighing 171 grams."
+    heavier = fact(
+        "The Aldren 7 smartphone", "is heavier than", "its predecessor", source="encoder"
+    )
+    direction = find_conflict(heavier, lighter)
+    assert direction is not None and direction.kind == "direction"
+    same = fact("The Aldren 7 smartphone", "is lighter than", "its predecessor", source="encoder")
+    assert find_conflict(same, lighter) is None

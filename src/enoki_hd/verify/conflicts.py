@@ -189,7 +189,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from enoki_hd.text import fold_compat, segment_sentences, tokenize_words
@@ -1982,6 +1982,45 @@ def find_conflict(
     checks need ``answer``, the text the fact's spans point into."""
     if not evidence.strip():
         return None
+    found = _first_conflict(fact, evidence, value_role, answer)
+    if found is None and fact.source == "encoder":
+        # the tagger's cut read again as the rules cut (their facts already come so: cut
+        # again, "walks on top of | a tree" became "walks | on top of a tree" and three
+        # entailed NLI pairs were read as conflicts)
+        reshaped = _verb_and_rest(fact)
+        if reshaped is not None:
+            found = _first_conflict(reshaped, evidence, value_role, answer)
+    return found
+
+
+def _verb_and_rest(fact: Fact) -> Fact | None:
+    """A tagger's fact cut as the rules extractor cuts it when its relation holds more than the verb
+    (the tagger's "Hansol Cells | imports its battery cells from | Velmora Electric", "The
+    Aldren 7 smartphone | is heavier than | its predecessor"): the relation its auxiliaries and
+    verb ("imports"; a form of "be" alone before a comparative: "is"), the object the rest of
+    the relation and the object ("its battery cells from Velmora Electric", "heavier than its
+    predecessor"); None when the relation holds nothing after its verb but a preposition."""
+    words = fact.relation.split()
+    k = 0
+    while k < len(words) and words[k].lower().strip(".,") in _AUXILIARIES | _NEGATORS:
+        k += 1
+    if k == len(words):
+        return None
+    core = words[k].lower()
+    comparative = core.endswith(("er", "est")) or words[k + 1 : k + 2] == ["than"]
+    cut = k if k > 0 and comparative and words[k - 1].lower() in _BE_FORMS else k + 1
+    if all(w.lower() in _PREPOSITIONS | _DETERMINERS for w in words[cut:]):
+        return None  # "was founded in | 1998" is cut so already
+    return replace(
+        fact,
+        relation=" ".join(words[:cut]),
+        object=" ".join([*words[cut:], fact.object]).strip(),
+    )
+
+
+def _first_conflict(
+    fact: Fact, evidence: str, value_role: bool, answer: str | None
+) -> Conflict | None:
     return (
         role_conflict(fact, evidence)
         or exception_conflict(fact, evidence)
