@@ -1611,6 +1611,7 @@ def test_duration_check_is_silent_otherwise(
         ("was founded in", "1998", None),
         ("is", "heavier", None),
         ("did not win", "the cup", None),
+        ("has fallen down", "", None),  # no object
     ],
 )  # fmt: skip
 def test_a_relation_is_cut_after_its_verb(

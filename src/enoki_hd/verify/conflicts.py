@@ -173,7 +173,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
 Words are compared lower-cased with light suffix stripping ("acquired" = "acquires"), a
 negative contraction as its verb and "n't", and a phrase is found with determiners aside
 inside it ("fire at Lindqvist paper mill" in "the fire at the Lindqvist paper mill"); the
-relation is found by its last content word. Used by :mod:`enoki_hd.verify.judge` in the
+relation is found by its last content word. A fact of the tagger whose relation holds more
+than its verb ("Hansol Cells | imports its battery cells from | Velmora Electric", "The
+Aldren 7 smartphone | is heavier than | its predecessor") is also checked as the rules
+extractor cuts it ("imports | its battery cells from Velmora Electric", "is | heavier than
+its predecessor") by the role and direction checks, when it shows no conflict as it is. Used by :mod:`enoki_hd.verify.judge` in the
 ``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
 (``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
 ``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
@@ -1984,12 +1988,13 @@ def find_conflict(
         return None
     found = _first_conflict(fact, evidence, value_role, answer)
     if found is None and fact.source == "encoder":
-        # the tagger's cut read again as the rules cut (their facts already come so: cut
-        # again, "walks on top of | a tree" became "walks | on top of a tree" and three
-        # entailed NLI pairs were read as conflicts)
+        # the tagger's cut read again as the rules cut, by the role and direction checks
+        # only: the rules' facts come cut so already, and the other checks read the tagger's
+        # facts cut again into conflicts on entailed NLI pairs ("was destined | to unite
+        # Italy" as a dropped hedge)
         reshaped = _verb_and_rest(fact)
         if reshaped is not None:
-            found = _first_conflict(reshaped, evidence, value_role, answer)
+            found = role_conflict(reshaped, evidence) or direction_conflict(reshaped, evidence)
     return found
 
 
@@ -1999,8 +2004,11 @@ def _verb_and_rest(fact: Fact) -> Fact | None:
     Aldren 7 smartphone | is heavier than | its predecessor"): the relation its auxiliaries and
     verb ("imports"; a form of "be" alone before a comparative: "is"), the object the rest of
     the relation and the object ("its battery cells from Velmora Electric", "heavier than its
-    predecessor"); None when the relation holds nothing after its verb but a preposition."""
+    predecessor"); None when the relation holds nothing after its verb but a preposition, or
+    the fact has no object."""
     words = fact.relation.split()
+    if not fact.object.strip():
+        return None  # "has fallen down |": no object to move the rest before
     k = 0
     while k < len(words) and words[k].lower().strip(".,") in _AUXILIARIES | _NEGATORS:
         k += 1
