@@ -177,12 +177,13 @@ relation is found by its last content word. A fact of the tagger whose relation 
 than its verb ("Hansol Cells | imports its battery cells from | Velmora Electric", "The
 Aldren 7 smartphone | is heavier than | its predecessor") is also checked as the rules
 extractor cuts it ("imports | its battery cells from Velmora Electric", "is | heavier than
-its predecessor") by the role and direction checks, when it shows no conflict as it is. Used by :mod:`enoki_hd.verify.judge` in the
-``hybrid`` and ``grounding`` modes: a conflict labels the fact ``contradicted``
-(``decided_by="role_conflict"`` / ``"exception_conflict"`` / ``"negation_conflict"`` /
-``"direction_conflict"`` / ``"value_role_conflict"`` / ``"name_role_conflict"`` /
-``"agent_conflict"`` / ``"uniqueness_conflict"`` / ``"identity_conflict"`` /
-``"quantifier_conflict"`` / ``"antonym_conflict"`` / ``"duration_conflict"``), or
+its predecessor") by the role and direction checks, when it shows no conflict as it is.
+Used by :mod:`enoki_hd.verify.judge` in the ``hybrid`` and ``grounding`` modes: a conflict
+labels the fact ``contradicted`` (``decided_by="role_conflict"`` / ``"exception_conflict"``
+/ ``"negation_conflict"`` / ``"direction_conflict"`` / ``"value_role_conflict"`` /
+``"name_role_conflict"`` / ``"agent_conflict"`` / ``"uniqueness_conflict"`` /
+``"identity_conflict"`` / ``"quantifier_conflict"`` / ``"antonym_conflict"`` /
+``"duration_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
 ``"quantifier_conflict"`` after "some", "many", "several").
 """
@@ -1999,11 +2000,11 @@ def find_conflict(
 
 
 def _verb_and_rest(fact: Fact) -> Fact | None:
-    """A tagger's fact cut as the rules extractor cuts it when its relation holds more than the verb
-    (the tagger's "Hansol Cells | imports its battery cells from | Velmora Electric", "The
-    Aldren 7 smartphone | is heavier than | its predecessor"): the relation its auxiliaries and
-    verb ("imports"; a form of "be" alone before a comparative: "is"), the object the rest of
-    the relation and the object ("its battery cells from Velmora Electric", "heavier than its
+    """A tagger's fact cut as the rules extractor cuts it when its relation holds more than
+    the verb ("Hansol Cells | imports its battery cells from | Velmora Electric", "The Aldren 7
+    smartphone | is heavier than | its predecessor"): the relation its auxiliaries and verb
+    ("imports"; a form of "be" alone before a comparative: "is"), the object the rest of the
+    relation and the object ("its battery cells from Velmora Electric", "heavier than its
     predecessor"); None when the relation holds nothing after its verb but a preposition, or
     the fact has no object."""
     words = fact.relation.split()
@@ -2029,6 +2030,7 @@ def _verb_and_rest(fact: Fact) -> Fact | None:
 def _first_conflict(
     fact: Fact, evidence: str, value_role: bool, answer: str | None
 ) -> Conflict | None:
+    """The first conflict of the fact as it is cut, in the order :func:`find_conflict` names."""
     return (
         role_conflict(fact, evidence)
         or exception_conflict(fact, evidence)
