@@ -160,7 +160,7 @@ DURATION_RE = re.compile(
 # a period given by two years: "from 1996 until her retirement in 2014", "from 1996 to 2014",
 # "between 1996 and 2014" (up to five words between the second word and the second year)
 _YEAR = r"(?:1[0-9]|20)\d\d"
-PERIOD_RE = re.compile(
+_PERIOD_RE = re.compile(
     rf"\b(?:from\s+(?P<a>{_YEAR})\s*,?\s+(?:until|till|to|through)\b"
     rf"|between\s+(?P<c>{_YEAR})\s+and\b)"
     rf"(?:\s+[^\s\d;]+){{0,5}}?\s+(?P<b>{_YEAR})(?![\w%])",
@@ -193,7 +193,7 @@ def elapsed_years(sentence: str) -> tuple[int, int] | None:
     """The two years of the one period ``sentence`` gives ("from 1996 until her retirement in
     2014" → (1996, 2014)); None when it gives none, more than one, or an end before its
     start."""
-    found = list(PERIOD_RE.finditer(sentence))
+    found = list(_PERIOD_RE.finditer(sentence))
     if len(found) != 1:
         return None
     first = int(found[0].group("a") or found[0].group("c"))
