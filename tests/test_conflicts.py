@@ -24,6 +24,7 @@ from enoki_hd.verify.conflicts import (
     order_conflict,
     quantifier_conflict,
     role_conflict,
+    status_conflict,
     uniqueness_conflict,
     value_role_conflict,
 )
@@ -1593,6 +1594,84 @@ def test_duration_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert duration_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# status: still to come against done
+# ---------------------------------------------------------------------------------------------
+
+REOPENED = (
+    "The Tessaly Bridge, which had been closed since a flood damaged its piers in 2020, reopened"
+    " to traffic last month."
+)
+TRIALS = "Sea trials are planned for next year, and the ship is due to enter service in 2026."
+FRIGATE = "The frigate HMS Corrigan was launched at the Dunmere yard in April 2023. " + TRIALS
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "sentence", "blamed"),
+    [
+        # still to come in the fact, done in the evidence
+        ("Tessaly Bridge", "is expected to reopen to", "traffic", REOPENED + " Repairs cost €8.3 million.", REOPENED, "expected to reopen"),
+        ("council", "will approve", "budget", "The council approved the budget in March.", "The council approved the budget in March.", "approve"),
+        ("Hanna Berg", "plans to open", "a bakery", "Hanna Berg has opened a bakery on Mill Street.", "Hanna Berg has opened a bakery on Mill Street.", "plans to open"),
+        # done in the fact, still to come in the evidence: the verb's family, or the object
+        ("council", "approved", "budget", "The council is expected to approve the budget in March.", "The council is expected to approve the budget in March.", "approved"),
+        ("company", "has hired", "300 workers", "The company plans to hire 300 workers next year.", "The company plans to hire 300 workers next year.", "hired"),
+        ("HMS Corrigan", "has completed", "its sea trials", FRIGATE, TRIALS, "completed"),
+        ("Construction of stadium", "began in", "2025", "Construction of the stadium is scheduled to begin in 2025.", "Construction of the stadium is scheduled to begin in 2025.", "began"),
+    ],
+)  # fmt: skip
+def test_an_event_done_in_one_and_still_to_come_in_the_other_is_a_status_conflict(
+    subject: str, relation: str, obj: str, evidence: str, sentence: str, blamed: str
+) -> None:
+    found = fact(subject, relation, obj)
+    conflict = status_conflict(found, evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.value, conflict.label, conflict.decided_by) == (
+        "status",
+        blamed,
+        "contradicted",
+        "status_conflict",
+    )
+    assert conflict.sentence == sentence
+    assert find_conflict(found, evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # stated as the fact states it
+        ("Tessaly Bridge", "reopened to", "traffic", REOPENED),
+        ("council", "is expected to approve", "budget", "The council is expected to approve the budget in March."),
+        ("HMS Corrigan", "will begin", "its sea trials", FRIGATE),
+        # the event done and another still to come
+        ("company", "has hired", "200 workers", "The company hired 200 workers in 2023 and plans to hire 300 more next year."),
+        ("HMS Corrigan", "has completed", "its sea trials", "HMS Corrigan completed its first sea trials in May. Further sea trials are planned for next year."),
+        # done, in another sentence, in either order
+        ("HMS Corrigan", "has completed", "its sea trials", FRIGATE + " Sea trials were completed in May."),
+        # an expectation of the past, a modal, a negation before the past form
+        ("trial", "finished in", "June", "The trial was expected to finish in May but finished in June."),
+        ("Tessaly Bridge", "is expected to reopen to", "traffic", "The Tessaly Bridge could have reopened to traffic last month."),
+        ("Tessaly Bridge", "is expected to reopen to", "traffic", "The Tessaly Bridge never reopened to traffic after the flood."),
+        # someone else's event, another object
+        ("council", "will approve", "budget", "The board approved the budget in March."),
+        ("council", "will approve", "budget", "The council approved the housing plan in March."),
+        # the object still to come, its subject named nowhere near
+        ("HMS Corrigan", "has completed", "its sea trials", "Sea trials are planned for next year."),
+        # no verb after the future's words ("is expected to be", "will")
+        ("museum", "is expected to be", "busy", "The museum opened its doors to busy crowds."),
+        ("museum", "will", "", "The museum opened in May."),
+        # a word that only ends in -ed, and a negated fact
+        ("farm", "will need", "water", "The farm need not buy water this year."),
+        ("council", "has not approved", "budget", "The council is expected to approve the budget in March."),
+    ],
+)  # fmt: skip
+def test_status_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert status_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -571,3 +571,37 @@ def test_a_length_of_time_the_contexts_dates_deny_blames_the_length(detector: De
     # the right length: restated as "from 1996 to 2014", which the verifier entails
     assert right.spans == []
     assert "period" in {v.decided_by for v in right.facts}
+
+
+def test_an_event_still_to_come_that_the_context_says_is_done_is_contradicted(
+    detector: Detector,
+) -> None:
+    """The status check: a reopening the context dates in May is no reopening still to come,
+    and sea trials the context plans are not completed; the words of the wrong status are
+    blamed. The event as the context states it is supported."""
+    context = (
+        "The Marden footbridge, closed since storms damaged its deck in 2021, reopened to"
+        " pedestrians in May. The repairs cost £1.2 million."
+    )
+    report = detector.detect(
+        answer="The Marden footbridge is expected to reopen to pedestrians later this year.",
+        context=context,
+    )
+    assert ("contradicted", "status_conflict") in {(v.label, v.decided_by) for v in report.facts}
+    assert ("expected to reopen", "contradicted") in [(s.text, s.label) for s in report.spans]
+    right = detector.detect(
+        answer="The Marden footbridge reopened to pedestrians in May after £1.2 million of repairs.",
+        context=context,
+    )
+    assert right.spans == []
+    ship = (
+        "The research ship Aldvik was launched in March. Sea trials are planned for the autumn,"
+        " and the ship is due to enter service next year."
+    )
+    done = detector.detect(answer="The Aldvik has already completed its sea trials.", context=ship)
+    assert {(v.label, v.decided_by) for v in done.facts} == {("contradicted", "status_conflict")}
+    assert [(s.text, s.label) for s in done.spans] == [("completed", "contradicted")]
+    planned = detector.detect(
+        answer="The Aldvik will begin sea trials in the autumn.", context=ship
+    )
+    assert planned.spans == []

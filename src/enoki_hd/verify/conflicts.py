@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Fifteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Sixteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -161,6 +161,20 @@ firing only when it is sure; silence means "no conflict found", never "supported
   number; "for nearly 22 years" is the verifier's), a sentence with one such period and no
   negation. The length is blamed. (The right length is supported the other way: restated
   as the period, :mod:`enoki_hd.verify.periods`.)
+- **status**: the fact puts still to come an event an evidence sentence says has happened
+  ("The Tessaly Bridge is expected to reopen to traffic" against "The Tessaly Bridge, which
+  had been closed since …, reopened to traffic last month"), or says has happened one an
+  evidence sentence puts still to come ("HMS Corrigan has completed its sea trials" against
+  "Sea trials are planned for next year"). Still to come: "will", "is" / "are" "expected",
+  "due", "scheduled", "set", "planned", … "to", "plans to", "intends to"; happened: a past
+  form ("reopened", "built") or a participle after "has" / "was", with no modal, "to",
+  negation or word of expectation in the four words before it. The event is the fact's verb
+  (its family) with its subject before it and the head of its object at most eight words
+  after; for a fact stated as done, also its object as what "is planned" / "are due" /
+  "will" … (its subject named in that sentence or the one before). Not when an evidence
+  sentence states the event as the fact does, nor for another instance ("plans to hire 300
+  more", "further sea trials are planned"), nor for a negated fact. The future's words or
+  the past verb are blamed.
 - **order**: the fact puts one event after (before, until) another ("Blood cultures had
   been taken after the patient was started on antibiotics": the relation ends in the word,
   the object is the other event) and an evidence sentence puts them the other way round
@@ -183,7 +197,7 @@ labels the fact ``contradicted`` (``decided_by="role_conflict"`` / ``"exception_
 / ``"negation_conflict"`` / ``"direction_conflict"`` / ``"value_role_conflict"`` /
 ``"name_role_conflict"`` / ``"agent_conflict"`` / ``"uniqueness_conflict"`` /
 ``"identity_conflict"`` / ``"quantifier_conflict"`` / ``"antonym_conflict"`` /
-``"duration_conflict"``), or
+``"duration_conflict"`` / ``"status_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
 ``"quantifier_conflict"`` after "some", "many", "several").
 """
@@ -221,6 +235,7 @@ ConflictKind = Literal[
     "quantifier",
     "antonym",
     "duration",
+    "status",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -1981,7 +1996,7 @@ def find_conflict(
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
     exception, negation, direction, comparison, order, value role, name role, agent,
-    uniqueness, quantifier, antonym, identity, duration, dropped hedge), or None.
+    uniqueness, quantifier, antonym, identity, duration, status, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
     checks need ``answer``, the text the fact's spans point into."""
@@ -2046,6 +2061,7 @@ def _first_conflict(
         or antonym_conflict(fact, evidence, answer)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
         or duration_conflict(fact, evidence)
+        or status_conflict(fact, evidence)
         or hedge_conflict(fact, evidence)
     )
 
@@ -2098,3 +2114,188 @@ def duration_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     written = re.search(rf"\b{re.escape(match.group('n'))}\s+years?\b", fact.object, re.I)
     return Conflict("duration", found, value=written.group(0) if written else None)
+
+
+# Words that put an event still to come: "will reopen", "is expected to reopen", "are planned
+# for next year", "plans to build".
+_FUTURE_LEADS = _set("expected due scheduled set slated planned poised going")
+_INTENT_VERBS = _set("plan plans intend intends aim aims")
+_PRESENT_BE = _set("is are am")
+# Verbs whose past the check reads besides the regular -ed ones.
+_IRREGULAR_PAST = _set(
+    "built bought sold won began begun held made took taken gave given left went gone ran met "
+    "paid sent spent lost found chose chosen wrote written brought rose risen fell fallen "
+    "grew grown became become"
+)
+_IRREGULAR_BASE = {
+    "built": "build", "bought": "buy", "sold": "sell", "won": "win", "began": "begin",
+    "begun": "begin", "held": "hold", "made": "make", "took": "take", "taken": "take",
+    "gave": "give", "given": "give", "left": "leave", "went": "go", "gone": "go", "ran": "run",
+    "met": "meet", "paid": "pay", "sent": "send", "spent": "spend", "lost": "lose",
+    "found": "find", "chose": "choose", "chosen": "choose", "wrote": "write",
+    "written": "write", "brought": "bring", "rose": "rise", "risen": "rise", "fell": "fall",
+    "fallen": "fall", "grew": "grow", "grown": "grow", "became": "become", "become": "become",
+}  # fmt: skip
+# Words before a verb that keep it from stating a past event ("will have reopened", "is
+# expected to have", "could have", "never reopened").
+_NOT_DONE_BEFORE = _set(
+    "to will would shall should may might could can must not n't never no expected due "
+    "scheduled planned set going if unless"
+)
+# Another instance of the event, which a past one does not rule out: "plans to hire 300
+# more", "further sea trials are planned".
+_ANOTHER = _set("more another additional further again second other")
+_STATUS_REACH = 8  # words between the event's verb and its object's head at most
+
+
+def _verb_stem(word: str) -> str:
+    """The stem of a verb in any form, an irregular past read as its base ("built" → "build",
+    "reopened" → "reopen")."""
+    return _stem(_IRREGULAR_BASE.get(word, word))
+
+
+def _is_past(words: list[str], k: int) -> bool:
+    """Whether the verb at ``k`` states a past event: a past form ("reopened", "built"), or
+    a participle after "has" / "have" / "had" ("has completed"), with no modal, "to",
+    negation or word of expectation in the four words before it."""
+    word = words[k]
+    regular = word.endswith("ed") and len(word) > 4 and _stem(word) != word
+    if not (regular or word in _IRREGULAR_PAST):
+        return False
+    return not set(words[max(0, k - 4) : k]) & _NOT_DONE_BEFORE
+
+
+def _future_verb(words: list[str]) -> tuple[int, int] | None:
+    """(start of the future marker, position of the verb) when ``words`` (a relation) put an
+    event still to come: "is expected to reopen", "will reopen", "plans to build"; None
+    otherwise, or when the marker is past ("was expected to")."""
+    for i, word in enumerate(words):
+        if word in ("will", "shall"):
+            k = i + 1 + (words[i + 1 : i + 2] == ["be"])
+            return (i, k) if k < len(words) else None
+        if word in _PRESENT_BE and words[i + 1 : i + 2] and words[i + 1] in _FUTURE_LEADS:
+            if words[i + 2 : i + 3] != ["to"]:
+                return None
+            k = i + 3 + (words[i + 3 : i + 4] == ["be"])
+            return (i, k) if k < len(words) else None
+        if word in _INTENT_VERBS and words[i + 1 : i + 2] == ["to"] and i + 2 < len(words):
+            return (i, i + 2)
+    return None
+
+
+def _done_verb(words: list[str]) -> int | None:
+    """The position of the verb when ``words`` (a relation) state a past event: "has
+    completed", "has already completed", "was reopened", "reopened", "built"; None otherwise
+    (a modal, a future, a present)."""
+    if set(words) & (_NEGATORS | {"will", "shall", "would", "may", "might", "could", "can",
+                                  "should", "must", "to"}):  # fmt: skip
+        return None
+    k = 0
+    if words[:1] and words[0] in ("has", "have", "had", "was", "were"):
+        k = 1
+        while k < len(words) and words[k] in ("already", "been", "just", "now", "also"):
+            k += 1
+    if k < len(words) and (words[k].endswith("ed") or words[k] in _IRREGULAR_PAST):
+        return k
+    return None
+
+
+def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The status check: the fact puts an event still to come that an evidence sentence says
+    has happened ("The Tessaly Bridge is expected to reopen to traffic" against "The Tessaly
+    Bridge … reopened to traffic last month"), or says has happened what an evidence sentence
+    puts still to come ("HMS Corrigan has completed its sea trials" against "Sea trials are
+    planned for next year"). The event is the fact's verb (its family: "reopen" /
+    "reopened") with the head of its object at most eight words after it, and the fact's
+    subject before it in the sentence; or, for a fact stated as done, the fact's object
+    itself as what "is planned", "are scheduled", "is due", "is expected" (the subject named
+    in that sentence or the one before). Not when any evidence sentence states the event as
+    the fact does, nor for another instance of it ("plans to hire 300 more", "further sea
+    trials are planned"), nor for a negated fact. The future's words ("expected to reopen")
+    or the past verb ("completed") are blamed."""
+    if fact.negated:
+        return None
+    relation = [w for w in _words(fact.relation) if any(c.isalnum() for c in w)]
+    subject = _subject_head(fact.subject)
+    target = _chunk_head(fact.object)
+    if subject is None or target is None or not relation:
+        return None
+    future = _future_verb(relation)
+    done = None if future is not None else _done_verb(relation)
+    if future is None and done is None:
+        return None
+    verb_at = future[1] if future is not None else done
+    if verb_at is None:
+        return None
+    verb = _verb_stem(relation[verb_at])
+    sentences = _evidence_sentences(evidence)
+    if done is not None and _stated_done(sentences, verb, fact.object):
+        return None
+    found = None
+    for n, (text, words, stems) in enumerate(sentences):
+        if _denies(words) and future is None:
+            continue
+        for k, word in enumerate(words):
+            if not _same_word(_verb_stem(word), verb) or subject not in stems[:k]:
+                continue
+            if not _head_after(words, stems, k, target, gap=_STATUS_REACH):
+                continue
+            past = _is_past(words, k)
+            planned = _future_verb(words[max(0, k - 4) : k + 1]) is not None
+            if (past and future is None) or (planned and future is not None):
+                return None  # stated as the fact states it
+            if set(words[k + 1 : k + 1 + _STATUS_REACH]) & _ANOTHER:
+                continue
+            if (past and future is not None) or (planned and done is not None):
+                found = found or text
+        if done is not None and found is None and _planned_object(fact, sentences, n):
+            found = text
+    if found is None:
+        return None
+    shown = fact.relation.split()
+    if future is not None:
+        start = next(
+            (i for i, w in enumerate(shown) if w.lower() not in _PRESENT_BE | {"will", "shall"}),
+            0,
+        )
+        return Conflict("status", found, value=" ".join(shown[start : future[1] + 1]))
+    return Conflict("status", found, value=shown[verb_at] if verb_at < len(shown) else None)
+
+
+def _planned_object(
+    fact: Fact, sentences: tuple[tuple[str, list[str], list[str]], ...], n: int
+) -> bool:
+    """Whether sentence ``n`` puts the fact's object still to come ("Sea trials are planned
+    for next year", "… will take place", "are due"): the object's words right before "is" /
+    "are" and a word of expectation, or "will", without a word of another instance before
+    them, and the fact's subject named in it or the sentence before."""
+    phrase = _phrase(fact.object)
+    subject = _subject_head(fact.subject)
+    if phrase is None or subject is None:
+        return False
+    _, words, stems = sentences[n]
+    near = set(stems) | (set(sentences[n - 1][2]) if n > 0 else set())
+    if subject not in near:
+        return False
+    for start, end in _occurrences(stems, phrase):
+        after = words[end : end + 2]
+        planned = (after[:1] and after[0] in _PRESENT_BE and after[1:] and after[1] in
+                   _FUTURE_LEADS) or after[:1] == ["will"]  # fmt: skip
+        if planned and not set(words[max(0, start - 2) : start]) & (_ANOTHER | _NEGATORS):
+            return True
+    return False
+
+
+def _stated_done(
+    sentences: tuple[tuple[str, list[str], list[str]], ...], verb: str, obj: str
+) -> bool:
+    """Whether a sentence gives the fact's verb (its family) as a past event and the fact's
+    object anywhere ("Sea trials were completed in May", in either order)."""
+    phrase = _phrase(obj)
+    if phrase is None:
+        return False
+    return any(
+        _occurrences(stems, phrase)
+        and any(_same_word(_verb_stem(w), verb) and _is_past(words, k) for k, w in enumerate(words))
+        for _, words, stems in sentences
+    )
