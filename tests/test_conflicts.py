@@ -1468,6 +1468,91 @@ def test_agent_check_is_silent_otherwise(
     assert agent_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
 
 
+CONCERT = (
+    "The orchestra's principal conductor, Tobias Reinholt, will lead the opening concert. Guest"
+    " conductor Amara Quist will direct the season's closing programme of Sibelius in June."
+)
+LEADS = "The orchestra's principal conductor, Tobias Reinholt, will lead the opening concert."
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "sentence", "blamed", "label"),
+    [
+        # a passive fact read in the active voice; a name subject is definite
+        ("Jaws", "was directed by", "George Lucas", "Steven Spielberg directed Jaws in 1975.",
+         "Steven Spielberg directed Jaws in 1975.", "George Lucas", "contradicted"),
+        # the relation in other words ("conducted" / "lead"), the evidence's name in
+        # apposition; without the answer, a subject without its article is not known definite
+        ("opening concert of season", "will be conducted by", "Amara Quist", CONCERT, LEADS,
+         "Amara Quist", "unverifiable"),
+        # the active fact: the name in apposition, the relation in other words
+        ("Amara Quist", "will lead", "the opening concert", CONCERT, LEADS, "Amara Quist",
+         "contradicted"),
+        ("Ana Ruiz", "headed", "the inquiry", "Carla Mendes led the inquiry into the club.",
+         "Carla Mendes led the inquiry into the club.", "Ana Ruiz", "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_passive_fact_and_a_relation_in_other_words_are_read_by_the_agent_check(
+    subject: str, relation: str, obj: str, evidence: str, sentence: str, blamed: str, label: str
+) -> None:
+    conflict = find_conflict(fact(subject, relation, obj), evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.sentence, conflict.value, conflict.label) == (
+        "agent",
+        sentence,
+        blamed,
+        label,
+    )
+
+
+def test_a_passive_facts_subject_is_definite_by_the_answers_article() -> None:
+    answer = "The opening concert of the season will be conducted by Amara Quist."
+    concert = Fact(
+        "f0",
+        0,
+        "opening concert of season",
+        "will be conducted by",
+        "Amara Quist",
+        subject_spans=[Span(4, 19), Span(20, 22), Span(27, 33)],
+        relation_spans=[Span(34, 54)],
+        object_spans=[Span(55, 66)],
+    )
+    assert [answer[s.start : s.end] for s in concert.subject_spans] == [
+        "opening concert",
+        "of",
+        "season",
+    ]
+    assert answer[55:66] == "Amara Quist"
+    conflict = find_conflict(concert, CONCERT, answer=answer)
+    assert conflict is not None
+    assert (conflict.kind, conflict.value, conflict.label) == (
+        "agent",
+        "Amara Quist",
+        "contradicted",
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the evidence's agent, in either voice
+        ("Jaws", "was directed by", "Steven Spielberg", "Steven Spielberg directed Jaws in 1975."),
+        ("Jaws", "was directed by", "Spielberg", "Steven Spielberg directed Jaws in 1975."),
+        ("opening concert of season", "will be conducted by", "Tobias Reinholt", CONCERT),
+        # the fact's name in a sentence that gives the relation its object
+        ("Jaws", "was produced by", "George Lucas", "Steven Spielberg directed Jaws, and George Lucas produced Jaws."),
+        # another relation, outside any group
+        ("Jaws", "was produced by", "George Lucas", "Steven Spielberg directed Jaws in 1975."),
+        # no participle and "by" after a form of "be"
+        ("Jaws", "was made near", "Martha's Vineyard", "Steven Spielberg directed Jaws in 1975."),
+    ],
+)  # fmt: skip
+def test_the_passive_agent_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    assert find_conflict(fact(subject, relation, obj), evidence) is None
+
+
 def test_a_refinement_leaves_the_agent_to_its_root() -> None:
     refinement = Fact("f1", 0, "Ana Ruiz", "scored", "the winning goal", parent="f0")
     assert agent_conflict(refinement, GOAL) is None
@@ -1657,6 +1742,16 @@ def test_an_event_done_in_one_and_still_to_come_in_the_other_is_a_status_conflic
         # someone else's event, another object
         ("council", "will approve", "budget", "The board approved the budget in March."),
         ("council", "will approve", "budget", "The council approved the housing plan in March."),
+        # a present passive, and a participle before its agent, are no past event
+        ("cost", "will be recorded as", "an outlay", "Under credit reform, the cost is recorded as an outlay when a loan is disbursed."),
+        ("Palestrina", "will be performed in", "New York", "Palestrina, performed by the Royal Opera in New York."),
+        # the future's own verb, not a participle after its object; a passive future against
+        # a bare past form, which may be a participle too
+        ("comments", "received before", "April 1997", "SSA will consider the comments received by April 1997."),
+        ("additional items", "needed in", "the new facility", "There will be other items that will be needed in the new facility."),
+        # the object still to come for another event than the fact's verb says took place
+        ("Velde Quartet", "made", "its new album", "The Velde Quartet recorded its new album in February. The album is due for release in September."),
+        ("Velde Quartet", "has completed", "its new album", "The Velde Quartet recorded its new album in February. The album is due for release in September."),
         # the object still to come, its subject named nowhere near
         ("HMS Corrigan", "has completed", "its sea trials", "Sea trials are planned for next year."),
         # no verb after the future's words ("is expected to be", "will")

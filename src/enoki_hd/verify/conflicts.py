@@ -170,8 +170,9 @@ firing only when it is sure; silence means "no conflict found", never "supported
   form ("reopened", "built") or a participle after "has" / "was", with no modal, "to",
   negation or word of expectation in the four words before it. The event is the fact's verb
   (its family) with its subject before it and the head of its object at most eight words
-  after; for a fact stated as done, also its object as what "is planned" / "are due" /
-  "will" … (its subject named in that sentence or the one before). Not when an evidence
+  after; for a fact whose verb says its object took place ("completed", "held",
+  "conducted", …), also that object as what "is planned" / "are scheduled" / "will" … (its
+  subject named in that sentence or the one before). Not when an evidence
   sentence states the event as the fact does, nor for another instance ("plans to hire 300
   more", "further sea trials are planned"), nor for a negated fact. The future's words or
   the past verb are blamed.
@@ -1207,7 +1208,7 @@ _RELATION_GROUPS = (
     "buy buys bought acquire acquired acquires purchase purchased purchases",
     "begin begins began begun start started starts commence commenced commences",
     "finish finished finishes end ended ends conclude concluded concludes",
-    "lead leads led head headed heads direct directed directs",
+    "lead leads led head headed heads direct directed directs conduct conducted conducts",
     "hire hired hires recruit recruited recruits",
     "build builds built construct constructed constructs",
     "found founded founds establish established establishes",
@@ -1475,6 +1476,10 @@ def _agent_before(sentence: str, words: list[str], r: int) -> tuple[str, ...] | 
     k = r - 1
     while k >= 0 and words[k] in _AUXILIARIES - _BE_FORMS:
         k -= 1
+    # a name in apposition, between commas: "The principal conductor, Tobias Reinholt, will
+    # lead …"
+    apposed = k > 0 and words[k] == ","
+    k -= apposed
     tokens = _sentence_tokens(sentence)
     name: list[str] = []
     while k >= 0:
@@ -1484,6 +1489,8 @@ def _agent_before(sentence: str, words: list[str], r: int) -> tuple[str, ...] | 
             k -= 1
             continue
         break
+    if apposed and (k < 0 or words[k] != ","):
+        return None  # "After the final, Ruiz said": no apposition
     if not name or (k < 0 and len(name) == 1 and not _named_in(name[0], sentence)):
         return None  # "Livestock played …": a sentence's first word, no name
     return _agent_name(" ".join(name))
@@ -1544,7 +1551,9 @@ def agent_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conf
     for text, words, stems in _evidence_sentences(evidence):
         named = set(name) <= {_name_word(w) for w in words}
         for r, stem in enumerate(stems):
-            if stem != head or not _head_after(words, stems, r, object_head, gap=_VALUE_GAP):
+            if stem not in _RELATION_SYNONYMS.get(head, {head}):
+                continue
+            if not _head_after(words, stems, r, object_head, gap=_VALUE_GAP):
                 continue
             if not set(obj) <= set(stems[r + 1 :]):
                 continue  # "opened a maternity unit" is not "opened a new cancer wing"
@@ -2042,6 +2051,52 @@ def _verb_and_rest(fact: Fact) -> Fact | None:
     )
 
 
+_PASSIVE_BE = _set("is are was were be been being")
+
+
+def _passive_as_active(fact: Fact, answer: str | None) -> tuple[Fact, bool] | None:
+    """A passive fact with its agent ("The opening concert | will be conducted by | Amara
+    Quist") said in the active voice ("Amara Quist | conducted | opening concert"), for the
+    agent check, and whether its subject is definite in the answer ("The opening concert");
+    None unless the relation ends in a form of "be", a participle and "by"."""
+    words = fact.relation.split()
+    lower = [w.lower() for w in words]
+    if len(lower) < 3 or lower[-1] != "by" or lower[-3] not in _PASSIVE_BE:
+        return None
+    verb = lower[-2]
+    if not (verb.endswith("ed") or verb in _IRREGULAR_BASE) or not fact.object.strip():
+        return None
+    active = replace(
+        fact,
+        subject=fact.object,
+        relation=words[-2],
+        object=fact.subject,
+        subject_spans=list(fact.object_spans),
+        relation_spans=[],
+        object_spans=[],
+    )
+    first = _words(fact.subject)[:1]
+    definite = bool(first) and (first[0] in _DEFINITE or fact.subject[:1].isupper())
+    if answer is not None and fact.subject_spans:
+        before = answer[: fact.subject_spans[0].start].split()[-1:]
+        definite = definite or (bool(before) and (before[0].lower() in _DEFINITE or
+                                                  before[0].endswith("'s")))  # fmt: skip
+    return active, definite
+
+
+def _passive_agent_conflict(fact: Fact, evidence: str, answer: str | None) -> Conflict | None:
+    """The agent check of a passive fact read in the active voice ("The opening concert will
+    be conducted by Amara Quist" against "The orchestra's principal conductor, Tobias
+    Reinholt, will lead the opening concert"): the fact's agent is blamed, and the conflict
+    is ``contradicted`` when the fact's subject is definite."""
+    passive = _passive_as_active(fact, answer)
+    if passive is None:
+        return None
+    active, definite = passive
+    found = agent_conflict(active, evidence, answer)
+    return None if found is None else replace(found, allows=not definite)
+
+
 def _first_conflict(
     fact: Fact, evidence: str, value_role: bool, answer: str | None
 ) -> Conflict | None:
@@ -2056,6 +2111,7 @@ def _first_conflict(
         or (value_role_conflict(fact, evidence) if value_role else None)
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
+        or _passive_agent_conflict(fact, evidence, answer)
         or uniqueness_conflict(fact, evidence)
         or quantifier_conflict(fact, evidence)
         or antonym_conflict(fact, evidence, answer)
@@ -2146,6 +2202,7 @@ _NOT_DONE_BEFORE = _set(
 # more", "further sea trials are planned".
 _ANOTHER = _set("more another additional further again second other")
 _STATUS_REACH = 8  # words between the event's verb and its object's head at most
+_PAST_AUXILIARIES = _set("has have had was were been")
 
 
 def _verb_stem(word: str) -> str:
@@ -2156,11 +2213,18 @@ def _verb_stem(word: str) -> str:
 
 def _is_past(words: list[str], k: int) -> bool:
     """Whether the verb at ``k`` states a past event: a past form ("reopened", "built"), or
-    a participle after "has" / "have" / "had" ("has completed"), with no modal, "to",
-    negation or word of expectation in the four words before it."""
+    a participle after "has" / "have" / "had" / "was" / "were" ("has completed"), with no
+    modal, "to", negation or word of expectation in the four words before it; not a present
+    passive ("is recorded") nor a participle before its agent without an auxiliary
+    ("Palestrina, performed by the Royal Opera")."""
     word = words[k]
     regular = word.endswith("ed") and len(word) > 4 and _stem(word) != word
     if not (regular or word in _IRREGULAR_PAST):
+        return False
+    before = words[k - 1] if k > 0 else ""
+    if before in _PRESENT_BE | {"be", "being"}:
+        return False
+    if words[k + 1 : k + 2] == ["by"] and before not in _PAST_AUXILIARIES:
         return False
     return not set(words[max(0, k - 4) : k]) & _NOT_DONE_BEFORE
 
@@ -2207,9 +2271,9 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
     puts still to come ("HMS Corrigan has completed its sea trials" against "Sea trials are
     planned for next year"). The event is the fact's verb (its family: "reopen" /
     "reopened") with the head of its object at most eight words after it, and the fact's
-    subject before it in the sentence; or, for a fact stated as done, the fact's object
-    itself as what "is planned", "are scheduled", "is due", "is expected" (the subject named
-    in that sentence or the one before). Not when any evidence sentence states the event as
+    subject before it in the sentence; or, for a fact whose verb says its object took place
+    ("completed", "held"), that object as what "is planned", "are scheduled", "will" (the
+    subject named in that sentence or the one before). Not when any evidence sentence states the event as
     the fact does, nor for another instance of it ("plans to hire 300 more", "further sea
     trials are planned"), nor for a negated fact. The future's words ("expected to reopen")
     or the past verb ("completed") are blamed."""
@@ -2228,6 +2292,7 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
     if verb_at is None:
         return None
     verb = _verb_stem(relation[verb_at])
+    bare = done == 0  # "needed in", "received before": no auxiliary before the past form
     sentences = _evidence_sentences(evidence)
     if done is not None and _stated_done(sentences, verb, fact.object):
         return None
@@ -2241,14 +2306,21 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
             if not _head_after(words, stems, k, target, gap=_STATUS_REACH):
                 continue
             past = _is_past(words, k)
-            planned = _future_verb(words[max(0, k - 4) : k + 1]) is not None
+            window = words[max(0, k - 4) : k + 1]
+            marker = _future_verb(window)
+            # the future's own verb ("will consider the comments received": not "received"),
+            # and in the active voice for a fact's bare past form, which may be a participle
+            # ("items needed in the new facility" is no "will be needed")
+            planned = marker is not None and marker[1] == len(window) - 1
+            if planned and bare and window[-2:-1] == ["be"]:
+                planned = False
             if (past and future is None) or (planned and future is not None):
                 return None  # stated as the fact states it
             if set(words[k + 1 : k + 1 + _STATUS_REACH]) & _ANOTHER:
                 continue
             if (past and future is not None) or (planned and done is not None):
                 found = found or text
-        if done is not None and found is None and _planned_object(fact, sentences, n):
+        if done is not None and found is None and _planned_object(fact, sentences, n, verb):
             found = text
     if found is None:
         return None
@@ -2262,16 +2334,28 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
     return Conflict("status", found, value=shown[verb_at] if verb_at < len(shown) else None)
 
 
+# Verbs that say an event of their object took place ("completed its sea trials", "held the
+# vote"), so that the object still to come ("Sea trials are planned") denies them; not "made
+# its album" against "The album is due for release".
+_TAKING_PLACE = frozenset(
+    _stem(w) for w in _set("complete finish hold conduct carry undergo stage host begin start")
+)
+# What puts an event still to come as the subject of "is" / "are": "planned", "scheduled".
+_PLANNED_LEADS = _set("planned scheduled slated")
+
+
 def _planned_object(
-    fact: Fact, sentences: tuple[tuple[str, list[str], list[str]], ...], n: int
+    fact: Fact, sentences: tuple[tuple[str, list[str], list[str]], ...], n: int, verb: str
 ) -> bool:
-    """Whether sentence ``n`` puts the fact's object still to come ("Sea trials are planned
-    for next year", "… will take place", "are due"): the object's words right before "is" /
-    "are" and a word of expectation, or "will", without a word of another instance before
-    them, and the fact's subject named in it or the sentence before."""
+    """Whether sentence ``n`` puts still to come the event the fact's verb says took place
+    (``verb`` a stem of :data:`_TAKING_PLACE`: "completed its sea trials" against "Sea trials
+    are planned for next year", "… are scheduled", "… will take place"): the object's words
+    right before "is" / "are" "planned" / "scheduled" / "slated", or "will", without a word of
+    another instance before them, and the fact's subject named in it or the sentence
+    before."""
     phrase = _phrase(fact.object)
     subject = _subject_head(fact.subject)
-    if phrase is None or subject is None:
+    if phrase is None or subject is None or verb not in _TAKING_PLACE:
         return False
     _, words, stems = sentences[n]
     near = set(stems) | (set(sentences[n - 1][2]) if n > 0 else set())
@@ -2280,7 +2364,7 @@ def _planned_object(
     for start, end in _occurrences(stems, phrase):
         after = words[end : end + 2]
         planned = (after[:1] and after[0] in _PRESENT_BE and after[1:] and after[1] in
-                   _FUTURE_LEADS) or after[:1] == ["will"]  # fmt: skip
+                   _PLANNED_LEADS) or after[:1] == ["will"]  # fmt: skip
         if planned and not set(words[max(0, start - 2) : start]) & (_ANOTHER | _NEGATORS):
             return True
     return False
