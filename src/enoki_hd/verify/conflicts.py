@@ -61,9 +61,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   another ordinal ("The author's first novel was published in 1990" for "Her second novel").
   The relation word is found in the words of its group too ("named" / "appointed", "bought"
   / "acquired" / "purchased", "began" / "started", "finished" / "ended" / "concluded", "led" /
-  "headed" / "directed", "hired" / "recruited", "built" / "constructed", "founded" /
-  "established"), for this check and the next; verbs of direction are no group ("rose by
-  60" and "grew from 180 to 240" give one change two ways).
+  "headed" / "directed" / "conducted", "hired" / "recruited", "built" / "constructed",
+  "founded" / "established"), for this check, the next and the agent check; verbs of
+  direction are no group ("rose by 60" and "grew from 180 to 240" give one change two
+  ways).
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -96,7 +97,13 @@ firing only when it is sure; silence means "no conflict found", never "supported
   sentence ("Livestock played a significant role": a capital there says nothing of a name,
   unless the evidence writes the word capitalised inside a sentence). ``contradicted`` when
   the object is definite ("the winning goal", a name, a possessive), ``unverifiable`` when
-  not ("Smith won a medal" leaves room for Jones's); the name is blamed.
+  not ("Smith won a medal" leaves room for Jones's); the name is blamed. The relation is
+  found in the words of its group too (as for the value-role check; "lead" / "direct" /
+  "conduct" among them), the evidence's name may stand in apposition between commas ("The
+  principal conductor, Tobias Reinholt, will lead the opening concert"), and a passive fact
+  with its agent is read in the active voice ("The opening concert will be conducted by
+  Amara Quist" as "Amara Quist conducted the opening concert"; ``contradicted`` when the
+  answer's subject is definite, "The opening concert").
 - **dropped hedge**: the fact states plainly what an evidence sentence states only under a
   hedge between the same subject and relation ("the checklist reduces readmissions" against
   "a checklist may reduce readmissions"), and no evidence sentence states it plainly. The fact
