@@ -964,6 +964,43 @@ def test_uniqueness_check_is_silent_otherwise(
     assert uniqueness_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
 
 
+FACTORS = (
+    "Vitamin D deficiency is thought to be one of a number of factors that can contribute to"
+    " the fatigue reported by some patients."
+)
+
+
+def test_the_cause_against_one_of_several_factors_is_a_uniqueness_conflict() -> None:
+    # "the" in the fact's object, or in the answer right before it (the rules drop it)
+    conflict = uniqueness_conflict(fact("Vitamin D deficiency", "is", "the cause"), FACTORS)
+    assert conflict is not None and (conflict.kind, conflict.sentence) == ("uniqueness", FACTORS)
+    answer = "Vitamin D deficiency is the cause of the fatigue."
+    cause = Fact(
+        "f0", 0, "Vitamin D deficiency", "is", "cause of fatigue",
+        subject_spans=[Span(0, 20)], relation_spans=[Span(21, 23)],
+        object_spans=[Span(28, 33), Span(34, 36), Span(41, 48)],
+    )  # fmt: skip
+    assert answer[28:33] == "cause" and answer[41:48] == "fatigue"
+    found = find_conflict(cause, FACTORS, answer=answer)
+    assert found is not None and found.kind == "uniqueness"
+    # without the answer, a bare "cause" is not known to be "the cause"
+    assert uniqueness_conflict(cause, FACTORS) is None
+
+
+@pytest.mark.parametrize(
+    ("relation", "obj", "evidence"),
+    [
+        ("is", "a cause", FACTORS),  # one cause among others
+        ("is", "the cause", "Vitamin D deficiency is one of the causes of the fatigue, and the main one."),
+        ("is", "the cause", "Vitamin D deficiency causes the fatigue."),
+        ("may be", "the cause", FACTORS),  # not a bare "be"
+        ("is", "the result", FACTORS),  # no noun of a sole role
+    ],
+)  # fmt: skip
+def test_the_cause_check_is_silent_otherwise(relation: str, obj: str, evidence: str) -> None:
+    assert uniqueness_conflict(fact("Vitamin D deficiency", relation, obj), evidence) is None
+
+
 # ---------------------------------------------------------------------------------------------
 # order
 # ---------------------------------------------------------------------------------------------

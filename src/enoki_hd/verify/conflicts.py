@@ -116,8 +116,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
   content word of the clause after a "that" with a hedge at most four words before it, and
   no sentence giving the clause after a verb of proof without one.
 - **uniqueness**: the fact makes its subject the only or main one ("runoff is the main
-  source", "caused solely by", "the barrier alone") and an evidence sentence without such a
-  word makes it one of several ("lists runoff as one of several sources").
+  source", "caused solely by", "the barrier alone"; "is the cause", "the reason", "the
+  source" with a bare form of "be" — the "the" read from the answer when the fact left it
+  out) and an evidence sentence without such a word makes it one of several ("lists runoff
+  as one of several sources"; "is thought to be one of a number of factors" for "the
+  cause").
 - **antonym**: the fact reads as an evidence sentence with one word swapped for its
   opposite ("Cabourg is the least stately of the old Channel resorts" against "Cabourg is the
   most stately …"; "Lean retailing implies a dramatic increase in inventory" against "… a
@@ -1685,11 +1688,33 @@ def _one_of_after(words: list[str], stems: list[str], anchor: str, noun: str | N
     return False
 
 
-def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
+# Nouns that, with "the" and a form of "be", make the subject the one there is: "Vitamin D
+# deficiency is the cause of the fatigue" (not "a cause").
+_SOLE_ROLES = _set("cause reason source explanation culprit origin")
+
+
+def _the_sole_role(fact: Fact, answer: str | None) -> bool:
+    """Whether the fact says its subject "is the cause" ("the reason", "the source", …): a
+    bare form of "be" and an object that opens with such a noun, "the" before it in the
+    fact's object or, in ``answer``, right before the object."""
+    relation = [w for w in _words(fact.relation) if any(c.isalnum() for c in w)]
+    words = [w for w in _words(fact.object) if any(c.isalnum() for c in w)]
+    if relation not in (["is"], ["was"], ["are"], ["were"]) or not words:
+        return False
+    if words[0] == "the":
+        return words[1:2] != [] and words[1] in _SOLE_ROLES
+    if words[0] not in _SOLE_ROLES or answer is None or not fact.object_spans:
+        return False
+    return answer[: fact.object_spans[0].start].split()[-1:] in (["the"], ["The"])
+
+
+def uniqueness_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
     """The uniqueness check of the module docstring: a word of uniqueness on the subject
     ("the barrier alone"), in the relation ("caused solely by") or before the object's noun
-    ("the main source"); the evidence's "one of" must follow the subject (for the object's
-    word, with the object's noun after it), or the object (for the relation's word)."""
+    ("the main source"), or "the cause" (:func:`_the_sole_role`; ``answer`` gives the
+    article the fact left out); the evidence's "one of" must follow the subject (for the
+    object's word, with the object's noun after it; for "the cause", any noun), or the object
+    (for the relation's word)."""
     if fact.negated:
         return None
     subject_words = [w for w in _words(fact.subject) if any(c.isalpha() for c in w)]
@@ -1705,6 +1730,8 @@ def uniqueness_conflict(fact: Fact, evidence: str) -> Conflict | None:
         checks.append((subject, noun))
     if set(relation_words) & _UNIQUE_RELATION and (anchor := _chunk_head(fact.object)):
         checks.append((anchor, None))
+    if subject and _the_sole_role(fact, answer):
+        checks.append((subject, None))
     if not checks:
         return None
     for text, words, stems in _evidence_sentences(evidence):
@@ -2119,7 +2146,7 @@ def _first_conflict(
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
         or _passive_agent_conflict(fact, evidence, answer)
-        or uniqueness_conflict(fact, evidence)
+        or uniqueness_conflict(fact, evidence, answer)
         or quantifier_conflict(fact, evidence)
         or antonym_conflict(fact, evidence, answer)
         or (identity_conflict(fact, evidence, answer) if answer is not None else None)
