@@ -12,7 +12,9 @@ from enoki_hd.verify.evidence import EvidenceDecision
 from enoki_hd.verify.judge import FactJudge
 from enoki_hd.verify.periods import (
     Period,
+    day_duration_phrases,
     duration_phrases,
+    elapsed_days,
     elapsed_years,
     periods,
     relation_years,
@@ -201,6 +203,61 @@ def test_a_length_is_restated_as_the_period_that_lasts_it() -> None:
     assert list(restated_durations("Årdal directed it for 22 years.", SERVED)) == []
     assert list(restated_durations("Årdal directed it for nearly 18 years.", SERVED)) == []
     assert list(restated_durations("Årdal directed it.", SERVED)) == []
+
+
+STRIKE = (
+    "The strike at the Harlow Bay terminal began on 3 March and ended on 17 March, when workers"
+    " accepted a 6% pay offer. About 400 ships were delayed."
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (STRIKE.split(". ")[0], ("3 March", "17 March", 14)),
+        ("The fair ran from 1 June to 15 June.", ("1 June", "15 June", 14)),
+        ("The trial ran from March 3, 2021 until April 2, 2021.", ("March 3, 2021", "April 2, 2021", 30)),
+        ("The fair opened on 1 June, two weeks before 15 June.", None),  # no word of an end
+        ("The fair ran from 15 June to 1 June.", None),  # an end before its start
+        ("It ran from 1 June 2020 to 5 June 2021.", None),  # two years
+        ("It ran from 1 June to 5 June and from 1 July to 5 July.", None),  # two periods
+        ("It ran between 1 and 15 June.", None),  # one date of a day only
+    ],
+)  # fmt: skip
+def test_a_sentence_gives_one_period_by_two_days(
+    sentence: str, expected: tuple[str, str, int] | None
+) -> None:
+    assert elapsed_days(sentence) == expected
+
+
+def test_a_length_in_weeks_or_days_is_restated_as_the_period_that_lasts_it() -> None:
+    hypothesis = "Harlow Bay terminal strike lasted two weeks."
+    assert day_duration_phrases(hypothesis) == [(34, 43, 14)]
+    # a length in weeks or days counts as a length, of no years
+    assert duration_phrases(hypothesis) == [(34, 43, 0)]
+    assert list(restated_durations(hypothesis, STRIKE)) == [
+        "Harlow Bay terminal strike lasted from 3 March to 17 March."
+    ]
+    # a day either way; "for" replaced by "from"
+    assert list(
+        restated_durations("The fair ran for 15 days.", "It ran from 1 June to 15 June.")
+    ) == ["The fair ran from 1 June to 15 June."]
+    # another length: nothing to restate
+    assert list(restated_durations("Harlow Bay terminal strike lasted three weeks.", STRIKE)) == []
+    assert list(restated_durations("The strike lasted 20 days.", STRIKE)) == []
+
+
+def test_the_shipped_detector_supports_a_length_in_weeks_its_dates_last() -> None:
+    detector = Detector()
+    right = detector.detect(
+        answer="The Harlow Bay terminal strike lasted two weeks.", context=STRIKE
+    )
+    assert [(v.label, v.decided_by) for v in right.facts] == [("supported", "period")]
+    assert right.spans == []
+    wrong = detector.detect(
+        answer="The Harlow Bay terminal strike lasted three weeks.", context=STRIKE
+    )
+    assert wrong.spans and all(v.label != "supported" for v in wrong.facts)
 
 
 def test_the_judge_restates_a_length_only_where_no_other_name_is_unfound() -> None:

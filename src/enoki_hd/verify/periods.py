@@ -30,11 +30,15 @@ The verifier does not do the sum, and "18" is in no context. :func:`restated_dur
 the period back ("directed the observatory from 1996 to 2014"; 19 years, counted inclusively,
 too), and the verifier judges that. The duration check of :mod:`enoki_hd.verify.conflicts`
 reads the same periods the other way: a length more than a year from the period's is
-contradicted.
+contradicted. A length in weeks or days ("The strike lasted two weeks") is restated the same
+way against a sentence that gives a period by two dates of a day, a day either way ("began on
+3 March and ended on 17 March": "… lasted from 3 March to 17 March"; :func:`elapsed_days`);
+no check contradicts a wrong one (the verifier and grounding see "three weeks").
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -203,13 +207,72 @@ def elapsed_years(sentence: str) -> tuple[int, int] | None:
 
 def duration_phrases(hypothesis: str) -> list[tuple[int, int, int]]:
     """(start, end, years) of each plainly stated length in years of ``hypothesis``: the
-    number and its "years" ("for 18 years" → the characters of "18 years")."""
+    number and its "years" ("for 18 years" → the characters of "18 years"); a length in weeks
+    or days (:func:`day_duration_phrases`) counts too, its number of years 0."""
     out = []
     for match in DURATION_RE.finditer(hypothesis):
         years = year_count(match.group("n"))
         if years is not None:
             out.append((match.start("n"), match.end(), years))
+    out += [(start, end, 0) for start, end, _ in day_duration_phrases(hypothesis)]
+    return sorted(out)
+
+
+# "lasted two weeks", "for 15 days": a length in weeks or days stated plainly
+_DAY_DURATION_RE = re.compile(
+    r"\b(?:for|lasted|lasting|spent|spending)\s+(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)\s+"
+    r"(?P<unit>days?|weeks?)\b",
+    flags=re.IGNORECASE,
+)
+# what opens a period's first day and what joins it to its last: "from 3 March to 17 March",
+# "began on 3 March and ended on 17 March", "ran from March 3 until March 17"
+_DAY_OPENING_RE = re.compile(
+    r"\b(?:from|on|began|started|opened|commenced)\s+(?:on\s+)?$", flags=re.IGNORECASE
+)
+_DAY_JOIN_RE = re.compile(
+    r"^\s*,?\s*(?:to|until|till|through|and\s+(?:ended|finished|closed|concluded|ran\s+until)"
+    r"(?:\s+on)?)\s+$",
+    flags=re.IGNORECASE,
+)
+
+
+def day_duration_phrases(hypothesis: str) -> list[tuple[int, int, int]]:
+    """(start, end, days) of each plainly stated length in weeks or days of ``hypothesis``
+    ("lasted two weeks" → the characters of "two weeks", 14)."""
+    out = []
+    for match in _DAY_DURATION_RE.finditer(hypothesis):
+        count = year_count(match.group("n"))
+        if count is not None:
+            days = count * 7 if match.group("unit").lower().startswith("week") else count
+            out.append((match.start("n"), match.end(), days))
     return out
+
+
+def elapsed_days(sentence: str) -> tuple[str, str, int] | None:
+    """The first and last day of the one period ``sentence`` gives by two dates of a day
+    ("began on 3 March and ended on 17 March" → ("3 March", "17 March", 14)), in one year;
+    None when it gives no such period, more than one, or an end before its start."""
+    days = [d for d in parse_dates(sentence) if d.kind == "day"]
+    if len(days) != 2:
+        return None
+    first, last = days
+    if not _DAY_OPENING_RE.search(sentence[: first.span.start]):
+        return None
+    if not _DAY_JOIN_RE.match(sentence[first.span.end : last.span.start]):
+        return None
+    if first.year is not None and last.year is not None and first.year != last.year:
+        return None
+    year = last.year or first.year or 2001  # a year without 29 February, when none is given
+    if first.month is None or first.day is None or last.month is None or last.day is None:
+        return None
+    try:
+        start = datetime.date(year, first.month, first.day)
+        end = datetime.date(year, last.month, last.day)
+    except ValueError:
+        return None
+    if end <= start:
+        return None
+    return first.text, last.text, (end - start).days
 
 
 def restated_durations(hypothesis: str, evidence: str) -> Iterator[str]:
@@ -217,7 +280,8 @@ def restated_durations(hypothesis: str, evidence: str) -> Iterator[str]:
     restated as the period of an evidence sentence that lasts it, or a year more when counted
     inclusively ("… from 1996 to 2014", of "from 1996 until her retirement in 2014"); the
     verifier then reads dates, which it can, instead of doing sums, which it cannot."""
-    phrases = duration_phrases(hypothesis)
+    yield from _restated_day_durations(hypothesis, evidence)
+    phrases = [p for p in duration_phrases(hypothesis) if p[2] > 0]
     if not phrases:
         return
     for span in segment_sentences(evidence, backend="regex"):
@@ -228,6 +292,26 @@ def restated_durations(hypothesis: str, evidence: str) -> Iterator[str]:
         for start, end, years in phrases:
             if years in (last - first, last - first + 1):
                 # "for 18 years" → "from 1996 to 2014" ("lasted 4 years" → "lasted from …")
+                opening = hypothesis.rfind(" ", 0, start - 1) + 1
+                if hypothesis[opening : start - 1].lower() != "for":
+                    opening = start
+                yield f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
+
+
+def _restated_day_durations(hypothesis: str, evidence: str) -> Iterator[str]:
+    """``hypothesis`` with a length in weeks or days ("The strike lasted two weeks") restated
+    as the period of an evidence sentence that lasts it, a day either way ("… lasted from 3
+    March to 17 March", of "began on 3 March and ended on 17 March")."""
+    phrases = day_duration_phrases(hypothesis)
+    if not phrases:
+        return
+    for span in segment_sentences(evidence, backend="regex"):
+        period = elapsed_days(span.text(evidence))
+        if period is None:
+            continue
+        first, last, elapsed = period
+        for start, end, days in phrases:
+            if abs(days - elapsed) <= 1:
                 opening = hypothesis.rfind(" ", 0, start - 1) + 1
                 if hypothesis[opening : start - 1].lower() != "for":
                     opening = start
