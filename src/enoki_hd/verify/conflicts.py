@@ -1210,9 +1210,9 @@ def _subject_head(text: str) -> str | None:
 
 # Verbs that give one relation in other words: "Galloway Biotech has named Martin Oyelaran as
 # its new chief scientific officer" against "Galloway Biotech has appointed Dr. Rana Haddad
-# as its new chief scientific officer". The value-role and name-role checks find a relation
-# by any word of its group (not verbs of direction, "rose" / "grew": "rose by 60" and "grew
-# from 180 to 240" give one change two ways).
+# as its new chief scientific officer". The value-role, name-role and agent checks find a
+# relation by any word of its group (not verbs of direction, "rose" / "grew": "rose by 60" and
+# "grew from 180 to 240" give one change two ways).
 _RELATION_GROUPS = (
     "appoint appointed appoints name named names nominate nominated nominates",
     "buy buys bought acquire acquired acquires purchase purchased purchases",
