@@ -22,6 +22,7 @@ from enoki_hd.verify.conflicts import (
     name_role_conflict,
     negation_conflict,
     order_conflict,
+    pairing_conflict,
     quantifier_conflict,
     role_conflict,
     status_conflict,
@@ -1716,6 +1717,70 @@ def test_duration_check_is_silent_otherwise(
 ) -> None:
     negated = "not" in relation.split()
     assert duration_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# pairing: a value given the name the evidence pairs with another value
+# ---------------------------------------------------------------------------------------------
+
+SWELLING = (
+    "Ankle swelling was reported by 11% of patients taking Luvadipine and by 2% of those taking"
+    " Corvastin."
+)
+SALES = "Sales grew 8% in Europe and 5% in Asia."
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence", "blamed"),
+    [
+        # the tagger's coarse object holds the value and the name
+        ("Ankle swelling", "was reported by", "11% of patients taking Corvastin", "The trial compared two drugs. " + SWELLING, "Corvastin"),
+        # the rules' cut: the value in the relation
+        ("Sales", "grew 8% in", "Asia", SALES, "Asia"),
+        # the name before the value, tied by the same word ("by")
+        ("Corvastin", "cut swelling by", "11%", "Luvadipine cut swelling by 11% and Corvastin by 2%.", "Corvastin"),
+    ],
+)  # fmt: skip
+def test_a_value_given_the_name_the_evidence_pairs_with_another_is_a_pairing_conflict(
+    subject: str, relation: str, obj: str, evidence: str, blamed: str
+) -> None:
+    found = fact(subject, relation, obj)
+    conflict = pairing_conflict(found, evidence)
+    assert conflict is not None
+    assert (conflict.kind, conflict.value, conflict.label, conflict.decided_by) == (
+        "pairing",
+        blamed,
+        "contradicted",
+        "pairing_conflict",
+    )
+    # the sentence that pairs the value with another name
+    assert conflict.sentence == (SWELLING if evidence.endswith(SWELLING) else evidence)
+    assert find_conflict(found, evidence) == conflict
+
+
+@pytest.mark.parametrize(
+    ("subject", "relation", "obj", "evidence"),
+    [
+        # the pairs as the evidence gives them
+        ("Sales", "grew 8% in", "Europe", SALES),
+        ("Ankle swelling", "was reported by", "11% of patients taking Luvadipine", SWELLING),
+        # the value paired with the fact's name in another sentence too
+        ("Sales", "grew 8% in", "Asia", SALES + " In Asia, sales grew 8% in the second half."),
+        # pairs that are not parallel: a shared name after a coordination
+        ("He", "received bachelor's degree in 1967 from", "the University of Moscow", "He received a bachelor's degree in 1967 and a PhD in 1973 from the University of Moscow."),
+        # another kind of value, two names, no name, a model's number, a negated fact
+        ("Sales", "grew 8 points in", "Asia", SALES),
+        ("Sales in Japan", "grew 8% in", "Asia", SALES),
+        ("Sales", "grew", "8%", SALES),
+        ("The AirPure 500", "costs", "300 euros", "The AirPure 300 costs 500 euros and the AirPure 500 costs 700 euros."),
+        ("Sales", "did not grow 8% in", "Asia", SALES),
+    ],
+)  # fmt: skip
+def test_pairing_check_is_silent_otherwise(
+    subject: str, relation: str, obj: str, evidence: str
+) -> None:
+    negated = "not" in relation.split()
+    assert pairing_conflict(fact(subject, relation, obj, negated=negated), evidence) is None
 
 
 # ---------------------------------------------------------------------------------------------

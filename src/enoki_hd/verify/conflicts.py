@@ -1,7 +1,7 @@
 """Structural conflicts: a fact whose words all occur in its evidence, arranged so that the
 evidence says the opposite — what word overlap cannot see and a small NLI model often misses.
 
-Sixteen checks, each on one evidence sentence at a time, on surface word order (no parse), each
+Seventeen checks, each on one evidence sentence at a time, on surface word order (no parse), each
 firing only when it is sure; silence means "no conflict found", never "supported":
 
 - **role reversal**: the fact says *S R O* ("Harbor Bank bought Crestline Credit"), an
@@ -65,6 +65,16 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "founded" / "established"), for this check, the next and the agent check; verbs of
   direction are no group ("rose by 60" and "grew from 180 to 240" give one change two
   ways).
+- **pairing**: the fact pairs a value with a name ("Ankle swelling was reported by 11% of
+  patients taking Corvastin"; "Sales grew 8% in Asia") that an evidence sentence pairs with
+  another value in a parallel structure, giving the fact's value to another name ("… by 11%
+  of patients taking Luvadipine and by 2% of those taking Corvastin"; "Sales grew 8% in
+  Europe and 5% in Asia"): a value's name is the first name after it before the next value
+  (the last one before it when the fact writes the name first), the two pairs tied by the
+  same word ("taking" / "taking", "in" / "in"), values of one kind (percentages, money,
+  years, plain numbers; a number after a capitalised word is a model's, "AirPure 500").
+  Only for a fact with one value and one name; not when an evidence sentence pairs them as
+  the fact does or another sentence holds them both. The name is blamed.
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -208,7 +218,7 @@ labels the fact ``contradicted`` (``decided_by="role_conflict"`` / ``"exception_
 / ``"negation_conflict"`` / ``"direction_conflict"`` / ``"value_role_conflict"`` /
 ``"name_role_conflict"`` / ``"agent_conflict"`` / ``"uniqueness_conflict"`` /
 ``"identity_conflict"`` / ``"quantifier_conflict"`` / ``"antonym_conflict"`` /
-``"duration_conflict"`` / ``"status_conflict"``), or
+``"duration_conflict"`` / ``"status_conflict"`` / ``"pairing_conflict"``), or
 ``unverifiable`` (``"hedge_conflict"``, an ``"agent_conflict"`` of an indefinite object, a
 ``"quantifier_conflict"`` after "some", "many", "several").
 """
@@ -247,6 +257,7 @@ ConflictKind = Literal[
     "antonym",
     "duration",
     "status",
+    "pairing",
 ]
 
 _DETERMINERS = _set("the a an its their his her our your my this that these those some any")
@@ -2038,7 +2049,7 @@ def find_conflict(
     fact: Fact, evidence: str, *, value_role: bool = True, answer: str | None = None
 ) -> Conflict | None:
     """The first structural conflict between ``fact`` and ``evidence`` (role reversal,
-    exception, negation, direction, comparison, order, value role, name role, agent,
+    exception, negation, direction, comparison, order, value role, pairing, name role, agent,
     uniqueness, quantifier, antonym, identity, duration, status, dropped hedge), or None.
     ``value_role=False`` skips the value-role check (the caller already found the fact's value
     in conflict with the evidence, the more direct finding); the comparison and identity
@@ -2143,6 +2154,7 @@ def _first_conflict(
         or (comparison_conflict(fact, evidence, answer) if answer is not None else None)
         or order_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
+        or pairing_conflict(fact, evidence)
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
         or _passive_agent_conflict(fact, evidence, answer)
@@ -2417,3 +2429,160 @@ def _stated_done(
         and any(_same_word(_verb_stem(w), verb) and _is_past(words, k) for k, w in enumerate(words))
         for _, words, stems in sentences
     )
+
+
+# --- pairing: a value given the name the evidence pairs with another value ---------------
+
+_CURRENCY = frozenset("$€£¥")
+_PERCENT_WORDS = _set("% percent per cent")
+_PAIR_JOINERS = _set("of de van von der la le du da and &")
+
+
+@dataclass(frozen=True)
+class _Mention:
+    """A value or a name among a text's tokens: its first and last token, and what it is (a
+    value's number and kind, a name's lower-cased words)."""
+
+    first: int
+    last: int
+    value: tuple[str, str] | None = None
+    name: tuple[str, ...] | None = None
+
+
+def _pair_mentions(text: str) -> list[_Mention]:
+    """The values ("11%", "€8.3", "1,200"; kind ``pct``, ``money``, ``year`` or ``plain``)
+    and names (runs of capitalised words; a plain English word opening the text is none) of
+    ``text``, in order. A number right after a capitalised word is part of a name ("AirPure
+    500", "Emberline 40"), not a value."""
+    raw = [span.text(text) for span in _sentence_tokens(text)]
+    out: list[_Mention] = []
+    k = 0
+    while k < len(raw):
+        token = raw[k]
+        if token[:1].isdigit() and any(c.isdigit() for c in token):
+            number = token.replace(",", "")
+            before = raw[k - 1] if k > 0 else ""
+            if before[:1].isupper() and before.lower() not in _DETERMINERS:
+                k += 1  # a model's number
+                continue
+            after = raw[k + 1].lower() if k + 1 < len(raw) else ""
+            if after in _PERCENT_WORDS:
+                kind = "pct"
+            elif before in _CURRENCY:
+                kind = "money"
+            elif re.fullmatch(r"(?:1\d|20)\d\d", number):
+                kind = "year"
+            else:
+                kind = "plain"
+            out.append(_Mention(k, k, value=(number, kind)))
+            k += 1
+            continue
+        if token[:1].isupper() and token[:1].isalpha():
+            j = k
+            while j + 1 < len(raw) and (
+                raw[j + 1][:1].isupper() or (raw[j + 1].lower() in _NAME_JOINERS
+                                             and raw[j + 2 : j + 3][:1] != [""]
+                                             and j + 2 < len(raw) and raw[j + 2][:1].isupper())
+            ):  # fmt: skip
+                j += 1
+            words = tuple(w.lower() for w in raw[k : j + 1] if w.lower() not in _NAME_JOINERS)
+            opening_plain = k == 0 and j == 0 and is_plain_word(token)
+            if words and not opening_plain and token.lower() not in _DETERMINERS | _PRONOUNS:
+                out.append(_Mention(k, j, name=words))
+            k = j + 1
+            continue
+        k += 1
+    return out
+
+
+def _partner(mentions: list[_Mention], i: int, after: bool) -> _Mention | None:
+    """The name paired with the value ``mentions[i]``: the first name after it before the
+    next value (``after``), or the last one before it after the previous value."""
+    step = 1 if after else -1
+    j = i + step
+    while 0 <= j < len(mentions):
+        if mentions[j].value is not None:
+            return None
+        if mentions[j].name is not None:
+            return mentions[j]
+        j += step
+    return None
+
+
+def _names_one(mention: _Mention | None, name: tuple[str, ...]) -> bool:
+    return mention is not None and mention.name is not None and _may_be_one(mention.name, name)
+
+
+def _link(raw: list[str], value: _Mention, partner: _Mention | None, after: bool) -> str | None:
+    """The word that ties a value to its name, which parallel pairs share: the last word
+    before the name ("taking" of "11% of patients taking Luvadipine", "in" of "8% in
+    Europe"), or, when the name stands first, the last word before the value ("by" of
+    "Luvadipine by 11%"); determiners aside. None when no word stands between them."""
+    if partner is None:
+        return None
+    between = raw[value.last + 1 : partner.first] if after else raw[partner.last + 1 : value.first]
+    words = [w for w in between if w.isalpha() and w not in _DETERMINERS]
+    return words[-1] if words else None
+
+
+def pairing_conflict(fact: Fact, evidence: str) -> Conflict | None:
+    """The pairing check: the fact pairs a value with a name ("Ankle swelling was reported by
+    11% of patients taking Corvastin"; "Sales grew 8% in Asia") that an evidence sentence pairs
+    with another value, giving the fact's value to another name ("… by 11% of patients taking
+    Luvadipine and by 2% of those taking Corvastin"; "Sales grew 8% in Europe and 5% in
+    Asia"). The fact holds one value and one name; a value's name is the first name after it
+    before the next value when the fact writes the name after the value (the last one before
+    it otherwise), in the evidence as in the fact; the two pairs of the evidence must be
+    parallel, their names tied to their values by the same word (:func:`_link`: "taking" /
+    "taking", "in" / "in"; not "in 1967 and PhD in 1973 from the University of Moscow").
+    Not when any evidence sentence pairs the fact's value with its name or another sentence
+    holds them both, nor for names that may be one (:func:`_may_be_one`). The name is
+    blamed."""
+    if fact.negated:
+        return None
+    text = " ".join((fact.subject, fact.relation, fact.object))
+    mentions = _pair_mentions(text)
+    values = [i for i, m in enumerate(mentions) if m.value is not None]
+    names = [i for i, m in enumerate(mentions) if m.name is not None]
+    if len(values) != 1 or len(names) != 1:
+        return None
+    value = mentions[values[0]].value
+    name = mentions[names[0]].name
+    assert value is not None and name is not None
+    after = names[0] > values[0]
+    rival = None
+    holding = 0
+    for sentence, _, _ in _evidence_sentences(evidence):
+        found = _pair_mentions(sentence)
+        raw = [span.text(sentence).lower() for span in _sentence_tokens(sentence)]
+        partners = {
+            i: _partner(found, i, after) for i, m in enumerate(found) if m.value is not None
+        }
+        own = [i for i in partners if found[i].value == value]
+        if any(_names_one(partners[i], name) for i in own):
+            return None  # the fact's value paired with its name
+        if own and any(_names_one(m, name) for m in found):
+            holding += 1  # a sentence with the value and the name, paired or not
+        if rival is not None:
+            continue
+        links = {i: _link(raw, found[i], partners[i], after) for i in partners}
+        for i in own:
+            if partners[i] is None or links[i] is None:
+                continue
+            for j in partners:
+                w = found[j].value
+                if (
+                    _names_one(partners[j], name)
+                    and w is not None
+                    and w[1] == value[1]
+                    and w != value
+                    and links[j] == links[i]
+                ):
+                    rival = sentence
+    if rival is None or holding > 1:
+        return None  # another sentence gives the value and the name some other way
+    written = " ".join(
+        span.text(text) for span in _sentence_tokens(text)[mentions[names[0]].first :
+                                                          mentions[names[0]].last + 1]
+    )  # fmt: skip
+    return Conflict("pairing", rival, value=written)

@@ -39,7 +39,7 @@ Whatever the branch, a fact whose score is below the judge's ``threshold`` is ``
 ``exception_conflict``, ``negation_conflict``, ``direction_conflict``,
 ``value_role_conflict``, ``name_role_conflict``, ``agent_conflict``, ``uniqueness_conflict``,
 ``identity_conflict``, ``quantifier_conflict``, ``antonym_conflict``, ``duration_conflict``,
-``status_conflict``, ``hedge_conflict``) for 2, ``grounding`` for 3,
+``status_conflict``, ``pairing_conflict``, ``hedge_conflict``) for 2, ``grounding`` for 3,
 ``absent_name`` for 5, ``grounding`` when the weighted grounding term outweighs the NLI term in
 6, else ``nli``. (The detector sets ``quoted`` on the facts of a sentence the context states
 word for word, after this judgement: :mod:`enoki_hd.verify.quoted`.)
