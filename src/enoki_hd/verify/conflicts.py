@@ -2339,6 +2339,7 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
         return None
     verb = _verb_stem(relation[verb_at])
     bare = done == 0  # "needed in", "received before": no auxiliary before the past form
+    taking_place = done is not None and verb in _TAKING_PLACE
     sentences = _evidence_sentences(evidence)
     if done is not None and _stated_done(sentences, verb, fact.object):
         return None
@@ -2347,7 +2348,8 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
         if _denies(words) and future is None:
             continue
         for k, word in enumerate(words):
-            if not _same_word(_verb_stem(word), verb) or subject not in stems[:k]:
+            stem = stems[k] if word not in _IRREGULAR_BASE else _verb_stem(word)
+            if not _same_word(stem, verb) or subject not in stems[:k]:
                 continue
             if not _head_after(words, stems, k, target, gap=_STATUS_REACH):
                 continue
@@ -2366,7 +2368,7 @@ def status_conflict(fact: Fact, evidence: str) -> Conflict | None:
                 continue
             if (past and future is not None) or (planned and done is not None):
                 found = found or text
-        if done is not None and found is None and _planned_object(fact, sentences, n, verb):
+        if taking_place and found is None and _planned_object(fact, sentences, n):
             found = text
     if found is None:
         return None
@@ -2391,17 +2393,18 @@ _PLANNED_LEADS = _set("planned scheduled slated")
 
 
 def _planned_object(
-    fact: Fact, sentences: tuple[tuple[str, list[str], list[str]], ...], n: int, verb: str
+    fact: Fact, sentences: tuple[tuple[str, list[str], list[str]], ...], n: int
 ) -> bool:
     """Whether sentence ``n`` puts still to come the event the fact's verb says took place
-    (``verb`` a stem of :data:`_TAKING_PLACE`: "completed its sea trials" against "Sea trials
-    are planned for next year", "… are scheduled", "… will take place"): the object's words
+    (the caller checks that the verb is one of :data:`_TAKING_PLACE`: "completed its sea
+    trials" against "Sea trials are planned for next year", "… are scheduled", "… will take
+    place"): the object's words
     right before "is" / "are" "planned" / "scheduled" / "slated", or "will", without a word of
     another instance before them, and the fact's subject named in it or the sentence
     before."""
     phrase = _phrase(fact.object)
     subject = _subject_head(fact.subject)
-    if phrase is None or subject is None or verb not in _TAKING_PLACE:
+    if phrase is None or subject is None:
         return False
     _, words, stems = sentences[n]
     near = set(stems) | (set(sentences[n - 1][2]) if n > 0 else set())
@@ -2426,7 +2429,11 @@ def _stated_done(
         return False
     return any(
         _occurrences(stems, phrase)
-        and any(_same_word(_verb_stem(w), verb) and _is_past(words, k) for k, w in enumerate(words))
+        and any(
+            _same_word(stems[k] if w not in _IRREGULAR_BASE else _verb_stem(w), verb)
+            and _is_past(words, k)
+            for k, w in enumerate(words)
+        )
         for _, words, stems in sentences
     )
 
