@@ -291,11 +291,7 @@ def restated_durations(hypothesis: str, evidence: str) -> Iterator[str]:
         first, last = period
         for start, end, years in phrases:
             if years in (last - first, last - first + 1):
-                # "for 18 years" → "from 1996 to 2014" ("lasted 4 years" → "lasted from …")
-                opening = hypothesis.rfind(" ", 0, start - 1) + 1
-                if hypothesis[opening : start - 1].lower() != "for":
-                    opening = start
-                yield f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
+                yield _as_period(hypothesis, start, end, str(first), str(last))
 
 
 def _restated_day_durations(hypothesis: str, evidence: str) -> Iterator[str]:
@@ -312,7 +308,14 @@ def _restated_day_durations(hypothesis: str, evidence: str) -> Iterator[str]:
         first, last, elapsed = period
         for start, end, days in phrases:
             if abs(days - elapsed) <= 1:
-                opening = hypothesis.rfind(" ", 0, start - 1) + 1
-                if hypothesis[opening : start - 1].lower() != "for":
-                    opening = start
-                yield f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
+                yield _as_period(hypothesis, start, end, first, last)
+
+
+def _as_period(hypothesis: str, start: int, end: int, first: str, last: str) -> str:
+    """``hypothesis`` with the length at ``start:end`` written as the period from ``first`` to
+    ``last``: "for 18 years" → "from 1996 to 2014", "lasted two weeks" → "lasted from 3 March
+    to 17 March" (a "for" before the length is replaced, any other word kept)."""
+    opening = hypothesis.rfind(" ", 0, start - 1) + 1
+    if hypothesis[opening : start - 1].lower() != "for":
+        opening = start
+    return f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
