@@ -1758,6 +1758,13 @@ def test_a_value_given_the_name_the_evidence_pairs_with_another_is_a_pairing_con
     assert find_conflict(found, evidence) == conflict
 
 
+def test_a_name_after_the_article_that_opens_a_sentence_is_paired() -> None:
+    # (the value-role check, which find_conflict runs first, sees this one too)
+    evidence = "The Bellows Foundation received 60% of the grants and the Arden Trust received 40%."
+    conflict = pairing_conflict(fact("The Arden Trust", "received", "60% of the grants"), evidence)
+    assert conflict is not None and (conflict.kind, conflict.value) == ("pairing", "Arden Trust")
+
+
 @pytest.mark.parametrize(
     ("subject", "relation", "obj", "evidence"),
     [

@@ -2442,7 +2442,6 @@ def _stated_done(
 
 _CURRENCY = frozenset("$€£¥")
 _PERCENT_WORDS = _set("% percent per cent")
-_PAIR_JOINERS = _set("of de van von der la le du da and &")
 
 
 @dataclass(frozen=True)
@@ -2484,17 +2483,23 @@ def _pair_mentions(text: str) -> list[_Mention]:
             out.append(_Mention(k, k, value=(number, kind)))
             k += 1
             continue
+        if token.lower() in _DETERMINERS | _PRONOUNS:
+            k += 1  # "The Tessaly Bridge": the name starts after its article
+            continue
         if token[:1].isupper() and token[:1].isalpha():
             j = k
             while j + 1 < len(raw) and (
-                raw[j + 1][:1].isupper() or (raw[j + 1].lower() in _NAME_JOINERS
-                                             and raw[j + 2 : j + 3][:1] != [""]
-                                             and j + 2 < len(raw) and raw[j + 2][:1].isupper())
-            ):  # fmt: skip
+                raw[j + 1][:1].isupper()
+                or (
+                    raw[j + 1].lower() in _NAME_JOINERS
+                    and j + 2 < len(raw)
+                    and raw[j + 2][:1].isupper()
+                )
+            ):
                 j += 1
             words = tuple(w.lower() for w in raw[k : j + 1] if w.lower() not in _NAME_JOINERS)
             opening_plain = k == 0 and j == 0 and is_plain_word(token)
-            if words and not opening_plain and token.lower() not in _DETERMINERS | _PRONOUNS:
+            if words and not opening_plain:
                 out.append(_Mention(k, j, name=words))
             k = j + 1
             continue
