@@ -1758,6 +1758,27 @@ def test_a_value_given_the_name_the_evidence_pairs_with_another_is_a_pairing_con
     assert find_conflict(found, evidence) == conflict
 
 
+def test_the_rules_value_is_paired_with_the_name_the_answer_gives_it_next() -> None:
+    # the rules cut "11% of patients" and "patients taking Corvastin" apart: the answer's
+    # words right after the fact, up to a punctuation mark, give the value its name
+    answer = "Ankle swelling was reported by 11% of patients taking Corvastin."
+    cut = Fact(
+        "f0.1", 0, "Ankle swelling", "was reported by", "11% of patients",
+        subject_spans=[Span(0, 14)], relation_spans=[Span(15, 30)], object_spans=[Span(31, 46)],
+    )  # fmt: skip
+    assert answer[31:46] == "11% of patients"
+    conflict = pairing_conflict(cut, SWELLING, answer)
+    assert conflict is not None and (conflict.kind, conflict.value) == ("pairing", "Corvastin")
+    assert find_conflict(cut, SWELLING, answer=answer) == conflict
+    # without the answer the fact names no one; with the right name, no conflict
+    assert pairing_conflict(cut, SWELLING) is None
+    right = answer.replace("Corvastin", "Luvadipine")
+    assert pairing_conflict(cut, SWELLING, right) is None
+    # the continuation stops at a punctuation mark
+    stopped = "Ankle swelling was reported by 11% of patients, unlike Corvastin."
+    assert pairing_conflict(cut, SWELLING, stopped) is None
+
+
 def test_a_name_after_the_article_that_opens_a_sentence_is_paired() -> None:
     # (the value-role check, which find_conflict runs first, sees this one too)
     evidence = "The Bellows Foundation received 60% of the grants and the Arden Trust received 40%."

@@ -605,3 +605,24 @@ def test_an_event_still_to_come_that_the_context_says_is_done_is_contradicted(
         answer="The Aldvik will begin sea trials in the autumn.", context=ship
     )
     assert planned.spans == []
+
+
+def test_a_value_given_the_name_the_context_pairs_with_another_is_contradicted(
+    detector: Detector,
+) -> None:
+    """The pairing check with the rules' facts: "11% of patients" and "patients taking
+    Corvastin" are two facts, read together through the answer; the value is blamed."""
+    context = (
+        "Patients were randomised to receive either Corvastin 10 mg or Luvadipine 5 mg once"
+        " daily. Ankle swelling was reported by 11% of patients taking Luvadipine and by 2% of"
+        " those taking Corvastin."
+    )
+    wrong = detector.detect(
+        answer="Ankle swelling was reported by 11% of patients taking Corvastin.", context=context
+    )
+    assert ("contradicted", "pairing_conflict") in {(v.label, v.decided_by) for v in wrong.facts}
+    assert [(s.text, s.label) for s in wrong.spans] == [("11%", "contradicted")]
+    right = detector.detect(
+        answer="Ankle swelling was reported by 11% of patients taking Luvadipine.", context=context
+    )
+    assert right.spans == []

@@ -73,8 +73,11 @@ firing only when it is sure; silence means "no conflict found", never "supported
   (the last one before it when the fact writes the name first), the two pairs tied by the
   same word ("taking" / "taking", "in" / "in"), values of one kind (percentages, money,
   years, plain numbers; a number after a capitalised word is a model's, "AirPure 500").
-  Only for a fact with one value and one name; not when an evidence sentence pairs them as
-  the fact does or another sentence holds them both. The name is blamed.
+  Only for a fact with one value and one name (a fact with a value and no name reads the
+  answer's words right after it, up to a punctuation mark: the rules cut "11% of patients"
+  and "patients taking Corvastin" apart); not when an evidence sentence pairs them as the
+  fact does or another sentence holds them both. The name is blamed (the fact's words
+  when the name is not among them).
 - **name role**: the value-role check for a name — the fact gives its relation a name ("The
   concert will be conducted by Amara Quist"), an evidence sentence gives the same relation
   of the same subject another name in the same slot ("The opening concert will be conducted
@@ -2154,7 +2157,7 @@ def _first_conflict(
         or (comparison_conflict(fact, evidence, answer) if answer is not None else None)
         or order_conflict(fact, evidence)
         or (value_role_conflict(fact, evidence) if value_role else None)
-        or pairing_conflict(fact, evidence)
+        or pairing_conflict(fact, evidence, answer)
         or name_role_conflict(fact, evidence)
         or agent_conflict(fact, evidence, answer)
         or _passive_agent_conflict(fact, evidence, answer)
@@ -2537,7 +2540,22 @@ def _link(raw: list[str], value: _Mention, partner: _Mention | None, after: bool
     return words[-1] if words else None
 
 
-def pairing_conflict(fact: Fact, evidence: str) -> Conflict | None:
+_CONTINUATION_STOP_RE = re.compile(r"[.,;:!?()\[\]\n]")
+
+
+def _continued(fact: Fact, answer: str | None) -> str:
+    """The answer's words right after the fact, up to a punctuation mark and at most six
+    ("taking Corvastin" after the rules' "Ankle swelling | was reported by | 11% of
+    patients"); empty without the answer or the fact's spans."""
+    spans = [*fact.subject_spans, *fact.relation_spans, *fact.object_spans]
+    if answer is None or not spans:
+        return ""
+    rest = answer[max(s.end for s in spans) :]
+    stop = _CONTINUATION_STOP_RE.search(rest)
+    return " ".join((rest[: stop.start()] if stop else rest).split()[:6])
+
+
+def pairing_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
     """The pairing check: the fact pairs a value with a name ("Ankle swelling was reported by
     11% of patients taking Corvastin"; "Sales grew 8% in Asia") that an evidence sentence pairs
     with another value, giving the fact's value to another name ("… by 11% of patients taking
@@ -2556,6 +2574,13 @@ def pairing_conflict(fact: Fact, evidence: str) -> Conflict | None:
     mentions = _pair_mentions(text)
     values = [i for i, m in enumerate(mentions) if m.value is not None]
     names = [i for i, m in enumerate(mentions) if m.name is not None]
+    if len(values) == 1 and not names and (more := _continued(fact, answer)):
+        # the rules cut "11% of patients" and "patients taking Corvastin" apart: the name
+        # the answer gives the value right after the fact
+        text = f"{text} {more}"
+        mentions = _pair_mentions(text)
+        values = [i for i, m in enumerate(mentions) if m.value is not None]
+        names = [i for i, m in enumerate(mentions) if m.name is not None]
     if len(values) != 1 or len(names) != 1:
         return None
     value = mentions[values[0]].value
