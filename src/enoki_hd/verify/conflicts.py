@@ -1707,6 +1707,13 @@ def _one_of_after(words: list[str], stems: list[str], anchor: str, noun: str | N
 _SOLE_ROLES = _set("cause reason source explanation culprit origin")
 
 
+def _word_before(answer: str, start: int) -> str:
+    """The answer's word right before offset ``start``, lower-cased ("" at its start): the
+    article a fact left out of its subject or object ("the" of "the cause")."""
+    before = answer[:start].split()[-1:]
+    return before[0].lower() if before else ""
+
+
 def _the_sole_role(fact: Fact, answer: str | None) -> bool:
     """Whether the fact says its subject "is the cause" ("the reason", "the source", …): a
     bare form of "be" and an object that opens with such a noun, "the" before it in the
@@ -1719,7 +1726,7 @@ def _the_sole_role(fact: Fact, answer: str | None) -> bool:
         return words[1:2] != [] and words[1] in _SOLE_ROLES
     if words[0] not in _SOLE_ROLES or answer is None or not fact.object_spans:
         return False
-    return answer[: fact.object_spans[0].start].split()[-1:] in (["the"], ["The"])
+    return _word_before(answer, fact.object_spans[0].start) == "the"
 
 
 def uniqueness_conflict(fact: Fact, evidence: str, answer: str | None = None) -> Conflict | None:
@@ -2126,9 +2133,8 @@ def _passive_as_active(fact: Fact, answer: str | None) -> tuple[Fact, bool] | No
     first = _words(fact.subject)[:1]
     definite = bool(first) and (first[0] in _DEFINITE or fact.subject[:1].isupper())
     if answer is not None and fact.subject_spans:
-        before = answer[: fact.subject_spans[0].start].split()[-1:]
-        definite = definite or (bool(before) and (before[0].lower() in _DEFINITE or
-                                                  before[0].endswith("'s")))  # fmt: skip
+        before = _word_before(answer, fact.subject_spans[0].start)
+        definite = definite or before in _DEFINITE or before.endswith("'s")
     return active, definite
 
 
@@ -2226,12 +2232,7 @@ def duration_conflict(fact: Fact, evidence: str) -> Conflict | None:
 _FUTURE_LEADS = _set("expected due scheduled set slated planned poised going")
 _INTENT_VERBS = _set("plan plans intend intends aim aims")
 _PRESENT_BE = _set("is are am")
-# Verbs whose past the check reads besides the regular -ed ones.
-_IRREGULAR_PAST = _set(
-    "built bought sold won began begun held made took taken gave given left went gone ran met "
-    "paid sent spent lost found chose chosen wrote written brought rose risen fell fallen "
-    "grew grown became become"
-)
+# Irregular past forms the check reads besides the regular -ed ones, with their base.
 _IRREGULAR_BASE = {
     "built": "build", "bought": "buy", "sold": "sell", "won": "win", "began": "begin",
     "begun": "begin", "held": "hold", "made": "make", "took": "take", "taken": "take",
@@ -2241,6 +2242,7 @@ _IRREGULAR_BASE = {
     "written": "write", "brought": "bring", "rose": "rise", "risen": "rise", "fell": "fall",
     "fallen": "fall", "grew": "grow", "grown": "grow", "became": "become", "become": "become",
 }  # fmt: skip
+_IRREGULAR_PAST = frozenset(_IRREGULAR_BASE)
 # Words before a verb that keep it from stating a past event ("will have reopened", "is
 # expected to have", "could have", "never reopened").
 _NOT_DONE_BEFORE = _set(
@@ -2458,7 +2460,8 @@ class _Mention:
     name: tuple[str, ...] | None = None
 
 
-def _pair_mentions(text: str) -> list[_Mention]:
+@functools.lru_cache(maxsize=256)
+def _pair_mentions(text: str) -> tuple[_Mention, ...]:
     """The values ("11%", "€8.3", "1,200"; kind ``pct``, ``money``, ``year`` or ``plain``)
     and names (runs of capitalised words; a plain English word opening the text is none) of
     ``text``, in order. A number right after a capitalised word is part of a name ("AirPure
@@ -2507,10 +2510,10 @@ def _pair_mentions(text: str) -> list[_Mention]:
             k = j + 1
             continue
         k += 1
-    return out
+    return tuple(out)
 
 
-def _partner(mentions: list[_Mention], i: int, after: bool) -> _Mention | None:
+def _partner(mentions: tuple[_Mention, ...], i: int, after: bool) -> _Mention | None:
     """The name paired with the value ``mentions[i]``: the first name after it before the
     next value (``after``), or the last one before it after the previous value."""
     step = 1 if after else -1
