@@ -82,6 +82,7 @@ from enoki_hd.types import (
     Span,
     Summary,
 )
+from enoki_hd.verify.aliases import judge_aliases, unfound_aliases
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import (
     EvidenceDecision,
@@ -589,6 +590,9 @@ class Detector:
         with clock("index"):
             index = self.index(context, passages)
 
+        # the names the answer gives ("also known as …") that the context lacks: a name is
+        # right or wrong as a whole (verify/aliases.py)
+        names = unfound_aliases(answer, context) if self.judge.names_rule else []
         with clock("verify"):
             hypotheses = [verbalize(f, answer) for f in facts or []]
             if self.restate_pronouns and facts:
@@ -657,6 +661,8 @@ class Detector:
                         verdicts,
                         [(i, j.decision) for (i, _), j in zip(periods, judged, strict=True)],
                     )
+            if names and verdicts:
+                verdicts = judge_aliases(verdicts, names, self.threshold)
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(
@@ -711,7 +717,11 @@ class Detector:
         # `spans` never says less than the sentences do
         hallucinated = blame_whole_sentences(answer, sentences, hallucinated)
         hallucinated = finish_spans(
-            answer, hallucinated, [s.span for s in sentences], phrases=self.join_phrases
+            answer,
+            hallucinated,
+            [s.span for s in sentences],
+            phrases=self.join_phrases,
+            names=names,
         )
         if passages:
             _mark_passages(index, verdicts or [], sentences)

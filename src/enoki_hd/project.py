@@ -33,7 +33,10 @@ Rules (Enoki's projection, with incremental chains):
   when any of them is contradicted, else ``unverifiable``;
 - finally (:func:`finish_spans`, given the answer's sentences) a span that touches a date
   of the answer grows to the whole date ("17" of "17 March 2015" blamed by a refinement of a
-  date chain blames "17 March 2015": a date is right or wrong as a whole), and two spans of
+  date chain blames "17 March 2015": a date is right or wrong as a whole), and one that
+  touches a name the answer gives that the context lacks grows to the whole name
+  ("Spaniard" of "also known as Thomas the Spaniard" blames "Thomas the Spaniard";
+  :mod:`enoki_hd.verify.aliases`), and two spans of
   one sentence that only punctuation and whitespace separate become one, by the same rule:
   "in Riga, Latvia" with both names blamed gives the one span "Riga, Latvia", as the
   lexical-absent baseline merges its words; so do two of one label that only words holding
@@ -257,23 +260,30 @@ def _merge_parts(answer: str, parts: list[_Part]) -> list[HallucinatedSpan]:
 
 
 def finish_spans(
-    answer: str, spans: list[HallucinatedSpan], sentences: list[Span], *, phrases: bool = True
+    answer: str,
+    spans: list[HallucinatedSpan],
+    sentences: list[Span],
+    *,
+    phrases: bool = True,
+    names: Iterable[Span] = (),
 ) -> list[HallucinatedSpan]:
     """``spans`` (offsets into ``answer``) with each one that overlaps a date of the answer
-    (:func:`~enoki_hd.verify.grounding.parse_dates`) widened to the whole date, spans that
-    then overlap merged by the rule of :func:`project_spans`, and neighbours across
-    punctuation (and, with ``phrases``, phrase words) joined (:func:`join_phrase_gaps`)."""
+    (:func:`~enoki_hd.verify.grounding.parse_dates`) or one of ``names`` (the names the
+    answer gives that the context lacks, :func:`~enoki_hd.verify.aliases.unfound_aliases`)
+    widened to the whole date or name, spans that then overlap merged by the rule of
+    :func:`project_spans`, and neighbours across punctuation (and, with ``phrases``, phrase
+    words) joined (:func:`join_phrase_gaps`)."""
     from enoki_hd.verify.grounding import parse_dates
 
-    dates = [d.span for d in parse_dates(answer)] if spans else []
+    wholes = [d.span for d in parse_dates(answer)] + list(names) if spans else []
     parts: list[_Part] = []
     for s in spans:
         span = Span(s.start, s.end)
-        for date in dates:
-            if date.start < span.end and span.start < date.end:
-                span = Span(min(span.start, date.start), max(span.end, date.end))
+        for whole in wholes:
+            if whole.start < span.end and span.start < whole.end:
+                span = Span(min(span.start, whole.start), max(span.end, whole.end))
         parts.append((span, s.score, s.label, list(s.facts)))
-    merged = _merge_parts(answer, parts) if dates else spans
+    merged = _merge_parts(answer, parts) if wholes else spans
     return join_phrase_gaps(answer, merged, sentences, phrases=phrases)
 
 

@@ -1,0 +1,209 @@
+"""A name the answer gives a thing is checked as a whole: "also known as Thomas the Spaniard".
+
+LLMs invent second names: "Thomas of Cana, also known as Thomas the Spaniard", "The
+alternative name for the mink frog is the northern mink frog" (the context: "sometimes
+referred to as the north frog"), "The team is called Club Deportivo Tecos UAG". A name is
+right or wrong as a whole — "northern mink frog" is not a paraphrase of "north frog", and the
+context's "Thomas" does not vouch for "Thomas the Spaniard" — but each of its words may occur
+in the context, so word grounding passes it and the small verifier reads a near match as
+support.
+
+:func:`alias_spans` finds the names an answer gives after a naming cue: "also known as",
+"known as", "a.k.a.", "also called", "is called", "nicknamed", "dubbed", "referred to as",
+"named" ("a commander named Robertson"; not "named after"), and "the alternative / other /
+common / scientific … name for X is". After a cue that only ever introduces a name ("also
+known as", "also called", "a.k.a.", "… name for X is"), the name runs to the first
+punctuation mark or clause word ("is", "which", "in", "on", …), six words at most, a leading
+article aside: "also known as the jewel oak gall wasp is …". After the other cues it must open
+with a capital letter or a digit ("known as the best player of his generation" is a
+description) and runs over the capitalised words, the particles between them ("Thomas the
+Spaniard") and one lowercase word that ends it before punctuation ("Nepenthes changhi)"):
+"Robertson" of "a commander named Robertson led them". A quoted name is what the quotation
+marks hold.
+
+:func:`unfound_aliases` keeps those the context does not hold whole (case, quotation marks,
+hyphens, "&"/"and", possessive and plural endings aside; a leading article optional). The
+detector makes a fact that states such a name at least ``unverifiable``
+(``decided_by="alias"``, the name blamed whole; :func:`judge_aliases`), and a flagged span
+that touches the name grows to all of it (:func:`~enoki_hd.project.finish_spans`), as a date
+does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from enoki_hd.text import fold_compat, normalize_term
+from enoki_hd.types import FactVerdict, Span
+
+
+def _words(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_STRONG_CUE = (
+    r"also\s+known\s+as|also\s+called|a\.k\.a\.?|aka|"
+    r"(?:alternative|alternate|other|another|common|scientific|official|full|local|popular|"
+    r"nick|second|former|original)\s*name\s+(?:for|of)\s+[^.;:!?\n]{1,60}?\s+(?:is|was)"
+)
+_WEAK_CUE = (
+    r"(?:better|commonly|popularly|formerly|locally|widely|now|later|originally|often|"
+    r"sometimes|simply)?\s*known\s+as|(?:is|was|are|were|be|being|been|now|often|sometimes|"
+    r"commonly|also|originally|formerly|locally|officially)\s+called|nicknamed|dubbed|"
+    r"referred\s+to\s+as|named"
+)
+_CUE_RE = re.compile(
+    rf"\b(?:(?P<strong>{_STRONG_CUE})|(?P<weak>{_WEAK_CUE}))(?=\s)", flags=re.IGNORECASE
+)
+# words that end a name: a verb, a clause word, a preposition opening a new phrase
+_BOUNDARY = _words(
+    "is was are were be been being has have had do does did will would can could may might "
+    "and or but nor which who whom whose that in on at for from by with to because since after "
+    "before during as than while when where it he she they its his her their due although "
+    "though if until via them him us me you"
+)
+_ARTICLES = frozenset({"the", "a", "an"})
+# lowercase words inside a proper name: "Thomas the Spaniard", "Rocca dei Rettori"
+_PARTICLES = _words(
+    "the of de del della dei di da das dos du des van von der den la le y al bin ibn and"
+)
+_DESCRIPTION_RE = re.compile(r"\s+(?:a|an|one)\s", flags=re.IGNORECASE)
+# "named" names after a common noun ("a commander named Robertson"), not after an auxiliary
+# or a name ("was named Player of the Year", "Sachin Lawande Named VP")
+_NAMING_NOUN_RE = re.compile(
+    r"\b(?!(?:is|was|are|were|be|been|being|has|have|had|get|got|gets|newly|just|recently)\b)"
+    r"[a-z][a-z'’-]*\s+$"
+)
+_WORD_RE = re.compile(r"[^\s,.;:!?()\[\]{}\"“”]+")
+_QUOTED_RE = re.compile(r"\s*[\"“]([^\"“”\n]{1,80})[\"”]")
+_MAX_WORDS = 6
+
+
+def alias_spans(answer: str) -> list[Span]:
+    """The spans of ``answer`` that hold a name it gives after a naming cue (the module
+    docstring), a leading article and enclosing quotation marks aside."""
+    out: list[Span] = []
+    for cue in _CUE_RE.finditer(answer):
+        start = cue.end()
+        quoted = _QUOTED_RE.match(answer, start)
+        if quoted:
+            inner = quoted.group(1).strip(" ,.;:")
+            if inner:
+                first = quoted.start(1) + quoted.group(1).index(inner)
+                out.append(Span(first, first + len(inner)))
+            continue
+        strong = cue.group("strong") is not None
+        if not strong and _DESCRIPTION_RE.match(answer, start):
+            continue  # "known as a Major League pitcher": a description
+        if cue.group(0).lower() == "named" and not _NAMING_NOUN_RE.search(answer, 0, cue.start()):
+            continue  # "was named Player of the Year", "Lawande Named VP": an appointment
+        span = _unquoted_name(answer, start, strong=strong)
+        if span is not None:
+            out.append(span)
+    return out
+
+
+def _unquoted_name(answer: str, start: int, *, strong: bool) -> Span | None:
+    """The name that runs from ``start``: words up to the first punctuation mark, line break
+    or clause word, six at most, a leading article skipped; None when there is none or (after
+    a weak cue) it opens with no capital or digit."""
+    words: list[re.Match[str]] = []
+    position = start
+    while len(words) < _MAX_WORDS + 1:
+        gap = re.match(r"[ \t]*", answer[position:])
+        assert gap is not None
+        at = position + gap.end()
+        word = _WORD_RE.match(answer, at)
+        if word is None or (at == position and words):
+            break
+        words.append(word)
+        position = word.end()
+    if words and words[0].group(0).lower() in _ARTICLES:
+        words = words[1:]
+    name: list[re.Match[str]] = []
+    for word in words:
+        if word.group(0).lower() in _BOUNDARY:
+            break
+        name.append(word)
+    if not name or len(name) > _MAX_WORDS:
+        return None
+    opening = name[0].group(0)
+    if strong:
+        return Span(name[0].start(), name[-1].end())
+    if not (opening[:1].isupper() or opening[:1].isdigit()):
+        return None
+    name = _proper_run(answer, name)
+    return Span(name[0].start(), name[-1].end())
+
+
+def _proper_run(answer: str, name: list[re.Match[str]]) -> list[re.Match[str]]:
+    """The words of ``name`` (which opens with a capital) that read as one proper name: its
+    capitalised words, the particles between two of them ("Thomas the Spaniard", "Rocca dei
+    Rettori"), and one lowercase word after them that ends the name before punctuation
+    ("Nepenthes changhi)", "the Kamakura period."); "Robertson" of "named Robertson led
+    them"."""
+    kept = [name[0]]
+    for k, word in enumerate(name[1:], start=1):
+        text = word.group(0)
+        if text[:1].isupper() or text[:1].isdigit():
+            kept.append(word)
+            continue
+        following = name[k + 1] if k + 1 < len(name) else None
+        if text.lower() in _PARTICLES and following is not None:
+            if following.group(0)[:1].isupper():
+                kept.append(word)
+                continue
+            break
+        ends = following is None and not re.match(r"[ \t]+\w", answer[word.end() :])
+        if ends:
+            kept.append(word)
+        break
+    return kept
+
+
+def _normal(text: str) -> str:
+    """``text`` in the form names are compared in: compatibility-folded, quotation marks
+    dropped, hyphens as spaces, "&" as "and", each word by :func:`normalize_term`."""
+    text = fold_compat(text).replace("&", " and ")
+    text = re.sub(r"[\"“”‘’'`]+(?=\s|$)|(?<=\s)[\"“”‘’'`]+|^[\"“”‘’'`]+", " ", text)
+    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", text.replace("-", " "))
+    return " ".join(normalize_term(w) for w in words)
+
+
+def unfound_aliases(answer: str, context: str) -> list[Span]:
+    """The names of :func:`alias_spans` that ``context`` does not hold whole."""
+    spans = alias_spans(answer)
+    if not spans:
+        return []
+    held = f" {_normal(context)} "
+    return [s for s in spans if f" {_normal(answer[s.start : s.end])} " not in held]
+
+
+def judge_aliases(
+    verdicts: list[FactVerdict], names: list[Span], threshold: float
+) -> list[FactVerdict]:
+    """``verdicts`` with each fact whose spans touch one of ``names`` (the answer's names the
+    context lacks, :func:`unfound_aliases`) made at least ``unverifiable`` at the threshold
+    (``decided_by="alias"``, the name blamed); a fact that already failed is left as it is
+    (its blamed words inside the name grow to the whole name when the spans are finished,
+    :func:`~enoki_hd.project.finish_spans`)."""
+    out = []
+    for verdict in verdicts:
+        fact = verdict.fact
+        parts = fact.subject_spans + fact.relation_spans + fact.object_spans
+        touched = [n for n in names if any(p.start < n.end and n.start < p.end for p in parts)]
+        score = verdict.hall_prob if verdict.score is None else verdict.score
+        if not touched or (verdict.label != "supported" and score >= threshold):
+            out.append(verdict)
+            continue
+        out.append(
+            replace(
+                verdict,
+                label="unverifiable",
+                score=max(score, threshold),
+                decided_by="alias",
+                blamed=touched,
+            )
+        )
+    return out

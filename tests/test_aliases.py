@@ -1,0 +1,172 @@
+"""A name the answer gives a thing, checked as a whole (verify/aliases.py): the names found
+after each naming cue, the ones a context lacks, the facts made unverifiable, a blamed word
+grown to the whole name, and the shipped detector flagging an invented second name."""
+
+from __future__ import annotations
+
+import pytest
+
+from enoki_hd import Detector
+from enoki_hd.project import finish_spans
+from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, NLIScores, Span
+from enoki_hd.verify.aliases import alias_spans, judge_aliases, unfound_aliases
+from enoki_hd.verify.loading import default_verifier_path
+
+
+@pytest.mark.parametrize(
+    ("answer", "names"),
+    [
+        (
+            "Pope John Paul II canonized Thomas of Cana, also known as Thomas the Spaniard, in 1990.",
+            ["Thomas the Spaniard"],
+        ),
+        (
+            "The alternative name for the mink frog is the northern mink frog.",
+            ["northern mink frog"],
+        ),
+        ("The team is called Club Deportivo Tecos UAG.", ["Club Deportivo Tecos UAG"]),
+        (
+            "Nepenthes chang (also known as Nepenthes changhi) is a pitcher plant.",
+            ["Nepenthes changhi"],
+        ),
+        (
+            'Stephen Thomas, also known as "The Great White One," played for Boston.',
+            ["The Great White One"],
+        ),
+        (
+            "The species that is also known as the jewel oak gall wasp is Acraspis cerasi.",
+            ["jewel oak gall wasp"],
+        ),
+        ("The period after it is called the Kamakura period.", ["Kamakura period"]),
+        (
+            "Rocca dei Rettori is often referred to as Rocca dei Rettori in Italian.",
+            ["Rocca dei Rettori"],
+        ),
+        ("The ship, dubbed Titan by its crew, sank in 1911.", ["Titan"]),
+        ("A commander named Robertson led them.", ["Robertson"]),
+        ('Duke Snider was named "Golden Bear" by the press.', ["Golden Bear"]),
+        ("Casablanca was originally called Anfa.", ["Anfa"]),
+        ("The Golden Horde, later known as the Great Horde, ruled the steppe.", ["Great Horde"]),
+        # descriptions, appointments and other senses are no names
+        ("He is known as a leading expert on whales.", []),
+        ("Perry was known as a Major League pitcher.", []),
+        ("The species was named after the Chinese botanist Chang Yu-hsiang.", []),
+        ("He was named Player of the Year in 2019.", []),
+        ("Sachin Lawande Named VP of Engineering Services at QNX.", []),
+        ("She called the police at once.", []),
+        ("The meeting was called on Monday.", []),
+        ("The river is known as the main source of water.", []),
+    ],
+)
+def test_the_names_an_answer_gives_after_a_naming_cue(answer: str, names: list[str]) -> None:
+    assert [answer[s.start : s.end] for s in alias_spans(answer)] == names
+
+
+def test_a_name_the_context_holds_whole_is_found() -> None:
+    # case, hyphens, "&", quotation marks and a plural ending aside
+    answer = "The trail, also known as the Grey-Stone Path, crosses the moor."
+    assert unfound_aliases(answer, "The grey stone path crosses the moor.") == []
+    assert unfound_aliases('The firm is called "Brook & Lyle".', "Brook and Lyle audits it.") == []
+    # every word of the name in the context, but not the name
+    frog = "The alternative name for the mink frog is the northern mink frog."
+    context = "The mink frog is native to Canada. It is sometimes referred to as the north frog."
+    assert unfound_aliases(frog, context) == [Span(46, 64)]
+    thomas = "Thomas of Cana, also known as Thomas the Spaniard, was a merchant."
+    assert unfound_aliases(thomas, "Thomas of Cana was a merchant from Persia.") == [Span(30, 49)]
+    assert unfound_aliases("No naming cue here.", "Nothing.") == []
+
+
+def _verdict(fact: Fact, label: str, score: float) -> FactVerdict:
+    return FactVerdict(
+        fact=fact,
+        label=label,  # type: ignore[arg-type]
+        probs=NLIScores(entailment=0.8, neutral=0.1, contradiction=0.1),
+        hypothesis="h",
+        score=score,
+        decided_by="nli",
+    )
+
+
+def test_a_fact_that_states_a_name_the_context_lacks_is_unverifiable() -> None:
+    answer = "The alternative name for the mink frog is the northern mink frog."
+    name = Span(46, 64)
+    stating = Fact(
+        id="f0",
+        sentence=0,
+        subject="The alternative name for the mink frog",
+        relation="is",
+        object="the northern mink frog",
+        subject_spans=[Span(0, 38)],
+        relation_spans=[Span(39, 41)],
+        object_spans=[Span(42, 63)],
+    )
+    other = Fact(
+        id="f1",
+        sentence=0,
+        subject="name",
+        relation="for",
+        object="the mink frog",
+        subject_spans=[Span(16, 20)],
+        relation_spans=[Span(21, 24)],
+        object_spans=[Span(25, 38)],
+    )
+    failed = Fact(
+        id="f2",
+        sentence=0,
+        subject="The alternative name",
+        relation="is",
+        object="the northern mink frog",
+        subject_spans=[Span(0, 20)],
+        relation_spans=[Span(39, 41)],
+        object_spans=[Span(42, 63)],
+    )
+    verdicts = [
+        _verdict(stating, "supported", 0.31),
+        _verdict(other, "supported", 0.05),
+        _verdict(failed, "contradicted", 0.97),
+    ]
+    judged = judge_aliases(verdicts, unfound_aliases(answer, "The mink frog, or north frog."), 0.5)
+    assert (judged[0].label, judged[0].score, judged[0].decided_by) == (
+        "unverifiable",
+        0.5,
+        "alias",
+    )
+    assert judged[0].blamed == [name]
+    assert judged[1] == verdicts[1]  # the name is not in this fact
+    assert judged[2] == verdicts[2]  # already failed: its own label, score and decider
+    assert judge_aliases(verdicts, [], 0.5) == verdicts
+
+
+def test_a_flagged_word_of_a_name_the_context_lacks_grows_to_the_whole_name() -> None:
+    answer = "Thomas of Cana, also known as Thomas the Spaniard, was a merchant."
+    spaniard = HallucinatedSpan(
+        start=41, end=49, text="Spaniard", score=0.9, facts=["f3"], label="unverifiable"
+    )
+    sentences = [Span(0, len(answer))]
+    finished = finish_spans(answer, [spaniard], sentences, names=[Span(30, 49)])
+    assert [(s.start, s.end, s.text, s.score, s.facts) for s in finished] == [
+        (30, 49, "Thomas the Spaniard", 0.9, ["f3"])
+    ]
+    # without the names the span stays as it was
+    assert finish_spans(answer, [spaniard], sentences) == [spaniard]
+
+
+@pytest.mark.skipif(
+    not (default_verifier_path() / "model.onnx").is_file(),
+    reason="the shipped verifier is missing; run `make train-verifier`",
+)
+def test_the_shipped_detector_flags_a_second_name_the_context_lacks_as_a_whole() -> None:
+    detector = Detector()
+    context = (
+        "The mink frog (Lithobates septentrionalis) is a small species of frog native to the"
+        " United States and Canada. It is also sometimes referred to as the north frog."
+    )
+    wrong = detector.detect(
+        answer="The alternative name for the mink frog is the northern mink frog.", context=context
+    )
+    assert "northern mink frog" in [s.text for s in wrong.spans]
+    assert wrong.sentences[0].label != "supported"
+    right = detector.detect(
+        answer="The mink frog is also known as the north frog.", context=context
+    )
+    assert right.spans == [] and right.sentences[0].label == "supported"
