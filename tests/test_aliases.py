@@ -47,7 +47,13 @@ from enoki_hd.verify.loading import default_verifier_path
         ('Duke Snider was named "Golden Bear" by the press.', ["Golden Bear"]),
         ("Casablanca was originally called Anfa.", ["Anfa"]),
         ("The Golden Horde, later known as the Great Horde, ruled the steppe.", ["Great Horde"]),
+        ('It was later rebranded as "Primera Air" in 2010.', ["Primera Air"]),
+        ("The club was renamed Westham United in 1904.", ["Westham United"]),
+        ("In 1990 the firm changed its name to Arcon Group.", ["Arcon Group"]),
+        ("A dentist named Lisandra Lafitta signed it.", ["Lisandra Lafitta"]),
         # descriptions, appointments and other senses are no names
+        ("It was also named 2008 Best Video Game Soundtrack.", []),
+        ("It was renamed after the war.", []),
         ("He is known as a leading expert on whales.", []),
         ("Perry was known as a Major League pitcher.", []),
         ("The species was named after the Chinese botanist Chang Yu-hsiang.", []),

@@ -10,8 +10,10 @@ support.
 
 :func:`alias_spans` finds the names an answer gives after a naming cue: "also known as",
 "known as", "a.k.a.", "also called", "is called", "nicknamed", "dubbed", "referred to as",
-"named" ("a commander named Robertson"; not "named after"), and "the alternative / other /
-common / scientific … name for X is". After a cue that only ever introduces a name ("also
+"named" ("a commander named Robertson"; not "named after", nor after an auxiliary or an
+adverb: "was named Player of the Year", "was also named 2008 Best Soundtrack" are awards),
+"renamed", "rebranded as", "changed its name to", and "the alternative / other / common /
+scientific … name for X is". After a cue that only ever introduces a name ("also
 known as", "also called", "a.k.a.", "… name for X is"), the name runs to the first
 punctuation mark or clause word ("is", "which", "in", "on", …), six words at most, a leading
 article aside: "also known as the jewel oak gall wasp is …". After the other cues it must open
@@ -51,7 +53,8 @@ _WEAK_CUE = (
     r"(?:better|commonly|popularly|formerly|locally|widely|now|later|originally|often|"
     r"sometimes|simply)?\s*known\s+as|(?:is|was|are|were|be|being|been|now|often|sometimes|"
     r"commonly|also|originally|formerly|locally|officially)\s+called|nicknamed|dubbed|"
-    r"referred\s+to\s+as|named"
+    r"referred\s+to\s+as|named|renamed(?:\s+(?:as|to))?|rebranded(?:\s+(?:as|to))?|"
+    r"(?:changed|changes|change|changing)\s+(?:its|their|his|her)\s+name\s+to"
 )
 _CUE_RE = re.compile(
     rf"\b(?:(?P<strong>{_STRONG_CUE})|(?P<weak>{_WEAK_CUE}))(?=\s)", flags=re.IGNORECASE
@@ -72,7 +75,8 @@ _DESCRIPTION_RE = re.compile(r"\s+(?:a|an|one)\s", flags=re.IGNORECASE)
 # "named" names after a common noun ("a commander named Robertson"), not after an auxiliary
 # or a name ("was named Player of the Year", "Sachin Lawande Named VP")
 _NAMING_NOUN_RE = re.compile(
-    r"\b(?!(?:is|was|are|were|be|been|being|has|have|had|get|got|gets|newly|just|recently)\b)"
+    r"\b(?!(?:is|was|are|were|be|been|being|has|have|had|get|got|gets|newly|just|recently|"
+    r"also|later|subsequently|once|officially|formally|again|first|jointly|twice)\b)"
     r"[a-z][a-z'’-]*\s+$"
 )
 _WORD_RE = re.compile(r"[^\s,.;:!?()\[\]{}\"“”]+")
