@@ -102,6 +102,11 @@ from enoki_hd.verify.loading import (
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
 from enoki_hd.verify.quoted import quoted_sentences
 from enoki_hd.verify.references import restate_answer_pronouns
+from enoki_hd.verify.relative_dates import (
+    relative_pairs,
+    resolved_sentences,
+    vouch_by_relative_dates,
+)
 from enoki_hd.verify.routing import (
     DetectorVerification,
     EscalationJudge,
@@ -660,6 +665,21 @@ class Detector:
                     verdicts = self.judge.vouch_by_periods(
                         verdicts,
                         [(i, j.decision) for (i, _), j in zip(periods, judged, strict=True)],
+                    )
+            relative = []
+            if (
+                self.judge.period_support
+                and self.judge.verification == "hybrid"
+                and any(v.label != "supported" for v in verdicts)
+            ):
+                relative = relative_pairs(verdicts, resolved_sentences(context))
+            if relative:
+                with clock("relative_dates"):
+                    probs = self.verifier.predict(
+                        [(r.text, verdicts[i].hypothesis) for i, r in relative]
+                    )
+                    verdicts = vouch_by_relative_dates(
+                        verdicts, relative, probs, context, self.threshold
                     )
             if names and verdicts:
                 verdicts = judge_aliases(verdicts, names, self.threshold)
