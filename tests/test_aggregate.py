@@ -205,3 +205,30 @@ def test_an_uncovered_name_after_a_fact_is_read_as_written() -> None:
     assert (out[0].label, out[0].method) == ("unverifiable", "uncovered_name")
     # units outside the fact: robertson (2) missing, ruled (1) found: (1 + 2 / 3) / 2
     assert out[0].score == pytest.approx(5 / 6)
+
+
+def test_a_unit_that_blanking_the_facts_breaks_is_read_whole() -> None:
+    """ "Three out of four" is 75%: the fact holds "four patients", and the "Three" left
+    outside it is in no context that writes "75% of patients"; read whole, the ratio is
+    found, so the sentence stays supported. A ratio the context does not give is flagged."""
+    context = "In the trial, 75% of patients reported reduced pain after four weeks."
+    answer = "Three out of four patients reported less pain."
+    fact = Fact(
+        "f0.0",
+        0,
+        "four patients",
+        "reported",
+        "less pain",
+        subject_spans=[Span(13, 26)],
+        relation_spans=[Span(27, 35)],
+        object_spans=[Span(36, 45)],
+    )
+    verdict = FactVerdict(
+        fact, "Four patients reported less pain.", NLIScores(0.9, 0.1, 0.0), "supported"
+    )
+    sentence = SentenceVerdict(0, Span(0, len(answer)), answer, 0.2, "supported", method="max")
+    assert flag_uncovered_names([sentence], [verdict], GroundingIndex(context)) == [sentence]
+    wrong = "Three out of five patients reported less pain."
+    flagged = SentenceVerdict(0, Span(0, len(wrong)), wrong, 0.2, "supported", method="max")
+    out = flag_uncovered_names([flagged], [verdict], GroundingIndex(context))
+    assert (out[0].label, out[0].method) == ("unverifiable", "uncovered_name")

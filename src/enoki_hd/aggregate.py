@@ -203,7 +203,9 @@ def flag_uncovered_names(
     number, date or named-entity-like word found nowhere in the context nor the question made
     ``unverifiable``: method ``uncovered_name``, score ``max(score, (1 + g) / 2)`` with ``g``
     the grounding score of those words (the rule :func:`~enoki_hd.verify.judge.fuse` applies
-    to a fact's own words). A sentence without facts is outside every fact as a whole."""
+    to a fact's own words). A sentence without facts is outside every fact as a whole. Only
+    when the sentence read whole lacks a name too: blanking the facts can break a unit
+    written in several words ("Three out of four", :func:`_missing_names_whole`)."""
     from enoki_hd.verify.grounding import ground
 
     covered: dict[int, list[Span]] = {}
@@ -229,12 +231,31 @@ def flag_uncovered_names(
             scope=grounding,
             written=functools.partial(_at, sentence.text),
         )
-        if not result.missing_names:
+        if not result.missing_names or not _missing_names_whole(sentence, grounding, question):
             out.append(sentence)
             continue
         score = round(max(sentence.score, (1 + result.score) / 2), 6)
         out.append(replace(sentence, score=score, label="unverifiable", method="uncovered_name"))
     return out
+
+
+def _missing_names_whole(
+    sentence: SentenceVerdict, grounding: GroundingIndex, question: str | None
+) -> bool:
+    """Whether ``sentence`` read whole holds a name the context lacks. Blanking the facts
+    can break a unit the sentence writes in several words: "Three out of four patients",
+    whose "four patients" a fact holds, leaves "Three", which no context of "75% of
+    patients" writes; read whole, the ratio is found."""
+    from enoki_hd.verify.grounding import ground
+
+    whole = ground(
+        sentence.text,
+        "",
+        question=question,
+        scope=grounding,
+        written=functools.partial(_at, sentence.text),
+    )
+    return bool(whole.missing_names)
 
 
 def _at(text: str, offset: int) -> tuple[str, int]:
