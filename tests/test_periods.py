@@ -4,6 +4,8 @@ shipped detector supporting "founded in the late 1990s" against "founded in 1998
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from enoki_hd import Detector
@@ -18,8 +20,10 @@ from enoki_hd.verify.periods import (
     elapsed_years,
     periods,
     relation_years,
+    relative_year_phrases,
     restated_durations,
     restated_periods,
+    restated_relative_years,
     year_count,
     years,
 )
@@ -286,3 +290,93 @@ def test_the_judge_restates_a_length_only_where_no_other_name_is_unfound() -> No
     # without the answer the judge cannot tell, and restates nothing of an absent name
     assert judge.periods_to_check([only_length]) == []
     assert FactJudge(period_support=False).periods_to_check([only_length], answer) == []
+
+
+RESERVOIR = (
+    "The Orrin Valley reservoir was completed in 1978. It supplies drinking water to 300,000"
+    " people. A drought in 2022 reduced its level to 23% of capacity."
+)
+BOATHOUSE = (
+    "The Aldgate Rowing Club was founded in 1889. The club moved to its current boathouse on"
+    " the Wensum in 1952 after its original premises were destroyed by fire in 1950."
+)
+
+
+@pytest.mark.parametrize(
+    ("hypothesis", "context", "expected"),
+    [
+        (
+            "Fire destroyed the club's premises two years before it moved into its boathouse"
+            " on the Wensum.",
+            BOATHOUSE,
+            [
+                "Fire destroyed the club's premises in 1950, before it moved into its boathouse"
+                " on the Wensum."
+            ],
+        ),
+        # a hedged time: a year either way too
+        (
+            "Drought cut its level some 44 years after the reservoir was completed.",
+            RESERVOIR,
+            [
+                f"Drought cut its level in {year}, after the reservoir was completed."
+                for year in (2021, 2022, 2023)
+            ],
+        ),
+        # the other event dated nowhere: nothing to count from
+        ("Drought cut its level 44 years after the dam was opened.", RESERVOIR, []),
+        ("Drought cut its level in 2022.", RESERVOIR, []),
+    ],
+)
+def test_a_time_between_two_events_is_restated_as_the_year_it_gives_the_event(
+    hypothesis: str, context: str, expected: list[str]
+) -> None:
+    assert list(restated_relative_years(hypothesis, context)) == expected
+
+
+def test_the_judge_restates_a_time_between_two_events_against_the_context() -> None:
+    answer = (
+        "Fire destroyed the club's premises two years before it moved into its boathouse on"
+        " the Wensum."
+    )
+    assert relative_year_phrases(answer) == [(35, 44)]
+    fact = Fact(id="f0.0", sentence=0, subject="Fire", relation="destroyed", object="premises")
+    verdict = FactVerdict(
+        fact=fact,
+        hypothesis=answer,
+        probs=NLIScores(0.1, 0.3, 0.6),
+        label="unverifiable",
+        evidence=Evidence(0, len(BOATHOUSE), BOATHOUSE),
+        decided_by="absent_name",
+        score=0.75,
+        blamed=[Span(35, 38), Span(39, 44)],  # "two", "years": only the time is unfound
+    )
+    restated = (
+        "Fire destroyed the club's premises in 1950, before it moved into its boathouse on the"
+        " Wensum."
+    )
+    judge = FactJudge()
+    assert judge.periods_to_check([verdict], answer, BOATHOUSE) == [(0, restated)]
+    # without the context there is nothing to count from
+    assert judge.periods_to_check([verdict], answer) == []
+    # a name unfound too: the absent name stands
+    named = replace(verdict, blamed=[Span(35, 38), Span(0, 4)])
+    assert judge.periods_to_check([named], answer, BOATHOUSE) == []
+
+
+def test_the_shipped_detector_supports_a_time_between_two_events_the_context_dates() -> None:
+    detector = Detector()
+    right = detector.detect(
+        answer="Fire destroyed the club's original premises two years before it moved to its"
+        " current boathouse on the Wensum.",
+        context=BOATHOUSE,
+    )
+    assert right.spans == [] and right.sentences[0].label == "supported"
+    assert "period" in {v.decided_by for v in right.facts}
+    wrong = detector.detect(
+        answer="Fire destroyed the club's original premises three years before it moved to its"
+        " current boathouse on the Wensum.",
+        context=BOATHOUSE,
+    )
+    assert wrong.sentences[0].label != "supported"
+    assert "three years" in [s.text for s in wrong.spans]

@@ -656,7 +656,7 @@ class Detector:
                     verdicts = self.judge.vouch_by_sentences(
                         verdicts, {i: j.decision for i, j in zip(vouch, judged, strict=True)}
                     )
-            periods = self.judge.periods_to_check(verdicts, answer)
+            periods = self.judge.periods_to_check(verdicts, answer, context)
             if periods:
                 with clock("periods"):
                     judged = verify_hypotheses(

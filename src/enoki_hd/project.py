@@ -331,6 +331,10 @@ def join_phrase_gaps(
     return joined
 
 
+# deciders that vouch for a fact by a restatement of a value no context writes
+_RESTATED = frozenset({"period", "relative_date"})
+
+
 def blame_sentence_words(
     answer: str,
     sentences: list[SentenceVerdict],
@@ -348,7 +352,10 @@ def blame_sentence_words(
     context-absent words. (Leaving out the words of every supported fact was measured and
     lost recall: PsiloQA char-F1 0.619 → 0.586, MuSHROOM 0.597 → 0.568.) The words of an
     ancestor explained by a value conflict (:func:`explained_failures`) are taken as
-    paraphrase and not blamed. The added spans carry the sentence's score and label and no fact
+    paraphrase and not blamed, nor are those of a fact supported by a restatement of its
+    period, length or date (``decided_by`` ``period`` or ``relative_date``: "44 years" of
+    "some 44 years after the reservoir was completed", which no context writes, was read as
+    the year it stands for and entailed). The added spans carry the sentence's score and label and no fact
     id, and are merged with ``spans`` by the rule of :func:`project_spans`.
     """
     from enoki_hd.verify.grounding import ground
@@ -356,7 +363,8 @@ def blame_sentence_words(
     explained = explained_failures(verdicts)
     covered: dict[int, list[Span]] = {}
     for verdict in verdicts:
-        if verdict.fact.id not in explained:
+        restated = verdict.label == "supported" and verdict.decided_by in _RESTATED
+        if verdict.fact.id not in explained and not restated:
             continue
         fact = verdict.fact
         parts = fact.subject_spans + fact.relation_spans + fact.object_spans

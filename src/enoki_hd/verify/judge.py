@@ -117,7 +117,14 @@ from enoki_hd.verify.grounding import (
     parse_dates,
     rate_spans,
 )
-from enoki_hd.verify.periods import duration_phrases, restated_durations, restated_periods
+from enoki_hd.verify.periods import (
+    duration_phrases,
+    relative_year_phrases,
+    restated_durations,
+    restated_periods,
+    restated_relative_years,
+    year_count,
+)
 
 VerificationMode = Literal["nli", "grounding", "hybrid", "calibrated"]
 VERIFICATION_MODES: tuple[VerificationMode, ...] = ("nli", "grounding", "hybrid", "calibrated")
@@ -140,16 +147,18 @@ def _only_the_length_unfound(answer: str, verdict: FactVerdict) -> bool:
     still overturn."""
     if verdict.decided_by != "absent_name" or not verdict.blamed:
         return False
-    lengths = duration_phrases(answer)
+    lengths = [(start, end) for start, end, _ in duration_phrases(answer)]
+    lengths += relative_year_phrases(answer)
 
     def in_length(span: Span) -> bool:
-        return any(start <= span.start and span.end <= end for start, end, _ in lengths)
+        return any(start <= span.start and span.end <= end for start, end in lengths)
 
     named = [
         b
         for b in verdict.blamed
         if any(c.isdigit() for c in answer[b.start : b.end])
         or answer[b.start : b.end][:1].isupper()
+        or year_count(answer[b.start : b.end]) is not None
     ]
     return bool(named) and all(in_length(b) for b in named)
 
@@ -318,7 +327,7 @@ class FactJudge:
         )
 
     def periods_to_check(
-        self, verdicts: list[FactVerdict], answer: str | None = None
+        self, verdicts: list[FactVerdict], answer: str | None = None, context: str | None = None
     ) -> list[tuple[int, str]]:
         """The restatements :meth:`vouch_by_periods` reads, as (verdict index, hypothesis): for
         each fact that failed on the verifier's reading or its words' grounding alone (no
@@ -327,8 +336,12 @@ class FactJudge:
         (:func:`~enoki_hd.verify.periods.restated_periods`); then for each fact that failed so,
         or on an absent name that is only a length in years of ``answer``, and states such a
         length, its hypothesis with the length replaced by an evidence period that lasts it
-        (:func:`~enoki_hd.verify.periods.restated_durations`); none when ``period_support`` is
-        off or the mode is not ``hybrid``."""
+        (:func:`~enoki_hd.verify.periods.restated_durations`); last, given the ``context``,
+        for each fact that failed so and states a time between its event and another ("two
+        years before it moved into its present boathouse"; an absent name only that time), its
+        hypothesis with its event dated by the year that time from the other event's
+        (:func:`~enoki_hd.verify.periods.restated_relative_years`); none when
+        ``period_support`` is off or the mode is not ``hybrid``."""
         if not self.period_support or self.verification != "hybrid":
             return []
         out = [
@@ -339,17 +352,31 @@ class FactJudge:
             and v.evidence is not None
             for restated in restated_periods(v.hypothesis, v.evidence.text, v.fact.relation)
         ]
-        return out + [
-            (i, restated)
-            for i, v in enumerate(verdicts)
-            if v.label != "supported"
-            and v.evidence is not None
-            and (
-                v.decided_by in _PERIOD_DECIDERS
-                or (answer is not None and _only_the_length_unfound(answer, v))
-            )
-            for restated in restated_durations(v.hypothesis, v.evidence.text)
-        ]
+        return (
+            out
+            + [
+                (i, restated)
+                for i, v in enumerate(verdicts)
+                if v.label != "supported"
+                and v.evidence is not None
+                and (
+                    v.decided_by in _PERIOD_DECIDERS
+                    or (answer is not None and _only_the_length_unfound(answer, v))
+                )
+                for restated in restated_durations(v.hypothesis, v.evidence.text)
+            ]
+            + [
+                (i, restated)
+                for i, v in enumerate(verdicts)
+                if context is not None
+                and v.label != "supported"
+                and (
+                    v.decided_by in _PERIOD_DECIDERS
+                    or (answer is not None and _only_the_length_unfound(answer, v))
+                )
+                for restated in restated_relative_years(v.hypothesis, context)
+            ]
+        )
 
     def vouch_by_periods(
         self,

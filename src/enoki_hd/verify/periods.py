@@ -319,3 +319,49 @@ def _as_period(hypothesis: str, start: int, end: int, first: str, last: str) -> 
     if hypothesis[opening : start - 1].lower() != "for":
         opening = start
     return f"{hypothesis[:opening]}from {first} to {last}{hypothesis[end:]}"
+
+
+# "some 44 years after the reservoir was completed", "two years before it moved into its
+# present boathouse": the time between the fact's event and another the context dates
+_RELATIVE_YEARS_RE = re.compile(
+    r"\b(?P<hedge>(?:some|about|around|nearly|almost|roughly|approximately|just|over|more\s+"
+    r"than|less\s+than|only)\s+)?(?P<n>\d{1,3}|[a-z]+(?:-[a-z]+)?)(?P<unit>\s+years?)\s+"
+    r"(?P<dir>after|before|later\s+than|earlier\s+than|prior\s+to)\s+(?P<event>[^.;!?]+)",
+    flags=re.IGNORECASE,
+)
+
+
+def relative_year_phrases(hypothesis: str) -> list[tuple[int, int]]:
+    """(start, end) of the number and its "years" of each time between two events
+    ``hypothesis`` states ("44 years" of "some 44 years after the reservoir was
+    completed")."""
+    return [
+        (m.start("n"), m.end("unit"))
+        for m in _RELATIVE_YEARS_RE.finditer(hypothesis)
+        if year_count(m.group("n"))
+    ]
+
+
+def restated_relative_years(hypothesis: str, context: str) -> Iterator[str]:
+    """``hypothesis`` with a time between its event and another ("Fire destroyed the
+    premises two years before it moved into its present boathouse") restated as the year it
+    puts its own event in, counted from each year ``context`` gives the other event
+    (:func:`relation_years` of the other event's words): "Fire destroyed the premises in 1950,
+    before it moved into its present boathouse" for a context that dates the move 1952. A
+    hedged time ("some 44 years") is restated a year either way too. The verifier then reads
+    a year, which it can, instead of doing the sum, which it cannot."""
+    for match in _RELATIVE_YEARS_RE.finditer(hypothesis):
+        count = year_count(match.group("n"))
+        if not count:
+            continue
+        event = match.group("event").strip()
+        later = match.group("dir").lower() in ("after", "later than")
+        spread = (-1, 0, 1) if match.group("hedge") else (0,)
+        word = "after" if later else "before"
+        for anchor in relation_years(context, event):
+            for extra in spread:
+                year = anchor + count + extra if later else anchor - count - extra
+                yield (
+                    f"{hypothesis[: match.start()]}in {year}, {word} {event}"
+                    f"{hypothesis[match.start('event') + len(match.group('event')) :]}"
+                )
