@@ -102,11 +102,7 @@ from enoki_hd.verify.loading import (
 from enoki_hd.verify.nli import NLICrossEncoder, Verifier
 from enoki_hd.verify.quoted import quoted_sentences
 from enoki_hd.verify.references import restate_answer_pronouns
-from enoki_hd.verify.relative_dates import (
-    relative_pairs,
-    resolved_sentences,
-    vouch_by_relative_dates,
-)
+from enoki_hd.verify.relative_dates import relative_pairs, vouch_by_relative_dates
 from enoki_hd.verify.routing import (
     DetectorVerification,
     EscalationJudge,
@@ -667,12 +663,8 @@ class Detector:
                         [(i, j.decision) for (i, _), j in zip(periods, judged, strict=True)],
                     )
             relative = []
-            if (
-                self.judge.period_support
-                and self.judge.verification == "hybrid"
-                and any(v.label != "supported" for v in verdicts)
-            ):
-                relative = relative_pairs(verdicts, resolved_sentences(context))
+            if self.judge.period_support and self.judge.verification == "hybrid":
+                relative = relative_pairs(verdicts, context)
             if relative:
                 with clock("relative_dates"):
                     probs = self.verifier.predict(

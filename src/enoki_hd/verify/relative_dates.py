@@ -236,19 +236,20 @@ def _same_year(a: When, b: When) -> bool:
 _RELATIVE_DECIDERS = frozenset({"nli", "grounding", "value_conflict"})
 
 
-def relative_pairs(
-    verdicts: Sequence[FactVerdict], resolved: Sequence[Resolved]
-) -> list[tuple[int, Resolved]]:
-    """(verdict index, resolved sentence) for each fact that failed on the verifier's
-    reading, its words' grounding or a value conflict and states the date a sentence was
-    resolved to: the pairs to judge again."""
-    return [
-        (i, r)
+def relative_pairs(verdicts: Sequence[FactVerdict], context: str) -> list[tuple[int, Resolved]]:
+    """(verdict index, resolved sentence of ``context``) for each fact that failed on the
+    verifier's reading, its words' grounding or a value conflict and states the date a
+    sentence was resolved to: the pairs to judge again. The context is read only when such a
+    fact states a date at all."""
+    failed = [
+        (i, v)
         for i, v in enumerate(verdicts)
-        if v.label != "supported" and v.decided_by in _RELATIVE_DECIDERS
-        for r in resolved
-        if states(v.hypothesis, r.when)
+        if v.label != "supported" and v.decided_by in _RELATIVE_DECIDERS and _dates(v.hypothesis)
     ]
+    if not failed:
+        return []
+    resolved = resolved_sentences(context)
+    return [(i, r) for i, v in failed for r in resolved if states(v.hypothesis, r.when)]
 
 
 def vouch_by_relative_dates(
