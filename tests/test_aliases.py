@@ -9,7 +9,7 @@ import pytest
 from enoki_hd import Detector
 from enoki_hd.project import finish_spans
 from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, NLIScores, Span
-from enoki_hd.verify.aliases import alias_spans, judge_aliases, unfound_aliases
+from enoki_hd.verify.aliases import alias_spans, judge_aliases, quoted_names, unfound_aliases
 from enoki_hd.verify.loading import default_verifier_path
 
 
@@ -66,6 +66,43 @@ from enoki_hd.verify.loading import default_verifier_path
 )
 def test_the_names_an_answer_gives_after_a_naming_cue(answer: str, names: list[str]) -> None:
     assert [answer[s.start : s.end] for s in alias_spans(answer)] == names
+
+
+@pytest.mark.parametrize(
+    ("answer", "names"),
+    [
+        ('She starred in the 1980s film "La Dolce Vita" in Rome.', ["La Dolce Vita"]),
+        (
+            "Tap “Wipe Data/Factory Reset,” then “Reboot System”.",
+            ["Wipe Data/Factory Reset", "Reboot System"],
+        ),
+        ('Her novel "The Sleep of Glass" won.', ["The Sleep of Glass"]),
+        # a cut, or a quotation longer than a title, is no name
+        ('Critics called it "mature, tasteful, and [...] sexy".', []),
+        ('He said "we will keep building the new line through the whole of next year".', []),
+        ("No quotation marks here.", []),
+    ],
+)
+def test_what_quotation_marks_hold_is_checked_as_one_name(answer: str, names: list[str]) -> None:
+    assert [answer[s.start : s.end] for s in quoted_names(answer)] == names
+
+
+def test_a_quoted_name_the_context_lacks_is_unfound() -> None:
+    answer = 'She starred in "La Dolce Vita" and in "The Sleep of Glass".'
+    context = "Her films include La Dolce Vita (1960). She also read Sleep of Glass aloud."
+    # the first is held whole; of the second, the leading article is optional
+    assert unfound_aliases(answer, context) == []
+    assert [
+        answer[s.start : s.end] for s in unfound_aliases(answer, "Her films include Roma.")
+    ] == [
+        "La Dolce Vita",
+        "The Sleep of Glass",
+    ]
+    # a quoted name after a naming cue is read once
+    named = 'It was later rebranded as "Primera Air Sweden" in 2010.'
+    assert [named[s.start : s.end] for s in unfound_aliases(named, "Primera Air was founded.")] == [
+        "Primera Air Sweden"
+    ]
 
 
 def test_a_name_the_context_holds_whole_is_found() -> None:

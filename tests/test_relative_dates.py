@@ -65,6 +65,8 @@ from enoki_hd.verify.relative_dates import (
         # a week needs a day to count from; an unresolved date anchors nothing after it
         ("It opened in 2019. A week later it closed. The next day it reopened.", []),
         ("Nothing here is dated relative to anything.", []),
+        # a date in another passage is not counted from
+        ("The plant opened in February.\n\nThree months later, it closed.", []),
     ],
 )
 def test_a_date_given_relative_to_another_is_written_out(

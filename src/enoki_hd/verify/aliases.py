@@ -23,6 +23,11 @@ Spaniard") and one lowercase word that ends it before punctuation ("Nepenthes ch
 "Robertson" of "a commander named Robertson led them". A quoted name is what the quotation
 marks hold.
 
+:func:`quoted_names` reads what double quotation marks hold as one name too (a title, a term
+or a phrase quoted from the source, eight words at most: "La Dolce Vita", "Wipe
+Data/Factory Reset"; not a cut, "[...]"): a quotation the context does not hold whole is
+misquoted or invented, whatever its words.
+
 :func:`unfound_aliases` keeps those the context does not hold whole (case, quotation marks,
 hyphens, "&"/"and", possessive and plural endings aside; a leading article optional). The
 detector makes a fact that states such a name at least ``unverifiable``
@@ -175,13 +180,40 @@ def _normal(text: str) -> str:
     return " ".join(normalize_term(w) for w in words)
 
 
+# a title or a quoted phrase: what double quotation marks hold, up to eight words
+_QUOTED_NAME_RE = re.compile(r"[\"“]([^\"“”\n]{1,80}?)[\"”]")
+_QUOTED_MAX_WORDS = 8
+
+
+def quoted_names(answer: str) -> list[Span]:
+    """The spans of ``answer`` that double quotation marks hold (a title, a term, a phrase
+    quoted from the source: "La Dolce Vita", "Wipe Data/Factory Reset"), eight words at most,
+    trailing punctuation aside; not one that marks a cut ("[...]")."""
+    out = []
+    for match in _QUOTED_NAME_RE.finditer(answer):
+        inner = match.group(1).strip(" ,.;:!?")
+        if not inner or "[" in inner or len(inner.split()) > _QUOTED_MAX_WORDS:
+            continue
+        start = match.start(1) + match.group(1).index(inner)
+        out.append(Span(start, start + len(inner)))
+    return out
+
+
 def unfound_aliases(answer: str, context: str) -> list[Span]:
-    """The names of :func:`alias_spans` that ``context`` does not hold whole."""
+    """The names of :func:`alias_spans` and :func:`quoted_names` that ``context`` does not
+    hold whole (a leading article optional)."""
     spans = alias_spans(answer)
+    spans += [q for q in quoted_names(answer) if not any(q.overlaps(s) for s in spans)]
     if not spans:
         return []
     held = f" {_normal(context)} "
-    return [s for s in spans if f" {_normal(answer[s.start : s.end])} " not in held]
+
+    def found(span: Span) -> bool:
+        name = _normal(answer[span.start : span.end])
+        bare = re.sub(r"^(?:the|a|an) ", "", name)
+        return f" {name} " in held or f" {bare} " in held
+
+    return sorted((s for s in spans if not found(s)), key=lambda s: (s.start, s.end))
 
 
 def judge_aliases(

@@ -14,7 +14,7 @@ it stands for, counted from the date it is relative to (its *anchor*):
 - "N days / weeks / months / years later" (also "afterwards", "after that", "on"; "a year
   later", "the following month", "the next day") is replaced by the date: "Three months
   later, it announced" → "In May, it announced". The anchor is the last date before it, in
-  its sentence or the two before: a day date ("14 November 2023"), a month ("in February",
+  its sentence or the two before, with no blank line between (another passage or section): a day date ("14 November 2023"), a month ("in February",
   "March 2021") or a year ("in 1906"). Days and weeks need a day date; months a month or a
   day; years any date with a year;
 - "postponed / delayed / pushed back / put back / put off / deferred / brought forward /
@@ -170,6 +170,8 @@ def resolved_sentences(context: str) -> list[Resolved]:
         for match, shift in sorted(found, key=lambda x: x[0].start()):
             at = sentence.start + match.start()
             anchor = _last_before(dates, sentence.start if shift else first.start, at)
+            if anchor is not None and "\n\n" in context[anchor[0] : at]:
+                anchor = None  # another passage or section: not what "later" counts from
             when = None if anchor is None else _resolve(match, anchor[1], shift=shift)
             dates.append((sentence.start + match.end(), when))
             dates.sort(key=lambda x: x[0])
