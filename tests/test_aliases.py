@@ -1,15 +1,24 @@
 """A name the answer gives a thing, checked as a whole (verify/aliases.py): the names found
-after each naming cue, the ones a context lacks, the facts made unverifiable, a blamed word
-grown to the whole name, and the shipped detector flagging an invented second name."""
+after each naming cue and between quotation marks, the ones a context lacks, the sentences
+made unverifiable, a blamed word grown to the whole name, and the shipped detector flagging an
+invented second name."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from enoki_hd import Detector
 from enoki_hd.project import finish_spans
-from enoki_hd.types import Fact, FactVerdict, HallucinatedSpan, NLIScores, Span
-from enoki_hd.verify.aliases import alias_spans, judge_aliases, quoted_names, unfound_aliases
+from enoki_hd.types import HallucinatedSpan, SentenceVerdict, Span
+from enoki_hd.verify.aliases import (
+    alias_spans,
+    blame_names,
+    flag_unfound_names,
+    quoted_names,
+    unfound_aliases,
+)
 from enoki_hd.verify.loading import default_verifier_path
 
 
@@ -119,65 +128,36 @@ def test_a_name_the_context_holds_whole_is_found() -> None:
     assert unfound_aliases("No naming cue here.", "Nothing.") == []
 
 
-def _verdict(fact: Fact, label: str, score: float) -> FactVerdict:
-    return FactVerdict(
-        fact=fact,
-        label=label,  # type: ignore[arg-type]
-        probs=NLIScores(entailment=0.8, neutral=0.1, contradiction=0.1),
-        hypothesis="h",
-        score=score,
-        decided_by="nli",
-    )
-
-
-def test_a_fact_that_states_a_name_the_context_lacks_is_unverifiable() -> None:
-    answer = "The alternative name for the mink frog is the northern mink frog."
-    name = Span(46, 64)
-    stating = Fact(
-        id="f0",
-        sentence=0,
-        subject="The alternative name for the mink frog",
-        relation="is",
-        object="the northern mink frog",
-        subject_spans=[Span(0, 38)],
-        relation_spans=[Span(39, 41)],
-        object_spans=[Span(42, 63)],
-    )
-    other = Fact(
-        id="f1",
-        sentence=0,
-        subject="name",
-        relation="for",
-        object="the mink frog",
-        subject_spans=[Span(16, 20)],
-        relation_spans=[Span(21, 24)],
-        object_spans=[Span(25, 38)],
-    )
-    failed = Fact(
-        id="f2",
-        sentence=0,
-        subject="The alternative name",
-        relation="is",
-        object="the northern mink frog",
-        subject_spans=[Span(0, 20)],
-        relation_spans=[Span(39, 41)],
-        object_spans=[Span(42, 63)],
-    )
-    verdicts = [
-        _verdict(stating, "supported", 0.31),
-        _verdict(other, "supported", 0.05),
-        _verdict(failed, "contradicted", 0.97),
+def test_a_sentence_that_holds_a_name_the_context_lacks_is_unverifiable() -> None:
+    answer = "The mink frog is native to Canada. Its other name is the northern mink frog."
+    first, second = Span(0, 34), Span(35, len(answer))
+    name = Span(answer.index("northern"), len(answer) - 1)
+    sentences = [
+        SentenceVerdict(0, first, first.text(answer), 0.1, "supported", method="max"),
+        SentenceVerdict(1, second, second.text(answer), 0.31, "supported", method="max"),
     ]
-    judged = judge_aliases(verdicts, unfound_aliases(answer, "The mink frog, or north frog."), 0.5)
-    assert (judged[0].label, judged[0].score, judged[0].decided_by) == (
-        "unverifiable",
-        0.5,
-        "alias",
+    flagged = flag_unfound_names(sentences, [name], 0.5)
+    assert flagged[0] is sentences[0]
+    assert (flagged[1].label, flagged[1].score, flagged[1].method) == ("unverifiable", 0.5, "alias")
+    # a sentence flagged already keeps its label and its score, higher or lower
+    failed = [sentences[0], replace(sentences[1], label="contradicted", score=0.93)]
+    assert flag_unfound_names(failed, [name], 0.5) == failed
+    assert flag_unfound_names(sentences, [], 0.5) == sentences
+    # the name is blamed whole in a flagged sentence, merged with what its facts blamed
+    northern = HallucinatedSpan(
+        start=name.start,
+        end=name.start + 8,
+        text="northern",
+        score=0.7,
+        facts=["f1.2"],
+        label="unverifiable",
     )
-    assert judged[0].blamed == [name]
-    assert judged[1] == verdicts[1]  # the name is not in this fact
-    assert judged[2] == verdicts[2]  # already failed: its own label, score and decider
-    assert judge_aliases(verdicts, [], 0.5) == verdicts
+    spans = blame_names(answer, flagged, [northern], [name])
+    assert [(s.text, s.score, s.facts, s.label) for s in spans] == [
+        ("northern mink frog", 0.7, ["f1.2"], "unverifiable")
+    ]
+    # not in a supported sentence
+    assert blame_names(answer, sentences, [], [name]) == []
 
 
 def test_a_flagged_word_of_a_name_the_context_lacks_grows_to_the_whole_name() -> None:

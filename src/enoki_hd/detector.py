@@ -82,7 +82,7 @@ from enoki_hd.types import (
     Span,
     Summary,
 )
-from enoki_hd.verify.aliases import judge_aliases, unfound_aliases
+from enoki_hd.verify.aliases import blame_names, flag_unfound_names, unfound_aliases
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import (
     EvidenceDecision,
@@ -673,8 +673,6 @@ class Detector:
                     verdicts = vouch_by_relative_dates(
                         verdicts, relative, probs, context, self.threshold
                     )
-            if names and verdicts:
-                verdicts = judge_aliases(verdicts, names, self.threshold)
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(
@@ -710,6 +708,7 @@ class Detector:
             if verdicts is not None and self.judge.verification == "hybrid":
                 decided = {i: j.decision for i, j in zip(whole, sentence_judged, strict=True)}
                 sentences = self._ground_sentences(sentences, verdicts, decided, context, question)
+                sentences = flag_unfound_names(sentences, names, self.threshold)
             if quoted:
                 sentences = _quoted_sentences_supported(sentences, quoted, context)
             summary = summarize(sentences, verdicts, no_context=index.is_empty)
@@ -724,6 +723,7 @@ class Detector:
                     self.grounding_index(context, question),
                     question=question,
                 )
+        hallucinated = blame_names(answer, sentences, hallucinated, names)
         # a flagged sentence in which nothing was blamed (no extractor, NLI alone, or a
         # sentence without facts whose words are all in the context) is its own span, so that
         # `spans` never says less than the sentences do

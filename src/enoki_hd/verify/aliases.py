@@ -30,10 +30,12 @@ misquoted or invented, whatever its words.
 
 :func:`unfound_aliases` keeps those the context does not hold whole (case, quotation marks,
 hyphens, "&"/"and", possessive and plural endings aside; a leading article optional). The
-detector makes a fact that states such a name at least ``unverifiable``
-(``decided_by="alias"``, the name blamed whole; :func:`judge_aliases`), and a flagged span
-that touches the name grows to all of it (:func:`~enoki_hd.project.finish_spans`), as a date
-does.
+detector makes a sentence that holds such a name at least ``unverifiable``
+(:func:`flag_unfound_names`, method ``alias``; a sentence flagged already keeps its label and
+score), blames the name whole in a flagged sentence (:func:`blame_names`), and grows a flagged
+span that touches the name to all of it (:func:`~enoki_hd.project.finish_spans`), as a date
+does. The facts are left as they were judged: a fact made to fail on the name at the threshold
+would suppress its refinements that failed worse, and lower the sentence's score.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ import re
 from dataclasses import replace
 
 from enoki_hd.text import fold_compat, normalize_term
-from enoki_hd.types import FactVerdict, Span
+from enoki_hd.types import HallucinatedSpan, SentenceVerdict, Span
 
 
 def _words(words: str) -> frozenset[str]:
@@ -216,30 +218,40 @@ def unfound_aliases(answer: str, context: str) -> list[Span]:
     return sorted((s for s in spans if not found(s)), key=lambda s: (s.start, s.end))
 
 
-def judge_aliases(
-    verdicts: list[FactVerdict], names: list[Span], threshold: float
-) -> list[FactVerdict]:
-    """``verdicts`` with each fact whose spans touch one of ``names`` (the answer's names the
-    context lacks, :func:`unfound_aliases`) made at least ``unverifiable`` at the threshold
-    (``decided_by="alias"``, the name blamed); a fact that already failed is left as it is
-    (its blamed words inside the name grow to the whole name when the spans are finished,
-    :func:`~enoki_hd.project.finish_spans`)."""
+def flag_unfound_names(
+    sentences: list[SentenceVerdict], names: list[Span], threshold: float
+) -> list[SentenceVerdict]:
+    """``sentences`` with each ``supported`` one that holds one of ``names`` (the answer's
+    names the context lacks, :func:`unfound_aliases`) made ``unverifiable`` at the threshold
+    at least (method ``alias``). A sentence flagged already keeps its label and score: the
+    check only ever raises one."""
     out = []
-    for verdict in verdicts:
-        fact = verdict.fact
-        parts = fact.subject_spans + fact.relation_spans + fact.object_spans
-        touched = [n for n in names if any(p.start < n.end and n.start < p.end for p in parts)]
-        score = verdict.hall_prob if verdict.score is None else verdict.score
-        if not touched or (verdict.label != "supported" and score >= threshold):
-            out.append(verdict)
+    for sentence in sentences:
+        held = any(sentence.span.start <= n.start and n.end <= sentence.span.end for n in names)
+        if sentence.label != "supported" or not held:
+            out.append(sentence)
             continue
-        out.append(
-            replace(
-                verdict,
-                label="unverifiable",
-                score=max(score, threshold),
-                decided_by="alias",
-                blamed=touched,
-            )
-        )
+        score = round(max(sentence.score, threshold), 6)
+        out.append(replace(sentence, label="unverifiable", score=score, method="alias"))
     return out
+
+
+def blame_names(
+    answer: str,
+    sentences: list[SentenceVerdict],
+    spans: list[HallucinatedSpan],
+    names: list[Span],
+) -> list[HallucinatedSpan]:
+    """``spans`` plus each of ``names`` that lies in a flagged sentence, blamed whole with the
+    sentence's score and label (merged by the rule of
+    :func:`~enoki_hd.project.merge_hallucinated`)."""
+    from enoki_hd.project import merge_hallucinated
+
+    extra = [
+        (name, sentence.score, sentence.label)
+        for sentence in sentences
+        if sentence.label in ("contradicted", "unverifiable")
+        for name in names
+        if sentence.span.start <= name.start and name.end <= sentence.span.end
+    ]
+    return merge_hallucinated(answer, spans, extra) if extra else spans
