@@ -352,31 +352,29 @@ class FactJudge:
             and v.evidence is not None
             for restated in restated_periods(v.hypothesis, v.evidence.text, v.fact.relation)
         ]
-        return (
-            out
-            + [
-                (i, restated)
-                for i, v in enumerate(verdicts)
-                if v.label != "supported"
-                and v.evidence is not None
-                and (
-                    v.decided_by in _PERIOD_DECIDERS
-                    or (answer is not None and _only_the_length_unfound(answer, v))
-                )
-                for restated in restated_durations(v.hypothesis, v.evidence.text)
-            ]
-            + [
-                (i, restated)
-                for i, v in enumerate(verdicts)
-                if context is not None
-                and v.label != "supported"
-                and (
-                    v.decided_by in _PERIOD_DECIDERS
-                    or (answer is not None and _only_the_length_unfound(answer, v))
-                )
-                for restated in restated_relative_years(v.hypothesis, context)
-            ]
-        )
+
+        def restatable(v: FactVerdict) -> bool:
+            """Failed on the verifier's reading or the grounding alone, or on an absent name
+            that is only a length or a time between two events of the answer."""
+            return v.label != "supported" and (
+                v.decided_by in _PERIOD_DECIDERS
+                or (answer is not None and _only_the_length_unfound(answer, v))
+            )
+
+        out += [
+            (i, restated)
+            for i, v in enumerate(verdicts)
+            if v.evidence is not None and restatable(v)
+            for restated in restated_durations(v.hypothesis, v.evidence.text)
+        ]
+        if context is None:
+            return out
+        return out + [
+            (i, restated)
+            for i, v in enumerate(verdicts)
+            if restatable(v)
+            for restated in restated_relative_years(v.hypothesis, context)
+        ]
 
     def vouch_by_periods(
         self,
