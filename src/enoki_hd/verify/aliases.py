@@ -212,7 +212,8 @@ def unfound_aliases(answer: str, context: str) -> list[Span]:
 
     def found(span: Span) -> bool:
         name = _normal(answer[span.start : span.end])
-        bare = re.sub(r"^(?:the|a|an) ", "", name)
+        first, _, rest = name.partition(" ")
+        bare = rest if first in _ARTICLES else name
         return f" {name} " in held or f" {bare} " in held
 
     return sorted((s for s in spans if not found(s)), key=lambda s: (s.start, s.end))

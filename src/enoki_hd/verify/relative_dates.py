@@ -58,7 +58,7 @@ _SHIFT_RE = re.compile(
 )
 # a month named alone: "in February", "by March 2021" ("May" only after a preposition)
 _BARE_MONTH_RE = re.compile(
-    rf"\b(?:in|by|from|since|until|till|during|of|early|late|mid-?|until)\s+"
+    rf"\b(?:in|by|from|since|until|till|during|of|early|late|mid-?)\s+"
     rf"(?:(?:early|late|mid-?)\s*)?(?P<month>{_MONTH_RE})(?:\s+(?P<year>1\d{{3}}|20\d\d))?\b"
 )
 _ANCHOR_SENTENCES = 2  # sentences before a "later" that its anchor may lie in
