@@ -21,6 +21,7 @@ from enoki_hd.verify.grounding import (
     parse_numbers,
     restate_quantities,
     starts_sentence,
+    verb_roots,
 )
 
 logger = logging.getLogger(__name__)
@@ -280,10 +281,75 @@ def test_spoken_year_grounds_digits() -> None:
 
 
 def test_a_verb_missing_from_the_evidence_is_missing() -> None:
-    # Only plurals and possessives are stripped: "formed" does not match "founded".
+    # Another verb is no form of it: "formed" does not match "founded".
     result = ground("formed in 1992", "It was founded in nineteen ninety-two")
     assert result == GroundingResult("partial", pytest.approx(1 / 3), ["formed"], [], 2)
     assert result.missing_names == []  # a common word names nothing
+
+
+@pytest.mark.parametrize(
+    ("word", "roots"),
+    [
+        ("walked", {"walk"}),
+        ("walks", {"walk"}),
+        ("carrying", {"carry"}),
+        ("studies", {"study"}),
+        ("stopped", {"stop"}),
+        ("participated", {"participate"}),
+        ("went", {"go"}),
+        ("sang", {"sing"}),
+        # no verb's form: a noun made from a verb, an adjective, a name, a word too short
+        ("registration", set()),
+        ("appearance", set()),
+        ("station", {"station"}),  # a verb of its own, no form of "state"
+        ("national", set()),
+        ("Walked", set()),
+        ("ran", set()),
+    ],
+)
+def test_verb_roots(word: str, roots: set[str]) -> None:
+    assert verb_roots(word) == roots
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        ("walked to the station", "She walks to the station every day."),
+        (
+            "Cape Verde participated in the games",
+            "Cape Verde was the first to participate in the games.",
+        ),
+        ("the crowd was singing", "The crowd sang."),
+        ("the prices rose", "The prices are rising."),
+    ],
+)
+def test_another_form_of_a_verb_grounds_a_word(text: str, evidence: str) -> None:
+    result = ground(text, evidence)
+    assert (result.status, result.missing) == ("grounded", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence", "missing"),
+    [
+        # a name is never read as a verb's form; a noun made from a verb is another word
+        ("Rose Hill", "Prices were rising on the hill.", ["rose"]),
+        ("the registration law", "the law on who must register", ["registration"]),
+        ("the station", "as the report states", ["station"]),
+        ("formed in 1992", "It was founded in 1992.", ["formed"]),
+    ],
+)
+def test_words_that_are_no_form_of_the_evidences_verbs_stay_missing(
+    text: str, evidence: str, missing: list[str]
+) -> None:
+    assert ground(text, evidence).missing == missing
+
+
+def test_a_verbs_form_in_the_question_counts_as_found() -> None:
+    index = GroundingIndex("The station is closed.", question="Who closes the station?")
+    assert index.has_word_form("closing")
+    assert not index.has_word_form("Closing")  # capitalised: read as a name
+    assert not index.has_word_form("opening")
+    assert ground("closing the station", index).status == "grounded"
 
 
 def test_hedged_number_matches_within_two_percent() -> None:

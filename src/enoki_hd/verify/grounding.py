@@ -1491,6 +1491,19 @@ class GroundingIndex:
                 return True
         return False
 
+    @functools.cached_property
+    def _verb_roots(self) -> frozenset[str]:
+        """The verbs the context's lower-case words are forms of (:func:`verb_roots`); found
+        on first use."""
+        return frozenset(root for word in self.words for root in verb_roots(word))
+
+    def has_word_form(self, word: str) -> bool:
+        """Whether the lower-case ``word`` is another form of a verb the context or the
+        question writes ("walked" for "walks", "participated" for "to participate", "sang"
+        for "singing"); a capitalised word (a name) never is."""
+        roots = verb_roots(word)
+        return bool(roots) and any(roots & source._verb_roots for source in self._sources())
+
     def spells(self, acronym: str) -> bool:
         """Whether a name of the context or the question has ``acronym``'s letters as its
         initials ("US" for "the United States", "NASA" for "National Aeronautics and Space
@@ -1846,6 +1859,62 @@ def _is_unknown_word(word: str) -> bool:
     return True
 
 
+@functools.cache
+def _verb_tables() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
+    """The verbs of the shared spaCy pipeline's lemmatizer tables and its irregular verb forms
+    (form → lemmas: "went" → ("go",)); empty when spaCy or its model is missing."""
+    try:
+        from enoki_hd.text import DEFAULT_SPACY_MODEL, load_spacy_pipeline
+
+        nlp = load_spacy_pipeline(DEFAULT_SPACY_MODEL)
+    except (ImportError, OSError):
+        return frozenset(), {}
+    lookups = (
+        getattr(nlp.get_pipe("lemmatizer"), "lookups", None) if nlp.has_pipe("lemmatizer") else None
+    )
+    key = nlp.vocab.strings["verb"]
+    verbs: frozenset[str] = frozenset()
+    irregular: dict[str, tuple[str, ...]] = {}
+    if lookups is not None and lookups.has_table("lemma_index"):
+        index = lookups.get_table("lemma_index")
+        if key in index:
+            verbs = frozenset(w.lower() for w in index[key])
+    if lookups is not None and lookups.has_table("lemma_exc"):
+        exceptions = lookups.get_table("lemma_exc")
+        if key in exceptions:
+            irregular = {form.lower(): tuple(lemmas) for form, lemmas in exceptions[key].items()}
+    return verbs, irregular
+
+
+# (ending, what replaces it) of a verb's regular forms: "walked", "carrying", "studies"
+_VERB_FORMS = (
+    ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("d", ""), ("es", ""), ("s", ""),
+    ("ied", "y"), ("ies", "y"),
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=65536)
+def verb_roots(word: str) -> frozenset[str]:
+    """The verbs a lower-case ``word`` is a form of ("walked", "walks", "walking" →
+    {"walk"}; "went" → {"go"}; "studies" → {"study"}), by the regular endings and the
+    lemmatizer's irregular forms; empty for any other word, a noun made from a verb included
+    ("registration", "appearance": such a noun is often another thing than its verb,
+    "station" is no form of "state"), or without the lemmatizer's tables. What
+    :meth:`GroundingIndex.has_word_form` matches on."""
+    verbs, irregular = _verb_tables()
+    if not verbs or len(word) < 4 or not word.isalpha() or not word.islower():
+        return frozenset()
+    roots = {word} & verbs
+    roots.update(irregular.get(word, ()))
+    for ending, replacement in _VERB_FORMS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            stem = word[: -len(ending)]
+            roots.update({stem + replacement} & verbs)
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in verbs:
+                roots.add(stem[:-1])  # "stopped", "planning"
+    return frozenset(roots)
+
+
 def _units(text: str, written: Written | None = None) -> list[_Unit]:
     """Distinct units of ``text`` in order: dates, numbers outside dates, content words outside
     both. A word weighs as a name by where it was ``written`` (None: in ``text``)."""
@@ -2066,6 +2135,8 @@ def _is_found(unit: _Unit, index: GroundingIndex) -> bool:
         # "km" for "kilometres", "CA" for "California", "BCE" for "BC", "Dr" for "Doctor"
         others = unit_names(unit.word) + place_names(unit.word) + _other_names(unit.word)
         if index.has_word(unit.word) or any(map(index.has_word, others)):
+            return True
+        if index.has_word_form(unit.word):  # "walked" for "walks", "sang" for "singing"
             return True
         return is_acronym(unit.word) and index.spells(unit.word)  # "US": "United States"
     if unit.number is not None:
