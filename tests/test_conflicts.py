@@ -469,6 +469,21 @@ def test_direction_check_is_silent_otherwise(evidence: str) -> None:
     assert direction_conflict(fact("Imports", "rose by", "6%"), evidence) is None
 
 
+def test_opening_or_closing_at_a_time_of_day_is_no_direction() -> None:
+    """ "closes at 5 p.m." beside "is open from 09:00 to 17:00": both give opening hours,
+    which the values check, not the words "open" and "close"; closed on a day the context has
+    it open, or opening on a day it is closed, is still the opposite."""
+    library = "The library is open from 09:00 to 17:00 on weekdays."
+    for relation, obj in (("closes at", "5 p.m."), ("shuts at", "17:00"), ("opened at", "9am")):
+        assert direction_conflict(fact("The library", relation, obj), library) is None
+    conflict = direction_conflict(fact("The library", "is closed on", "weekdays"), library)
+    assert conflict is not None and conflict.kind == "direction"
+    museum = "The museum is closed on Mondays."
+    for obj in ("Mondays", "Mondays at noon"):  # no hours in the evidence: closed all day
+        conflict = direction_conflict(fact("The museum", "opens on", obj), museum)
+        assert conflict is not None and conflict.kind == "direction"
+
+
 ORVANE = (
     "Sales of Orvane bicycles in Norway rose by 12% last year, while sales of its scooters in "
     "the country fell by 4%."

@@ -416,6 +416,26 @@ def test_a_unit_keeps_its_number_and_scale(extractor: RulesExtractor) -> None:
     ]
 
 
+def test_a_time_of_day_keeps_its_number(extractor: RulesExtractor) -> None:
+    """ "open from PM" means nothing: spaCy heads "5:00 PM" with "PM" (the number its
+    modifier), so the number of a time of day is part of the core, not a refinement — else
+    "PM" alone is a root fact the grounding reads as a missing name."""
+    answer = "Mala Town is open on Monday from 5:00 PM to 9:00 PM."
+    assert _chains(answer, extractor.extract(answer)) == [
+        ("Mala Town", "is", "open", None, ["open"]),
+        ("Mala Town", "is open on", "Monday", "f0.0", ["Monday"]),
+        ("Mala Town", "is open from", "5:00 PM", "f0.0", ["5:00 PM"]),
+        ("Mala Town", "is open from 5:00 PM to", "9:00 PM", "f0.2", ["9:00 PM"]),
+    ]
+    library = "The library opens at 9 a.m. and the shop closes at 7:45 pm."
+    assert [f.object for f in extractor.extract(library)] == ["9 a.m.", "7:45 pm"]
+    # a number that heads no meridiem is still a refinement of its noun
+    assert [f.object for f in extractor.extract("The team played two games.")] == [
+        "games",
+        "two games",
+    ]
+
+
 def test_an_a_that_counts_its_head_is_kept(extractor: RulesExtractor) -> None:
     """ "quarter of commuters" states no fraction (the verifier cannot match it with "25% of
     commuters"): an "a" before a fraction, "dozen" or a scale word is the number; other

@@ -626,3 +626,43 @@ def test_a_value_given_the_name_the_context_pairs_with_another_is_contradicted(
         answer="Ankle swelling was reported by 11% of patients taking Luvadipine.", context=context
     )
     assert right.spans == []
+
+
+# a data-to-text context as RAGTruth gives a business's hours (Yelp's table)
+HOURS = (
+    "{'name': 'Mala Town', 'city': 'Goleta', 'hours': {'Monday': '17:0-21:0', 'Tuesday': "
+    "'17:0-21:0', 'Wednesday': '11:0-15:0', 'Thursday': '17:0-21:0', 'Friday': '11:0-22:0', "
+    "'Saturday': '12:0-22:0', 'Sunday': '12:0-22:0'}}"
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Mala Town is open on Monday from 5:00 PM to 9:00 PM.",
+        "Mala Town is open Monday to Tuesday from 5:00 PM to 9:00 PM.",
+        "On weekends, Mala Town is open from 12:00 PM to 10:00 PM.",
+    ],
+)
+def test_opening_hours_the_table_gives_are_supported(detector: Detector, answer: str) -> None:
+    """The verifier cannot read the table ("is open | Monday" alone: 0.93) and the context never
+    writes "weekends" or "PM": the hours, read day by day, decide."""
+    report = detector.detect(answer=answer, context=HOURS)
+    assert [s.label for s in report.sentences] == ["supported"]
+    assert report.spans == []
+
+
+def test_a_day_range_that_covers_a_day_with_other_hours_is_contradicted(
+    detector: Detector,
+) -> None:
+    """Every time the answer writes is in the table, but Wednesday's hours are 11:00-15:00."""
+    answer = "Mala Town is open Monday to Thursday from 5:00 PM to 9:00 PM."
+    report = detector.detect(answer=answer, context=HOURS)
+    assert [s.label for s in report.sentences] == ["contradicted"]
+    assert [(s.start, s.end, s.text, s.label) for s in report.spans] == [
+        (13, 60, "open Monday to Thursday from 5:00 PM to 9:00 PM", "contradicted")
+    ]
+    decided = {v.decided_by for v in report.facts if v.label != "supported"}
+    assert decided == {"hours_conflict"}
+    evidence = {v.evidence.text for v in report.facts if v.evidence and v.label != "supported"}
+    assert evidence == {"Wednesday': '11:0-15:0"}

@@ -92,6 +92,7 @@ from enoki_hd.verify.evidence import (
     require_int,
 )
 from enoki_hd.verify.grounding import GroundingIndex
+from enoki_hd.verify.hours import judge_hours
 from enoki_hd.verify.hypothesis import verify_chains, verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
 from enoki_hd.verify.loading import (
@@ -673,6 +674,10 @@ class Detector:
                     verdicts = vouch_by_relative_dates(
                         verdicts, relative, probs, context, self.threshold
                     )
+            if self.judge.conflicts and self.judge.verification in ("hybrid", "grounding"):
+                # opening hours read day by day against the context's (verify/hours.py)
+                with clock("hours"):
+                    verdicts = judge_hours(verdicts, answer, context)
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(

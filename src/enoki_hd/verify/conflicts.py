@@ -41,7 +41,10 @@ firing only when it is sure; silence means "no conflict found", never "supported
   "Bass violins were usually somewhat larger than the modern cello" (pairs of whole words,
   "larger" / "smaller", "higher" / "lower", "older" / "younger", …; not "more" / "less").
   Not a sentence that excepts the fact's subject or object ("The shop is open every day
-  except Sunday" for "The shop is closed on Sunday"). A fact with a number is read by its
+  except Sunday" for "The shop is closed on Sunday"), and not a sentence of opening hours
+  for an opening or closing at a time of day ("The library closes at 5 p.m." against "The
+  library is open from 09:00 to 17:00": both give hours; the values are compared, not the
+  words "open" and "close"). A fact with a number is read by its
   value first: when the word that gives that number in an evidence sentence ("fell by 6%",
   "fell to nearly 240": the word before it, past "by", "to", "nearly", …) is of the
   opposite direction, in a clause that names no other subject ("…, while imports of
@@ -237,7 +240,13 @@ from typing import Literal
 
 from enoki_hd.text import fold_compat, segment_sentences, tokenize_words
 from enoki_hd.types import Fact, Span
-from enoki_hd.verify.grounding import compare_value, is_plain_word, starts_sentence, value_of
+from enoki_hd.verify.grounding import (
+    compare_value,
+    is_plain_word,
+    parse_numbers,
+    starts_sentence,
+    value_of,
+)
 from enoki_hd.verify.periods import DURATION_RE, elapsed_years, year_count
 
 
@@ -1122,10 +1131,13 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
     if stemmed and (by_value := _value_direction_conflict(fact, evidence, own, opposite)):
         return by_value
     excepted = _content_stems(fact.subject) | _content_stems(fact.object)
+    timed = stemmed and bool(own & _OPENING) and _has_time_of_day(f"{fact.relation} {fact.object}")
     for text, words_, stems in _evidence_sentences(evidence):
         read = stems if stemmed else words_
         if any(w in _NEGATORS for w in words_):
             continue
+        if timed and _has_time_of_day(text):
+            continue  # "closes at 5 p.m." beside "open from 09:00 to 17:00": hours, both
         if _excepts(text, excepted):
             continue  # "open every day except Sunday" says the shop is closed on Sunday
         if any(
@@ -1140,6 +1152,15 @@ def direction_conflict(fact: Fact, evidence: str) -> Conflict | None:
                 if read[k] in opposite:
                     return Conflict("direction", text)
     return None
+
+
+# the opening and closing of the direction pairs, whose time of day is no direction
+_OPENING = frozenset(_stem(w) for w in ("open", "opened", "close", "closed", "shut"))
+
+
+def _has_time_of_day(text: str) -> bool:
+    """Whether ``text`` gives a time of day ("closes at 5 p.m.", "open from 09:00")."""
+    return any(n.kind == "time" for n in parse_numbers(text))
 
 
 def _content_stems(text: str) -> set[str]:

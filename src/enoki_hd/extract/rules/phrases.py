@@ -46,6 +46,8 @@ _NOT_MODIFIERS = frozenset({"acl", "relcl", "advcl", "parataxis", "conj", "cc", 
 _PRUNED_IN_SUBTREE = frozenset({"acl", "relcl", "advcl", "parataxis"})
 _CORE_DETERMINER_DEPS = frozenset({"det", "predet", "neg"})
 _DEGREE_SIGNS = frozenset({"°", "º"})
+# The half of the day a clock time is in: "PM" of "5:00 PM" heads its number in the parse
+_MERIDIEMS = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def core_tokens(head: Token) -> set[int]:
     a measure modifying the head (``10 miles long``, ``three years old``), the "square" of an
     area (``386 square miles``, ``12 sq km``), the currency sign of
     an amount (``$40 million``, ``£40m``) and the rest of a number range or cap (``6 to 12``,
-    ``up to three``)."""
+    ``up to three``) and the number of a time of day (``5:00 PM``: "PM" alone is no time)."""
     core = {head.i} | _glued_word(head)
     unit = is_unit_word(head.text)
     for child in head.children:
@@ -169,6 +171,8 @@ def core_tokens(head: Token) -> set[int]:
             core |= content_subtree(child)  # "2.1" of "$2.1 billion": "billion" alone is no value
         elif is_currency_sign(child) and (head.like_num or head.tag_ == "CD" or unit):
             core.add(child.i)  # "$" of "$40 million", "£" of "£40m": the currency is the value
+        elif head.lower_ in _MERIDIEMS and child.dep_ == "nummod" and child.tag_ == "CD":
+            core |= content_subtree(child)  # "5:00 PM", "9 a.m.": one time of day
         elif child.dep_ == "compound" and child.text in _DEGREE_SIGNS:
             core |= {child.i} | content_subtree(child)  # "40.5 °" of "40.5 °C"
         elif child.dep_ == "npadvmod" and _is_measure(child):
