@@ -83,6 +83,7 @@ from enoki_hd.types import (
     Summary,
 )
 from enoki_hd.verify.aliases import blame_names, flag_unfound_names, unfound_aliases
+from enoki_hd.verify.attributes import judge_attributes
 from enoki_hd.verify.calibration import FUSION_FILE, FusionCalibration
 from enoki_hd.verify.evidence import (
     EvidenceDecision,
@@ -678,6 +679,9 @@ class Detector:
                 # opening hours read day by day against the context's (verify/hours.py)
                 with clock("hours"):
                     verdicts = judge_hours(verdicts, answer, context)
+                # yes-or-no attributes of a listing (verify/attributes.py)
+                with clock("attributes"):
+                    verdicts = judge_attributes(verdicts, answer, context)
             if self.escalation is not None:
                 with clock("escalate"):
                     self.escalation.apply(

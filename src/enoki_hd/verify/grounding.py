@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import logging
 import re
 import time
@@ -372,6 +373,22 @@ _FOLLOWS: dict[str, tuple[str | None, ...]] = {
 _HYPHENS_RE = re.compile(r"[-‐‑]")
 
 Atom = tuple[str, int, bool]
+
+
+# a key of a listing ('OutdoorSeating': True, "WiFi": "free"), written in CamelCase
+_LISTING_KEY_RE = re.compile(r"""['"]([A-Za-z][A-Za-z0-9_]*)['"]\s*:""")
+_CAMEL_CASE_RE = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+")
+_CAMEL_PART_RE = re.compile(r"[A-Z]?[a-z]+")
+
+
+def _camel_parts(word: str) -> list[str]:
+    """The words of a listing's CamelCase key, and each two of them written solid:
+    "RestaurantsTakeOut" gives "restaurants", "take", "out", "restaurantstake", "takeout" — a
+    listing's ``'OutdoorSeating': True`` writes "outdoor seating" for the grounding, whose
+    value the attributes check reads (:mod:`enoki_hd.verify.attributes`). A CamelCase word
+    elsewhere ("YouTube", "McLaren", a scraped "AdvisorThe") stays one word."""
+    parts = [normalize_term(p) for p in _CAMEL_PART_RE.findall(word)]
+    return parts + [a + b for a, b in itertools.pairwise(parts)]
 
 
 def _has_hyphen(word: str) -> bool:
@@ -1397,6 +1414,10 @@ class GroundingIndex:
                 # the month of a date is still a word the context writes: "April" of "born on
                 # April 8" is found for a fact that stops at "born on April"
                 words.add(normalize_term(word))
+        # a listing's CamelCase keys ('OutdoorSeating': True) write their words
+        for key in _LISTING_KEY_RE.findall(context):
+            if _CAMEL_CASE_RE.fullmatch(key):
+                words.update(_camel_parts(key))
         # "largest" of "second-largest": a word the context writes, beside its count
         words.update(normalize_term(part) for _, part in _compound_rests(context, analysis))
         dotted = _dotted(context)

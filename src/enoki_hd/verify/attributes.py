@@ -1,0 +1,267 @@
+"""Yes-or-no attributes of a structured context: an answer's "does not offer outdoor seating"
+read against the context's ``'OutdoorSeating': True``.
+
+Data-to-text contexts list a business's attributes as key–value pairs (RAGTruth's Yelp
+listings: ``'OutdoorSeating': True, 'WiFi': 'free', 'RestaurantsGoodForGroups': True,
+'Ambience': {'classy': True, 'trendy': False, …}``), and answers restate them in words and
+get the yes or no wrong. The verifier reads a listing poorly, and word overlap finds
+"outdoor seating" whatever its value.
+
+:func:`context_attributes` reads every key with a yes-or-no value — ``True`` / ``False``, a
+string that says no (``'no'``, ``'none'``) or another string (a yes: ``'WiFi': 'free'``);
+``None`` unknown; a string says yes (``'free'``, ``'paid'``, ``'yes'``) or no
+(``'no'``, ``'none'``), any other string is no yes-or-no value — with the key's words: its
+CamelCase parts, without a leading ``Restaurants`` or ``Business`` ("GoodForGroups": "good for
+groups"). A nested key is an attribute of its parent (``'Ambience': {'trendy': False}``:
+"trendy"), named by a fact only beside its parent's name ("parking"; "ambiance",
+"atmosphere", "vibe" … for ``Ambience``): "State Street" is no street parking. A key given two values
+(two listings) is left out, and so is one whose words the context also writes outside the
+listing (a review's "upscale casual place" beside ``'upscale': False``: the context says both).
+
+:func:`judge_attributes` finds a fact whose relation and object write an attribute's words
+(consecutive words, joined or not: "take-out" and "takeout" for "TakeOut", "Wi-Fi" for "WiFi")
+and reads its polarity (negated: the fact is, or a "not", "no", "without", "lacks" … stands in
+its relation or before the words in its object). A fact that says yes to a no, or no to a yes,
+is ``contradicted`` (``decided_by="attribute_conflict"``), blamed for the attribute's words,
+the listing's pair as evidence; a fact that says yes or no to an attribute the listing leaves
+unknown (``'Music': None``: "does not provide music") is ``unverifiable``
+(``decided_by="attribute_unknown"``): the listing names it and does not say. Both at least the
+0.9 floor of the other conflicts. A fact the verifier, its words' grounding or an absent name
+failed that says what the listing says, and nothing else (its object the attribute's words,
+with "free", "a", "an", "the"; its relation a plain verb of having: "offers", "has",
+"provides", "is", "accepts" …), is ``supported`` (``decided_by="attribute"``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from enoki_hd.types import Evidence, Fact, FactVerdict, Span
+from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR
+
+# a key and its value in a listing: 'Key': True, "Key": "free", 'Parent': {
+_PAIR_RE = re.compile(
+    r"""['"](?P<key>[A-Za-z][A-Za-z0-9_]*)['"]\s*:\s*"""
+    r"""(?P<value>True|False|None|true|false|null|\{|'[^'\n]{0,40}'|"[^"\n]{0,40}")"""
+)
+_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PREFIXES = ("restaurants", "business")
+# the strings that say yes or no ('WiFi': 'free'); any other string is no yes-or-no value
+_YES_STRINGS = frozenset({"yes", "true", "free", "paid"})
+_NO_STRINGS = frozenset({"no", "none", "false"})
+# the words an answer may name a nested attribute's parent by ('Ambience': "atmosphere")
+_TOPIC_WORDS = {"ambience": ("ambience", "ambiance", "atmosphere", "vibe", "setting", "decor")}
+_NEGATORS = frozenset(
+    {"not", "no", "n't", "never", "without", "lacks", "lack", "lacking", "lacked", "none"}
+)
+# a relation that only says the business has the attribute
+_HAVING = frozenset(
+    {
+        *("offers", "offer", "offered", "has", "have", "had", "provides", "provide"),
+        *("provided", "is", "are", "was", "were", "accepts", "accept", "features"),
+        *("available", "also", "does", "do", "did", "it", "with", "and"),
+    }
+)
+_FILLERS = frozenset({"free", "a", "an", "the", "its", "their", "and"})
+_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A yes-or-no attribute of a listing: its words (lower case), its value and where the
+    pair stands in the context."""
+
+    words: tuple[str, ...]
+    value: bool | None  # None: the listing leaves it unknown ('Music': None)
+    span: Span
+    # a nested attribute's parent, by the words an answer may name it ('Ambience': {'classy':
+    # …}: "ambiance", "atmosphere" …; 'BusinessParking': {'street': …}: "parking"); empty at
+    # the top level
+    topic: tuple[str, ...] = ()
+
+
+def _key_words(key: str) -> tuple[str, ...]:
+    parts = [p.lower() for chunk in key.split("_") for p in _CAMEL_RE.findall(chunk)]
+    while len(parts) > 1 and parts[0] in _PREFIXES:
+        parts = parts[1:]
+    return tuple(parts)
+
+
+def _value(raw: str) -> bool | None:
+    if raw in ("True", "true"):
+        return True
+    if raw in ("False", "false"):
+        return False
+    if raw in ("None", "null", "{"):
+        return None
+    text = raw[1:-1].strip().lower()
+    if text in _YES_STRINGS:
+        return True
+    return False if text in _NO_STRINGS else None
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD_RE.findall(text)]
+
+
+def _find(words: Sequence[str], key: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where consecutive ``words`` spell ``key`` (joined or not), as a word range."""
+    target = "".join(key)
+    if len(target) < 4:
+        return None
+    for i in range(len(words)):
+        joined = ""
+        for j in range(i, len(words)):
+            joined += words[j]
+            if joined == target:
+                return i, j + 1
+            if not target.startswith(joined):
+                break
+    return None
+
+
+def context_attributes(context: str) -> list[Attribute]:
+    """The listing's yes-or-no attributes (see the module docstring), in order."""
+    found: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Attribute]] = {}
+    listing: list[Span] = []
+    parents: list[tuple[int, tuple[str, ...]]] = []  # (where its braces close, topic words)
+    for m in _PAIR_RE.finditer(context):
+        listing.append(Span(m.start(), m.end()))
+        parents = [(end, topic) for end, topic in parents if end > m.start()]
+        words = _key_words(m.group("key"))
+        if m.group("value") == "{":
+            close = context.find("}", m.end())
+            if close > 0 and words:
+                parents.append((close, _TOPIC_WORDS.get("".join(words), words)))
+            continue
+        value = _value(m.group("value"))
+        if not words or (value is None and m.group("value") not in ("None", "null")):
+            continue  # a string that says neither yes nor no
+        topic = parents[-1][1] if parents else ()
+        attribute = Attribute(words, value, Span(m.start(), m.end()), topic)
+        found.setdefault((words, topic), []).append(attribute)
+    if not found:
+        return []
+    # the context's words outside the listing's pairs
+    free_text, cursor = [], 0
+    for span in listing:
+        free_text.append(context[cursor : span.start])
+        cursor = span.end
+    free_text.append(context[cursor:])
+    outside = _words(" ".join(free_text))
+    out = []
+    for (words, _), attributes in found.items():
+        if len({a.value for a in attributes}) > 1 or _find(outside, words) is not None:
+            continue
+        out.append(attributes[0])
+    return sorted(out, key=lambda a: a.span.start)
+
+
+def _negated(fact: Fact, answer: str, start: int) -> bool:
+    """Whether the fact denies what its words at answer offset ``start`` name."""
+    if fact.negated:
+        return True
+    before = [s.text(answer) for s in fact.relation_spans]
+    before += [answer[s.start : min(s.end, start)] for s in fact.object_spans if s.start < start]
+    return any(w in _NEGATORS or w.endswith("n't") for w in _words(" ".join(before)))
+
+
+@dataclass(frozen=True)
+class _Mention:
+    attribute: Attribute
+    span: Span  # the attribute's words in the answer
+    negated: bool
+    only: bool  # the fact says nothing but the attribute
+
+
+def _mention(fact: Fact, answer: str, attributes: Sequence[Attribute]) -> _Mention | None:
+    """The attribute the fact's relation and object name (their words in the answer's order,
+    across the parts: "is good for | groups"; one in the object first, what a refinement
+    adds), with the fact's polarity."""
+    parts = sorted(fact.relation_spans + fact.object_spans)
+    tokens = [t for p in parts for t in _WORD_RE.finditer(answer, p.start, p.end)]
+    words = [t.group().lower() for t in tokens]
+    said = set(words) | set(_words(" ".join(s.text(answer) for s in fact.subject_spans)))
+    in_relation = {
+        t.start() for p in fact.relation_spans for t in _WORD_RE.finditer(answer, p.start, p.end)
+    }
+    listed = {w for a in attributes for w in a.words}
+    found: list[tuple[Attribute, tuple[int, int]]] = []
+    for attribute in attributes:
+        at = _find(words, attribute.words)
+        if at is None or (attribute.topic and not said & set(attribute.topic)):
+            continue  # a nested attribute counts only beside its parent's name
+        found.append((attribute, at))
+    if not found:
+        return None
+    in_object = [f for f in found if tokens[f[1][1] - 1].start() not in in_relation]
+    attribute, at = (in_object or found)[0]
+    span = Span(tokens[at[0]].start(), tokens[at[1] - 1].end())
+    # the rest of the relation: verbs of having, or what the chain's coarser facts said
+    # ("has free Wi-Fi and | takeout"); the rest of the object: fillers and its parent's name
+    relation_words = _HAVING | _NEGATORS | _FILLERS | listed
+    object_words = _FILLERS | _NEGATORS | set(attribute.topic)
+    only = all(
+        w in (relation_words if t.start() in in_relation else object_words)
+        for k, (t, w) in enumerate(zip(tokens, words, strict=True))
+        if not at[0] <= k < at[1]
+    )
+    return _Mention(attribute, span, _negated(fact, answer, span.start), only)
+
+
+# the failures a listing overrules: the verifier's reading, the words' grounding, an absent
+# name; never a conflict another check found
+_VOUCHABLE = frozenset({"nli", "grounding", "absent_name"})
+
+
+def judge_attributes(
+    verdicts: Sequence[FactVerdict], answer: str, context: str
+) -> list[FactVerdict]:
+    """``verdicts`` with every fact that names a listed attribute relabelled by it (see the
+    module docstring): ``contradicted`` (``attribute_conflict``) when its polarity is the
+    listing's opposite, ``unverifiable`` (``attribute_unknown``) when the listing leaves the
+    attribute unknown, ``supported`` (``attribute``) when it agrees, says nothing else and
+    only the verifier, grounding or an absent name failed it."""
+    attributes = context_attributes(context) if verdicts else []
+    if not attributes:
+        return list(verdicts)
+    out = []
+    for verdict in verdicts:
+        mention = _mention(verdict.fact, answer, attributes)
+        if mention is not None:
+            pair = mention.attribute.span
+            evidence = Evidence(pair.start, pair.end, pair.text(context))
+            value = mention.attribute.value
+            if value is None:
+                verdict = replace(
+                    verdict,
+                    label="unverifiable",
+                    decided_by="attribute_unknown",
+                    score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
+                    evidence=evidence,
+                    blamed=[mention.span],
+                    suppressed=False,
+                )
+            elif value == mention.negated:
+                verdict = replace(
+                    verdict,
+                    label="contradicted",
+                    decided_by="attribute_conflict",
+                    score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
+                    evidence=evidence,
+                    blamed=[mention.span],
+                    suppressed=False,
+                )
+            elif mention.only and verdict.label != "supported" and verdict.decided_by in _VOUCHABLE:
+                verdict = replace(
+                    verdict,
+                    label="supported",
+                    decided_by="attribute",
+                    score=0.0,
+                    evidence=evidence,
+                    blamed=None,
+                )
+        out.append(verdict)
+    return out
