@@ -39,6 +39,12 @@ def test_context_attributes_reads_the_yes_or_no_pairs() -> None:
     [seating] = [a for a in context_attributes(LISTING) if a.words == ("outdoor", "seating")]
     assert seating.span.text(LISTING) == "'OutdoorSeating': True"
     assert context_attributes("The cafe has outdoor seating and free WiFi.") == []
+    # 'attributes' only holds the listing: its keys are top-level attributes, no "attributes"
+    # topic to name beside them; a dict nested in a value is skipped whole
+    flat = "{'attributes': {'Hours': {'Monday': '9-5'}, 'OutdoorSeating': False}}"
+    assert [(a.words, a.value, a.topic) for a in context_attributes(flat)] == [
+        (("outdoor", "seating"), False, ())
+    ]
     # two listings that disagree: the attribute is no one's
     two = "{'OutdoorSeating': True} {'OutdoorSeating': False, 'WiFi': 'no'}"
     assert [(a.words, a.value) for a in context_attributes(two)] == [(("wi", "fi"), False)]

@@ -666,3 +666,36 @@ def test_a_day_range_that_covers_a_day_with_other_hours_is_contradicted(
     assert decided == {"hours_conflict"}
     evidence = {v.evidence.text for v in report.facts if v.evidence and v.label != "supported"}
     assert evidence == {"Wednesday': '11:0-15:0"}
+
+
+LISTING = (
+    "{'name': 'Javan's', 'attributes': {'RestaurantsReservations': False, 'OutdoorSeating': "
+    "True, 'WiFi': 'free', 'RestaurantsTakeOut': True, 'Music': None}}"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "label", "spans"),
+    [
+        # says no to a listed yes: the attribute blamed (with "does", a word no listing writes)
+        (
+            "Javan's does not offer outdoor seating.",
+            "contradicted",
+            [(8, 12, "does"), (17, 38, "offer outdoor seating")],
+        ),
+        # says what the listing says: the verifier contradicted "offers takeout" (0.55)
+        ("Javan's offers free WiFi and takeout.", "supported", []),
+        # an attribute the listing leaves unknown ('Music': None)
+        (
+            "Javan's does not provide music.",
+            "unverifiable",
+            [(8, 12, "does"), (17, 30, "provide music")],
+        ),
+    ],
+)
+def test_a_listings_yes_or_no_decides_its_attribute(
+    detector: Detector, answer: str, label: str, spans: list
+) -> None:
+    report = detector.detect(answer=answer, context=LISTING)
+    assert [s.label for s in report.sentences] == [label]
+    assert [(s.start, s.end, s.text) for s in report.spans] == spans

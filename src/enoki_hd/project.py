@@ -332,8 +332,9 @@ def join_phrase_gaps(
 
 
 # deciders that vouch for a fact by a restatement of a value no context writes (a period, a
-# date counted from another, opening hours read from a table: "weekends", "5:00 PM")
-_RESTATED = frozenset({"period", "relative_date", "hours"})
+# date counted from another, opening hours read from a table: "weekends", "5:00 PM"; a
+# listing's yes or no: "does provide free WiFi" for 'WiFi': 'free')
+_RESTATED = frozenset({"period", "relative_date", "hours", "attribute"})
 
 
 def blame_sentence_words(
@@ -356,8 +357,8 @@ def blame_sentence_words(
     paraphrase and not blamed, nor are those of a fact supported by a restatement of its
     period, length or date (``decided_by`` ``period`` or ``relative_date``: "44 years" of
     "some 44 years after the reservoir was completed", which no context writes, was read as
-    the year it stands for and entailed) or of its opening hours (``hours``: "weekends" and
-    "PM", which a table of hours never writes). The added spans carry the sentence's score and label and no fact
+    the year it stands for and entailed), of its opening hours (``hours``: "weekends" and
+    "PM", which a table of hours never writes) or of a listing's yes or no (``attribute``). The added spans carry the sentence's score and label and no fact
     id, and are merged with ``spans`` by the rule of :func:`project_spans`.
     """
     from enoki_hd.verify.grounding import ground

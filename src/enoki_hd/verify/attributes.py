@@ -14,8 +14,9 @@ string that says no (``'no'``, ``'none'``) or another string (a yes: ``'WiFi': '
 CamelCase parts, without a leading ``Restaurants`` or ``Business`` ("GoodForGroups": "good for
 groups"). A nested key is an attribute of its parent (``'Ambience': {'trendy': False}``:
 "trendy"), named by a fact only beside its parent's name ("parking"; "ambiance",
-"atmosphere", "vibe" … for ``Ambience``): "State Street" is no street parking. A key given two values
-(two listings) is left out, and so is one whose words the context also writes outside the
+"atmosphere", "vibe" … for ``Ambience``): "State Street" is no street parking. A dict that
+only holds the listing (``'attributes'``, ``'amenities'``, …) is no parent. A key given two
+values (two listings) is left out, and so is one whose words the context also writes outside the
 listing (a review's "upscale casual place" beside ``'upscale': False``: the context says both).
 
 :func:`judge_attributes` finds a fact whose relation and object write an attribute's words
@@ -53,6 +54,8 @@ _YES_STRINGS = frozenset({"yes", "true", "free", "paid"})
 _NO_STRINGS = frozenset({"no", "none", "false"})
 # the words an answer may name a nested attribute's parent by ('Ambience': "atmosphere")
 _TOPIC_WORDS = {"ambience": ("ambience", "ambiance", "atmosphere", "vibe", "setting", "decor")}
+# a dict that only holds a listing's attributes, whose name is no topic of theirs
+_CONTAINERS = frozenset({"attributes", "properties", "features", "amenities", "details", "info"})
 _NEGATORS = frozenset(
     {"not", "no", "n't", "never", "without", "lacks", "lack", "lacking", "lacked", "none"}
 )
@@ -122,6 +125,20 @@ def _find(words: Sequence[str], key: tuple[str, ...]) -> tuple[int, int] | None:
     return None
 
 
+def _closing_brace(text: str, start: int) -> int:
+    """Where the dict opened just before ``start`` closes (its nested dicts skipped); the
+    text's end when it never does."""
+    depth = 1
+    for k in range(start, len(text)):
+        if text[k] == "{":
+            depth += 1
+        elif text[k] == "}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(text)
+
+
 def context_attributes(context: str) -> list[Attribute]:
     """The listing's yes-or-no attributes (see the module docstring), in order."""
     found: dict[tuple[tuple[str, ...], tuple[str, ...]], list[Attribute]] = {}
@@ -132,8 +149,8 @@ def context_attributes(context: str) -> list[Attribute]:
         parents = [(end, topic) for end, topic in parents if end > m.start()]
         words = _key_words(m.group("key"))
         if m.group("value") == "{":
-            close = context.find("}", m.end())
-            if close > 0 and words:
+            close = _closing_brace(context, m.end())
+            if words and "".join(words) not in _CONTAINERS:
                 parents.append((close, _TOPIC_WORDS.get("".join(words), words)))
             continue
         value = _value(m.group("value"))
