@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from enoki_hd.types import Evidence, Fact, FactVerdict, Span
-from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR
+from enoki_hd.verify.judge import VOUCHABLE, relabel
 
 # a key and its value in a listing: 'Key': True, "Key": "free", 'Parent': {
 _PAIR_RE = re.compile(
@@ -228,11 +228,6 @@ def _mention(fact: Fact, answer: str, attributes: Sequence[Attribute]) -> _Menti
     return _Mention(attribute, span, _negated(fact, answer, span.start), only)
 
 
-# the failures a listing overrules: the verifier's reading, the words' grounding, an absent
-# name; never a conflict another check found
-_VOUCHABLE = frozenset({"nli", "grounding", "absent_name"})
-
-
 def judge_attributes(
     verdicts: Sequence[FactVerdict], answer: str, context: str
 ) -> list[FactVerdict]:
@@ -252,33 +247,14 @@ def judge_attributes(
             evidence = Evidence(pair.start, pair.end, pair.text(context))
             value = mention.attribute.value
             if value is None:
-                verdict = replace(
-                    verdict,
-                    label="unverifiable",
-                    decided_by="attribute_unknown",
-                    score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
-                    evidence=evidence,
-                    blamed=[mention.span],
-                    suppressed=False,
+                verdict = relabel(
+                    verdict, "unverifiable", "attribute_unknown", evidence, [mention.span]
                 )
             elif value == mention.negated:
-                verdict = replace(
-                    verdict,
-                    label="contradicted",
-                    decided_by="attribute_conflict",
-                    score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
-                    evidence=evidence,
-                    blamed=[mention.span],
-                    suppressed=False,
+                verdict = relabel(
+                    verdict, "contradicted", "attribute_conflict", evidence, [mention.span]
                 )
-            elif mention.only and verdict.label != "supported" and verdict.decided_by in _VOUCHABLE:
-                verdict = replace(
-                    verdict,
-                    label="supported",
-                    decided_by="attribute",
-                    score=0.0,
-                    evidence=evidence,
-                    blamed=None,
-                )
+            elif mention.only and verdict.label != "supported" and verdict.decided_by in VOUCHABLE:
+                verdict = relabel(verdict, "supported", "attribute", evidence)
         out.append(verdict)
     return out

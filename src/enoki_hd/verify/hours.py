@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from enoki_hd.types import Evidence, Fact, FactVerdict, Span
-from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR, parse_numbers
+from enoki_hd.verify.grounding import parse_numbers
+from enoki_hd.verify.judge import VOUCHABLE, relabel
 
 _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # a day: its name (any case, plural too) or a capitalised abbreviation ("Mon", "Thurs.")
@@ -321,20 +322,16 @@ def _only_hours(fact: Fact, claim: HourClaim, answer: str) -> bool:
     return True
 
 
-# the failures a table of hours overrules: the verifier's reading, the words' grounding, an
-# absent name ("PM"); never a conflict another check found ("open every day except Mondays")
-_VOUCHABLE = frozenset({"nli", "grounding", "absent_name"})
-
-
 def judge_hours(verdicts: Sequence[FactVerdict], answer: str, context: str) -> list[FactVerdict]:
     """``verdicts`` with the facts of the answer's hour claims that the context checks
     (:func:`checked_claims`) relabelled: every fact that meets a conflicting claim
     ``contradicted`` (``decided_by="hours_conflict"``, at least the contradiction floor),
     blamed for the claim; every fact failed by the verifier, its words' grounding or an absent
     name that states nothing but an agreeing claim (its object inside the claim, its relation
-    inside it or words of opening hours: "Mala Town | is open | Monday") ``supported`` (``decided_by="hours"``, score 0) — the table decides
-    what neither the verifier nor word overlap can read. The evidence: the context's entry
-    for the deciding day."""
+    inside it or words of opening hours: "Mala Town | is open | Monday") ``supported``
+    (``decided_by="hours"``, score 0) — the table decides what neither the verifier nor word
+    overlap can read. The evidence: the context's entry for the deciding day
+    (:func:`~enoki_hd.verify.judge.relabel`)."""
     checked = checked_claims(answer, context) if verdicts else []
     if not checked:
         return list(verdicts)
@@ -347,30 +344,15 @@ def judge_hours(verdicts: Sequence[FactVerdict], answer: str, context: str) -> l
             if not agrees and any(
                 p.start < claim.span.end and claim.span.start < p.end for p in parts
             ):
-                verdict = replace(
-                    verdict,
-                    label="contradicted",
-                    decided_by="hours_conflict",
-                    score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
-                    evidence=evidence,
-                    blamed=[claim.span],
-                    suppressed=False,
-                )
+                verdict = relabel(verdict, "contradicted", "hours_conflict", evidence, [claim.span])
                 break
             if (
                 agrees
                 and verdict.label != "supported"
-                and verdict.decided_by in _VOUCHABLE
+                and verdict.decided_by in VOUCHABLE
                 and _only_hours(fact, claim, answer)
             ):
-                verdict = replace(
-                    verdict,
-                    label="supported",
-                    decided_by="hours",
-                    score=0.0,
-                    evidence=evidence,
-                    blamed=None,
-                )
+                verdict = relabel(verdict, "supported", "hours", evidence)
                 break
         out.append(verdict)
     return out

@@ -97,6 +97,7 @@ from typing import Literal
 
 from enoki_hd.text import merge_spans
 from enoki_hd.types import (
+    Evidence,
     Fact,
     FactLabel,
     FactVerdict,
@@ -585,6 +586,38 @@ class FactJudge:
         probs = decision.probs
         contradicts = features["value_conflict"] > 0 or probs.contradiction > probs.neutral
         return Fusion(score, "contradicted" if contradicts else "unverifiable", "calibrated")
+
+
+# the failures a value the context lists overrules (a table of hours, a listing's yes or no):
+# the verifier's reading, the words' grounding, an absent name ("PM"); never a conflict
+# another check found
+VOUCHABLE = frozenset({"nli", "grounding", "absent_name"})
+
+
+def relabel(
+    verdict: FactVerdict,
+    label: FactLabel,
+    decided_by: str,
+    evidence: Evidence,
+    blamed: list[Span] | None = None,
+) -> FactVerdict:
+    """``verdict`` decided by a value the context lists (``verify/hours.py``,
+    ``verify/attributes.py``): ``supported`` at score 0 and blaming nothing; a failing label
+    at least the contradiction floor, blamed for ``blamed`` and not suppressed (the listing
+    names what is wrong)."""
+    if label == "supported":
+        return replace(
+            verdict, label=label, decided_by=decided_by, score=0.0, evidence=evidence, blamed=None
+        )
+    return replace(
+        verdict,
+        label=label,
+        decided_by=decided_by,
+        score=round(max(verdict.score or 0.0, CONTRADICTED_HALL_FLOOR), 6),
+        evidence=evidence,
+        blamed=blamed,
+        suppressed=False,
+    )
 
 
 def _vouched_by_refinements(verdicts: list[FactVerdict]) -> list[FactVerdict]:
