@@ -247,6 +247,22 @@ def test_a_value_conflict_explains_its_lexically_absent_parent() -> None:
     assert (child.suppressed, child.suppressed_by) == (False, None)
 
 
+@pytest.mark.parametrize(
+    "decided_by", ["hours_conflict", "attribute_conflict", "attribute_unknown"]
+)
+def test_a_listed_value_read_against_the_fact_explains_its_parent_too(decided_by: str) -> None:
+    """A table's hours or a listing's yes or no (verify/hours.py, verify/attributes.py) is a
+    value the context states, as a number is: it explains the coarser fact's missing words."""
+    verdicts = oslo_verdicts(0.6)
+    verdicts[1].decided_by = decided_by
+    spans = project_spans(OSLO, verdicts)
+    assert [(s.text, s.facts) for s in spans] == [("18,250", ["f0.1"])]
+    assert (verdicts[0].suppressed, verdicts[0].suppressed_by) == (True, "f0.1")
+    verdicts = oslo_verdicts(0.6)
+    verdicts[1].decided_by = "direction_conflict"  # a conflict of words explains nothing
+    assert [s.text for s in project_spans(OSLO, verdicts)] == ["concert", "drew", "crowd", "18,250"]
+
+
 def test_a_parent_the_verifier_rejects_decisively_is_not_explained_away() -> None:
     verdicts = oslo_verdicts(0.95)
     spans = project_spans(OSLO, verdicts)

@@ -13,7 +13,9 @@ Rules (Enoki's projection, with incremental chains):
   no trace anywhere in the context (``verdict.blamed``, from the grounding check) still count,
   since that evidence does not depend on the parent;
 - a **value conflict** (``decided_by="value_conflict"``: the fact's number or date differs
-  from one of the same kind in its evidence) explains the failure of its ancestors that are
+  from one of the same kind in its evidence; or ``hours_conflict``, ``attribute_conflict``,
+  ``attribute_unknown``: a table's hours or a listing's value read against the fact's)
+  explains the failure of its ancestors that are
   ``unverifiable`` without a decisive verifier verdict (not-entailed below
   :data:`~enoki_hd.verify.judge.NLI_DECISIVE`: they failed on lexical absence or an undecided
   verifier): those were checked against the very evidence that states the rival value, so
@@ -83,10 +85,22 @@ def _score(verdict: FactVerdict) -> float:
     return verdict.hall_prob if verdict.score is None else verdict.score
 
 
+# deciders that read a value the context states against the fact's: a number or date
+# (grounding), a table's opening hours (verify/hours.py), a listing's yes or no or its unknown
+# (verify/attributes.py)
+_VALUE_DECIDERS = frozenset(
+    {"value_conflict", "hours_conflict", "attribute_conflict", "attribute_unknown"}
+)
+
+
 def is_value_conflict(verdict: FactVerdict) -> bool:
-    """Whether the grounding check found the fact's number or date contradicted by a rival
-    value of the same kind in its evidence."""
-    return verdict.decided_by == "value_conflict"
+    """Whether the fact's value was read against one the context states and found wrong: a
+    number or date contradicted by a rival of the same kind in its evidence, opening hours
+    another day's in the context's table, a listing's yes or no said the other way or an
+    attribute the listing leaves unknown ("The ambiance is classy, with trendy elements":
+    the refinement's "trendy" against ``'trendy': False`` explains why "ambiance | is classy
+    with | elements" failed on "elements")."""
+    return verdict.decided_by in _VALUE_DECIDERS
 
 
 def _nli_decisive(verdict: FactVerdict) -> bool:
