@@ -168,9 +168,15 @@ def context_attributes(context: str) -> list[Attribute]:
         cursor = span.end
     free_text.append(context[cursor:])
     outside = _words(" ".join(free_text))
+    written = set(outside)
     out = []
     for (words, _), attributes in found.items():
-        if len({a.value for a in attributes}) > 1 or _find(outside, words) is not None:
+        if len({a.value for a in attributes}) > 1:
+            continue
+        # written outside: solid ("wifi"), or word by word (a scan, only when every word is)
+        if "".join(words) in written or (
+            all(w in written for w in words) and _find(outside, words) is not None
+        ):
             continue
         out.append(attributes[0])
     return sorted(out, key=lambda a: a.span.start)

@@ -32,6 +32,7 @@ left to the other checks.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,10 +219,11 @@ def context_hours(context: str) -> dict[int, tuple[tuple[int, int] | None, Span]
             if day in table and table[day][0] != claim.hours:
                 ambiguous.add(day)
             table.setdefault(day, (claim.hours, claim.span))
+    ends = [m.start() for m in _SENTENCE_END_RE.finditer(context)]
     for run in _DAYS_RE.finditer(context):
         if any(c.span.start <= run.start() and run.end() <= c.span.end for c in claims):
             continue
-        sentence = _sentence(context, Span(run.start(), run.end()))
+        sentence = _sentence(context, Span(run.start(), run.end()), ends)
         if _EXCEPT_RE.search(context, max(0, run.start() - 24), run.start()) or any(
             n.kind == "time" for n in parse_numbers(sentence.text(context))
         ):
@@ -243,12 +245,16 @@ _OTHER_HOURS_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"[!?\n]|\.(?=\s+[A-Z])")
 
 
-def _sentence(text: str, span: Span) -> Span:
+def _sentence(text: str, span: Span, ends: list[int] | None = None) -> Span:
     """The sentence of ``text`` that ``span`` stands in (ended by "!", "?", a line break, or
-    a full stop before a capital)."""
-    ends = [m.end() for m in _SENTENCE_END_RE.finditer(text, 0, span.start)]
-    after = _SENTENCE_END_RE.search(text, span.end)
-    return Span(ends[-1] if ends else 0, after.start() if after else len(text))
+    a full stop before a capital); ``ends``: where the text's sentence ends are (the
+    :data:`_SENTENCE_END_RE` matches' starts), found once for many spans of one text."""
+    if ends is None:
+        ends = [m.start() for m in _SENTENCE_END_RE.finditer(text)]
+    k = bisect.bisect_left(ends, span.start)  # the first end at or after the span's start
+    start = ends[k - 1] + 1 if k > 0 else 0
+    after = bisect.bisect_left(ends, span.end)
+    return Span(start, ends[after] if after < len(ends) else len(text))
 
 
 def _says_opening_hours(text: str, span: Span) -> bool:
@@ -265,13 +271,13 @@ def checked_claims(answer: str, context: str) -> list[tuple[HourClaim, Span, boo
     kitchen, delivery, events) is checked. A claim conflicts when a day it names has other hours in
     the context (the entry: the first such day's); it agrees when the context gives every day
     it names, each the claimed hours (the entry: its first day's)."""
-    table = context_hours(context)
+    claims = [c for c in hour_claims(answer) if _says_opening_hours(answer, c.span)]
+    # ("Happy hour runs daily from 3 to 6 PM": not the table's hours)
+    table = context_hours(context) if claims else {}
     if not table:
         return []
     out = []
-    for claim in hour_claims(answer):
-        if not _says_opening_hours(answer, claim.span):
-            continue  # "Happy hour runs daily from 3 to 6 PM": not the table's hours
+    for claim in claims:
         days = sorted(claim.days)
         wrong = next((d for d in days if d in table and table[d][0] != claim.hours), None)
         if wrong is not None:
