@@ -117,6 +117,20 @@ def test_judge_attributes_contradicts_the_opposite_and_clears_what_the_listing_s
     assert [s.text(ANSWER) for s in out[0].blamed or []] == ["outdoor seating"]
     assert out[0].evidence is not None and out[0].evidence.text == "'OutdoorSeating': True"
     assert [s.text(ANSWER) for s in out[5].blamed or []] == ["romantic"]
+    # "doesn’t" with a typographic apostrophe denies too
+    curly = "Javan's doesn’t offer outdoor seating."
+    denial = Fact(
+        id="f9.0",
+        sentence=0,
+        subject="Javan's",
+        relation="doesn’t offer",
+        object="outdoor seating",
+        subject_spans=[Span(0, 7)],
+        relation_spans=[Span(8, 21)],
+        object_spans=[Span(22, 37)],
+    )
+    [denied] = judge_attributes([_failed(denial, 0.3)], curly, LISTING)
+    assert (denied.label, denied.decided_by) == ("contradicted", "attribute_conflict")
     # a conflict another check found is never cleared
     conflict = _failed(_fact("f0.1", "has", "free Wi-Fi"), decided_by="negation_conflict")
     assert judge_attributes([conflict], ANSWER, LISTING) == [conflict]

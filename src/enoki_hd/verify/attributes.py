@@ -68,7 +68,7 @@ _HAVING = frozenset(
     }
 )
 _FILLERS = frozenset({"free", "a", "an", "the", "its", "their", "and"})
-_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
+_WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’][a-z]+)?")
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ def _negated(fact: Fact, answer: str, start: int) -> bool:
         return True
     before = [s.text(answer) for s in fact.relation_spans]
     before += [answer[s.start : min(s.end, start)] for s in fact.object_spans if s.start < start]
-    return any(w in _NEGATORS or w.endswith("n't") for w in _words(" ".join(before)))
+    return any(w in _NEGATORS or w.endswith(("n't", "n’t")) for w in _words(" ".join(before)))
 
 
 @dataclass(frozen=True)
