@@ -9,6 +9,7 @@ import pytest
 
 from enoki_hd.types import Fact, FactVerdict, NLIScores, Span
 from enoki_hd.verify.hours import (
+    checked_claims,
     conflicting_claims,
     context_hours,
     hour_claims,
@@ -149,6 +150,22 @@ def test_only_opening_hours_are_checked() -> None:
         "A jazz trio plays on Friday from 7 PM to 9 PM.",
     ):
         assert conflicting_claims(other, YELP) == [], other
+
+
+def test_a_list_of_days_is_read_under_the_line_that_leads_it_in() -> None:
+    """ "- Wednesday: 5:00 PM - 9:00 PM" says nothing of opening itself: the list's lead-in
+    does ("Hours of operation:"); a list led in by another kind of hours is not read."""
+    answer = (
+        "Mala Town is a restaurant.\n\nHours of operation:\n- Monday: 5:00 PM - 9:00 PM\n"
+        "- Wednesday: 5:00 PM - 9:00 PM\n- Friday: 11:00 AM - 10:00 PM"
+    )
+    assert [(c.span.text(answer), agrees) for c, _, agrees in checked_claims(answer, YELP)] == [
+        ("Monday: 5:00 PM - 9:00 PM", True),
+        ("Wednesday: 5:00 PM - 9:00 PM", False),
+        ("Friday: 11:00 AM - 10:00 PM", True),
+    ]
+    for lead in ("Happy hour:", "Schedule:", "Mala Town is a restaurant."):
+        assert checked_claims(f"{lead}\n- Wednesday: 5:00 PM - 9:00 PM", YELP) == [], lead
 
 
 def test_closed_days_and_hours_on_closed_days_conflict() -> None:

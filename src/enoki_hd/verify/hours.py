@@ -257,11 +257,33 @@ def _sentence(text: str, span: Span, ends: list[int] | None = None) -> Span:
     return Span(start, ends[after] if after < len(ends) else len(text))
 
 
+# a line that leads a list in ("Hours of operation:", "**Opening hours**:")
+_LEAD_IN_RE = re.compile(r"(?m)^[^\n]*:[*_\s]*$")
+# a line of a list: a bullet or number, or a day's name, first
+_LIST_LINE_RE = re.compile(rf"^\s*(?:[-*•+]|\d+[.)]|{_DAY})")
+
+
 def _says_opening_hours(text: str, span: Span) -> bool:
     """Whether the sentence of ``span`` in ``text`` speaks of opening hours and of no other
-    hours."""
-    sentence = _sentence(text, span).text(text)
-    return bool(_OPENING_WORDS_RE.search(sentence)) and not _OTHER_HOURS_RE.search(sentence)
+    hours — or, when the sentence is a line of a list ("- Monday: 5:00 PM - 9:00 PM"), the
+    line that leads the list in ("Hours of operation:") does."""
+    sentence = _sentence(text, span)
+    said = sentence.text(text)
+    if _OTHER_HOURS_RE.search(said):
+        return False
+    if _OPENING_WORDS_RE.search(said):
+        return True
+    lines = text[: sentence.start].split("\n")
+    if lines and not lines[-1].strip():
+        lines.pop()  # the line break that ends the line before
+    while lines and _LIST_LINE_RE.match(lines[-1]) and not _LEAD_IN_RE.match(lines[-1]):
+        lines.pop()  # the list's lines above this one
+    lead = lines[-1] if lines else ""
+    return bool(
+        _LEAD_IN_RE.match(lead)
+        and _OPENING_WORDS_RE.search(lead)
+        and not _OTHER_HOURS_RE.search(lead)
+    )
 
 
 def checked_claims(answer: str, context: str) -> list[tuple[HourClaim, Span, bool]]:
