@@ -328,6 +328,15 @@ def test_another_form_of_a_verb_grounds_a_word(text: str, evidence: str) -> None
     assert (result.status, result.missing) == ("grounded", [])
 
 
+def test_stop_words_whose_plural_ending_would_be_stripped_are_still_stop_words() -> None:
+    """ "does", "always", "perhaps", "whereas" end like plurals: read as written, they are
+    stop words, with nothing to ground; "Doe" is a name."""
+    result = ground(
+        "Javan does not always offer seating, whereas Doe perhaps does.", "Javan seating"
+    )
+    assert result.missing == ["offer", "doe"]
+
+
 @pytest.mark.parametrize(
     ("text", "evidence", "missing"),
     [

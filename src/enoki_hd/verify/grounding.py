@@ -39,7 +39,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from enoki_hd.places import place_names
-from enoki_hd.text import STOP_WORDS, normalize_term, tokenize_words
+from enoki_hd.text import STOP_WORDS, fold_compat, normalize_term, tokenize_words
 from enoki_hd.types import Span
 from enoki_hd.units import MEASURES, UNITS, is_unit_word, unit_names
 from enoki_hd.verify.quantities import (
@@ -1077,10 +1077,14 @@ def _name_initials(
 def _is_function_word(word: str, term: str) -> bool:
     """Stop words, hyphenated words made of stop words ("one-off") and stray lowercase
     letters (the "s" of a detached "’s") carry nothing to ground; a word in capitals is an
-    acronym, no stop word ("US", "WHO", "IT")."""
+    acronym, no stop word ("US", "WHO", "IT"). A stop word is looked up as written too:
+    the plural ending stripped, "does", "always", "perhaps", "whereas" are no stop words
+    ("doe", "alway")."""
     if len(word) >= 2 and word.isalpha() and word.isupper():
         return False
     if term in STOP_WORDS or (len(term) <= 1 and not word.isupper() and not word.isdigit()):
+        return True
+    if fold_compat(word).casefold().replace("’", "'") in STOP_WORDS:
         return True
     return bool(_HYPHENS_RE.search(word)) and not _word_parts(word)
 
