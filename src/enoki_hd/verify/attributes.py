@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from enoki_hd.types import Evidence, Fact, FactVerdict, Span
+from enoki_hd.verify.grounding import camel_words
 from enoki_hd.verify.judge import VOUCHABLE, relabel
 
 # a key and its value in a listing: 'Key': True, "Key": "free", 'Parent': {
@@ -47,7 +48,6 @@ _PAIR_RE = re.compile(
     r"""['"](?P<key>[A-Za-z][A-Za-z0-9_]*)['"]\s*:\s*"""
     r"""(?P<value>True|False|None|true|false|null|\{|'[^'\n]{0,40}'|"[^"\n]{0,40}")"""
 )
-_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PREFIXES = ("restaurants", "business")
 # the strings that say yes or no ('WiFi': 'free'); any other string is no yes-or-no value
 _YES_STRINGS = frozenset({"yes", "true", "free", "paid"})
@@ -86,7 +86,7 @@ class Attribute:
 
 
 def _key_words(key: str) -> tuple[str, ...]:
-    parts = [p.lower() for chunk in key.split("_") for p in _CAMEL_RE.findall(chunk)]
+    parts = camel_words(key)
     while len(parts) > 1 and parts[0] in _PREFIXES:
         parts = parts[1:]
     return tuple(parts)

@@ -378,7 +378,16 @@ Atom = tuple[str, int, bool]
 # a key of a listing ('OutdoorSeating': True, "WiFi": "free"), written in CamelCase
 _LISTING_KEY_RE = re.compile(r"""['"]([A-Za-z][A-Za-z0-9_]*)['"]\s*:""")
 _CAMEL_CASE_RE = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+")
-_CAMEL_PART_RE = re.compile(r"[A-Z]?[a-z]+")
+# a CamelCase word's parts: a run of capitals ("BYOB", the "TV" of "HasTV"), a capitalised or
+# lower-case word, a number
+_CAMEL_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def camel_words(key: str) -> list[str]:
+    """The lower-case words of a CamelCase or snake_case key: "RestaurantsTakeOut" gives
+    "restaurants", "take", "out"; "HasTV" "has", "tv"; "beer_and_wine" "beer", "and",
+    "wine"."""
+    return [part.lower() for part in _CAMEL_PART_RE.findall(key)]
 
 
 def _camel_parts(word: str) -> list[str]:
@@ -387,7 +396,7 @@ def _camel_parts(word: str) -> list[str]:
     listing's ``'OutdoorSeating': True`` writes "outdoor seating" for the grounding, whose
     value the attributes check reads (:mod:`enoki_hd.verify.attributes`). A CamelCase word
     elsewhere ("YouTube", "McLaren", a scraped "AdvisorThe") stays one word."""
-    parts = [normalize_term(p) for p in _CAMEL_PART_RE.findall(word)]
+    parts = [normalize_term(p) for p in camel_words(word)]
     return parts + [a + b for a, b in itertools.pairwise(parts)]
 
 

@@ -107,15 +107,16 @@ def _days(text: str) -> frozenset[int]:
     return frozenset(named)
 
 
-def _minutes(m: re.Match[str], k: int) -> int | None:
-    """The minutes after midnight of time ``k`` of a range; None without its half of the day
-    when the hour alone cannot say it."""
+def _minutes(m: re.Match[str], k: int, half: str | None = None) -> int | None:
+    """The minutes after midnight of time ``k`` of a range, in ``half`` of the day when it
+    writes none ("5" of "5 to 9 PM"); None without a half of the day when the hour alone
+    cannot say it."""
     word = m.group(f"word{k}")
     if word:
         return 0 if word.lower() == "midnight" else 720
     hour = int(m.group(f"hour{k}"))
     minute = int(m.group(f"minute{k}") or m.group(f"short{k}") or 0)
-    half = m.group(f"half{k}")
+    half = m.group(f"half{k}") or half
     if half:
         if not 1 <= hour <= 12:
             return None
@@ -127,15 +128,12 @@ def _minutes(m: re.Match[str], k: int) -> int | None:
 
 def _hours(m: re.Match[str]) -> tuple[int, int] | None:
     opening, closing = _minutes(m, 1), _minutes(m, 2)
-    if opening is None and closing is not None and m.group("half2") and m.group("hour1"):
+    if opening is None and closing is not None and m.group("half2"):
         # "5 to 9 PM": the first time takes the second's half of the day
-        hour = int(m.group("hour1"))
-        if 1 <= hour <= 12:
-            opening = (hour % 12 + (12 if m.group("half2").lower() == "p" else 0)) * 60
-            opening += int(m.group("minute1") or m.group("short1") or 0)
+        opening = _minutes(m, 1, half=m.group("half2"))
     if opening is None or closing is None:
         return None
-    if closing == 0 or closing == 1440:
+    if closing == 0:
         closing = 1440  # closing at midnight ("0:0", "24:00", "12 AM")
     return opening, closing
 
@@ -202,6 +200,12 @@ def hour_claims(text: str) -> list[HourClaim]:
     return sorted(claims, key=lambda c: c.span.start)
 
 
+# what ends a sentence: "!", "?", a line break, a full stop before a capital
+_SENTENCE_END_RE = re.compile(r"[!?\n]|\.(?=\s+[A-Z])")
+# an exception just before a run of days: "every day except Mondays"
+_EXCEPT_RE = re.compile(r"(?i)\b(?:except|but not|other than|apart from|excluding)\s+(?:on\s+)?$")
+
+
 def context_hours(context: str) -> dict[int, tuple[tuple[int, int] | None, Span]]:
     """Per day (0 = Monday), the hours the context gives it (None: closed) and where. Left
     out: a day given two different ways, with the same opening and closing time, excepted
@@ -231,9 +235,6 @@ def context_hours(context: str) -> dict[int, tuple[tuple[int, int] | None, Span]
     return {day: entry for day, entry in table.items() if day not in ambiguous}
 
 
-_EXCEPT_RE = re.compile(r"(?i)\b(?:except|but not|other than|apart from|excluding)\s+(?:on\s+)?$")
-
-
 # a sentence that says the hours are opening hours, and none that says they are those of a
 # meal, a service or an offer ("Happy hour runs daily from 3 to 6 PM")
 _OPENING_WORDS_RE = re.compile(r"(?i)\b(?:open\w*|hours|operat\w*|clos\w*|shut)\b")
@@ -242,7 +243,6 @@ _OTHER_HOURS_RE = re.compile(
     r"takeout|take-out|bar|buffet|specials?|served|serves|serving|events?|classes|sessions?|"
     r"visiting|office hours|pharmacy|drive-thru|appointments?)\b"
 )
-_SENTENCE_END_RE = re.compile(r"[!?\n]|\.(?=\s+[A-Z])")
 
 
 def _sentence(text: str, span: Span, ends: list[int] | None = None) -> Span:
