@@ -7,7 +7,13 @@ import re
 import numpy as np
 import pytest
 
-from enoki_hd.igl.decode import decode_rows, edges_trimmed, keep_negations, negation_positions
+from enoki_hd.igl.decode import (
+    dangling_articles_dropped,
+    decode_rows,
+    edges_trimmed,
+    keep_negations,
+    negation_positions,
+)
 from enoki_hd.igl.labels import (
     ARG1,
     ARG2,
@@ -411,3 +417,40 @@ def test_edges_trimmed_returns_the_row_itself_when_nothing_is_trimmed() -> None:
     text = "Suede played Bath ."
     words, row = _labelled(text, [(0, ARG1), (1, REL), (2, ARG2)])
     assert edges_trimmed(row, text, words) is row
+
+
+@pytest.mark.parametrize(
+    ("text", "labels", "expected"),
+    [
+        # the object's article without its noun ("the year" left unlabelled)
+        ("The weather appears mild throughout the year .",
+         [(0, ARG1), (1, ARG1), (2, REL), (3, REL), (5, ARG2)], ("The weather", "appears mild", "")),
+        # the last of a part's articles, its noun unlabelled; the first keeps its noun
+        ("Guests praised the restaurant the staff runs .",
+         [(0, ARG1), (1, REL), (2, ARG2), (3, ARG2), (4, ARG2)],
+         ("Guests", "praised", "the restaurant")),
+        # an article before the next part's word stays
+        ("Alito's is a New Mexican diner .",
+         [(0, ARG1), (1, REL), (2, REL), (3, ARG2), (4, ARG2)], ("Alito's", "is a", "New Mexican")),
+        # a quote between the article and its noun is read through
+        ('It won the " Golden Boot " .', [(0, ARG1), (1, REL), (2, ARG2), (4, ARG2), (5, ARG2)],
+         ("It", "won", 'the Golden Boot')),
+        # an article at the sentence's end has no noun
+        ("They painted a", [(0, ARG1), (1, REL), (2, ARG2)], ("They", "painted", "")),
+    ],
+)  # fmt: skip
+def test_dangling_articles_dropped_leaves_out_an_article_without_its_noun(
+    text: str, labels: list[tuple[int, int]], expected: tuple[str, str, str]
+) -> None:
+    words, row = _labelled(text, labels)
+    (fact,) = decode_rows(text, words, [dangling_articles_dropped(row, text, words)])
+    assert (fact.subject, fact.relation, fact.object) == expected
+
+
+def test_a_part_of_articles_alone_is_dropped_and_so_is_a_row_left_without_subject() -> None:
+    # the tagger's row of "Vacuum the pre-filter every two weeks": subject "the"
+    text = "Vacuum the pre-filter every two weeks ."
+    words, row = _labelled(text, [(1, ARG1), (0, REL), (2, REL), (3, REL), (4, ARG2), (5, ARG2)])
+    assert decode_rows(text, words, [dangling_articles_dropped(row, text, words)]) == []
+    words, row = _labelled(text, [(1, ARG1), (2, ARG1), (0, REL), (4, ARG2), (5, ARG2)])
+    assert dangling_articles_dropped(row, text, words) is row

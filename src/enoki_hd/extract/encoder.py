@@ -56,6 +56,7 @@ from enoki_hd.extract.rules.markdown import mask_markdown
 from enoki_hd.igl.data import EncodedWindow, encode_example
 from enoki_hd.igl.decode import (
     Split,
+    dangling_articles_dropped,
     decode_rows,
     edges_trimmed,
     keep_negations,
@@ -564,6 +565,7 @@ class EncoderExtractor:
             "rejected_sentences": 0,
             "unasserted_rows": 0,
             "trimmed_edges": 0,
+            "dangling_articles": 0,
             "implicit_relations": 0,
             "filled_relations": 0,
             "parsed_relations": 0,
@@ -778,9 +780,11 @@ class EncoderExtractor:
                 negated = np.array(
                     keep_negations(full, unit.text, unit.words, negations), dtype=np.int64
                 )
-                kept: np.ndarray | None = negated
+                bare = dangling_articles_dropped(negated, unit.text, unit.words)
+                self.stats["dangling_articles"] += int(bare is not negated)
+                kept: np.ndarray | None = bare
                 if doc is not None:
-                    mended = negated
+                    mended = bare
                     for mend, counted in _MENDS:
                         out = mend(mended, doc, unit.words, token_words)
                         self.stats[counted] += int(out is not mended)

@@ -54,6 +54,7 @@ from enoki_hd.types import Fact, Span
 __all__ = [
     "ARGUMENT_PREPOSITIONS",
     "Split",
+    "dangling_articles_dropped",
     "decode_rows",
     "edges_trimmed",
     "keep_negations",
@@ -228,6 +229,39 @@ def edges_trimmed(row: np.ndarray, text: str, words: Sequence[Span]) -> np.ndarr
             if out is row:
                 out = row.copy()
             out[dropped] = NONE
+    return out
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def dangling_articles_dropped(row: np.ndarray, text: str, words: Sequence[Span]) -> np.ndarray:
+    """``row`` (a copy when changed) without the articles whose noun it leaves out: an article
+    is read with the next word of the sentence that is not punctuation, so one followed by a
+    word the row does not label, or by none, is no part of what the row states — the tagger's
+    "the weather in Sausalito | appears to be mild | the" (of "… mild throughout the year") has
+    no object. Nor is a part of articles alone: "the | Vacuum pre-filter every | two weeks" (of
+    "Vacuum the pre-filter every two weeks") has no subject. An article before a word of any
+    part stays ("stayed within the | Ridley legal arsenic limit", "is a | New Mexican")."""
+    n = len(words)
+    out = row
+    for k in range(n):
+        if row[k] == NONE or text[words[k].start : words[k].end].casefold() not in _ARTICLES:
+            continue
+        following = k + 1
+        while following < n and _is_punctuation(
+            text[words[following].start : words[following].end]
+        ):
+            following += 1
+        alone = all(
+            row[i] != row[k] or text[words[i].start : words[i].end].casefold() in _ARTICLES
+            for i in range(n)
+        )
+        if following < n and row[following] != NONE and not alone:
+            continue
+        if out is row:
+            out = row.copy()
+        out[k] = NONE
     return out
 
 
