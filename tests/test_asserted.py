@@ -168,10 +168,10 @@ def test_subject_pieces_all_inside_the_subject_or_none_inside_are_left(nlp) -> N
     text = "Yushu, the second-largest city of Qinghai, is located in the north."
     parts = {"Yushu": ARG1, "the second-largest city": ARG1, "is located in": REL}
     assert read(nlp, text, parts)[ARG1] == "Yushu the second-largest city"
-    # an imperative has no subject to compare with
-    text = "Place a towel in the sink to protect the glasses."
-    parts = {"a towel": ARG1, "the sink": ARG1, "Place": REL}
-    assert read(nlp, text, parts)[ARG1] == "a towel the sink"
+    # a clause without subject to compare with
+    text = "Founded in 1990 by two engineers, the firm grew quickly."
+    parts = {"1990": ARG1, "two engineers": ARG1, "Founded": REL}
+    assert read(nlp, text, parts)[ARG1] == "1990 two engineers"
 
 
 def test_a_subject_piece_inside_the_verbs_complement_is_the_rows_object(nlp) -> None:
@@ -682,3 +682,45 @@ def test_a_relation_of_determiners_alone_is_the_implicit_is(nlp) -> None:
         {"Lyon": ARG1, "the": REL, "France": ARG2},
     ):
         assert after(relation_implicit, nlp, text, parts) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        # the tagger's subject for an order is one of its complements
+        ("Rinse the filter every two weeks.",
+         {"filter": ARG1, "Rinse": REL, "every two weeks": ARG2}),
+        ("Place a towel in the sink to protect the glasses.",
+         {"a towel": ARG1, "the sink": ARG1, "Place": REL}),
+        # a verb whose doer is the order's: "to enable", "or disable"
+        ("In the Shut down options, toggle the switch to enable or disable it.",
+         {"the switch": ARG1, "enable": REL, "disable it": ARG2}),
+        # an order coordinated with another
+        ("Preheat the oven and grease a baking tray.",
+         {"the oven": ARG1, "grease": REL, "a baking tray": ARG2}),
+        # a preposition governed by the order
+        ("Preheat a gas grill to medium heat.",
+         {"a gas grill": ARG1, "to": REL, "medium heat": ARG2}),
+    ],
+)  # fmt: skip
+def test_a_row_of_an_order_is_dropped(nlp, text: str, parts: dict[str, int]) -> None:
+    assert read(nlp, text, parts) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("Paris hosts the games and draws millions.",
+         {"Paris": ARG1, "draws": REL, "millions": ARG2}),
+        # a subject or an auxiliary makes it no order
+        ("You should vacuum the filter every two weeks.",
+         {"You": ARG1, "should vacuum": REL, "the filter": ARG2}),
+        ("The company plans to expand its fleet.",
+         {"The company": ARG1, "plans to expand": REL, "its fleet": ARG2}),
+        ("Residents vacuum the filters every week.",
+         {"Residents": ARG1, "vacuum": REL, "the filters": ARG2}),
+    ],
+)  # fmt: skip
+def test_a_row_of_a_clause_with_a_doer_is_kept(nlp, text: str, parts: dict[str, int]) -> None:
+    row = read(nlp, text, parts)
+    assert row is not None and row[ARG1] == next(p for p, lab in parts.items() if lab == ARG1)

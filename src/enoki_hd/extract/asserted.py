@@ -11,6 +11,13 @@ rows to the same reading:
   ``unless``, ``whether``), the ``that`` clause of a noun of opinion or of a noun that is none
   ("There is no record that …"), the complement of a verb that denies it ("did not say that …",
   "It is false that …"), a gerund after ``without``, a rejected alternative — is dropped;
+- a row whose relation is an order or says what an order's doer does — a verb in its base form
+  without subject or auxiliary heading the sentence, a verb or preposition it governs without
+  a subject of its own ("Rinse the filter every two weeks", "toggle the switch … to enable or
+  disable it", :func:`is_imperative`) — is dropped: the clause names no one who does
+  anything, and the tagger's subject for it is one of its complements ("the computer |
+  enable | disable it"); the sentence is judged whole, as the rules extractor, which gives
+  an order no fact, leaves it;
 - a row whose relation is a relative clause of a noun that is none ("there was no British
   commander named Robertson who led the British forces") keeps that noun's whole phrase as its
   subject: the tagger's row "Robertson | led | the British forces" reads as the opposite of the
@@ -64,6 +71,7 @@ from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS
 from enoki_hd.types import Span
 
 _VERB_POS = ("VERB", "AUX")
+_MAX_CLIMB = 8  # conjuncts climbed to the verb that heads the sentence
 # What a clause's verb says of its subject: a piece of the row's subject inside one is its object.
 _COMPLEMENT_DEPS = OBJECT_DEPS
 # The longest run of unlabelled words between subject and object read as a missing relation
@@ -101,6 +109,41 @@ def relation_head(doc: Doc, token_words: Sequence[int], relation: set[int]) -> T
     return chosen[0] if chosen else None
 
 
+# A verb's own subject: its clause names who does what it says.
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+# What makes the sentence's head verb no order: a subject, an auxiliary ("must vacuum"), a
+# subordinating mark.
+_NOT_AN_ORDER_DEPS = _SUBJECT_DEPS | {"aux", "auxpass", "mark"}
+# A verb without a subject of its own whose doer is its head verb's: "Toggle the switch to
+# *enable* it", "Preheat the grill *and* oil it", "Vacuum the filter, *checking* it for wear".
+_CONTROLLED_DEPS = frozenset({"conj", "xcomp", "advcl"})
+
+
+def is_imperative(token: Token) -> bool:
+    """Whether ``token``, a relation's head, is a verb of an order — a verb in its base form
+    without subject or auxiliary that heads the sentence ("Vacuum the pre-filter every two
+    weeks") — or a verb or preposition whose doer is that order's ("toggle the switch … to
+    *enable* or disable it", "Preheat a grill *to* medium heat"). Such a clause names no
+    one who does anything, so the tagger's subject for it is one of its own complements: "the
+    | Vacuum pre-filter every | two weeks", "the computer | enable | disable it"."""
+    current = token
+    if current.pos_ == "ADP" and current.head is not current:
+        current = current.head
+    for _ in range(_MAX_CLIMB):
+        if current.pos_ not in _VERB_POS or any(c.dep_ in _SUBJECT_DEPS for c in current.children):
+            return False
+        if current.dep_ == "ROOT":
+            return (
+                current.tag_ == "VB"
+                and current.pos_ == "VERB"
+                and not any(c.dep_ in _NOT_AN_ORDER_DEPS for c in current.children)
+            )
+        if current.dep_ not in _CONTROLLED_DEPS or current.head is current:
+            return False
+        current = current.head
+    return False
+
+
 def asserted_row(
     row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
 ) -> np.ndarray | None:
@@ -111,7 +154,7 @@ def asserted_row(
     head = relation_head(doc, token_words, relation) if relation else None
     if head is None:
         return row  # an implicit relation only ("[is]"): nothing to read
-    if is_unasserted(head):
+    if is_unasserted(head) or is_imperative(head):
         return None
     if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
         row = existential_kept(row, head, words, token_words)
