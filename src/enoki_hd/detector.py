@@ -96,6 +96,7 @@ from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.hours import judge_hours
 from enoki_hd.verify.hypothesis import verify_chains, verify_hypotheses
 from enoki_hd.verify.judge import FactJudge, VerificationMode
+from enoki_hd.verify.listings import judge_listed_sentences
 from enoki_hd.verify.loading import (
     load_default_verifier,
     load_verifier_from_config,
@@ -718,6 +719,15 @@ class Detector:
                 decided = {i: j.decision for i, j in zip(whole, sentence_judged, strict=True)}
                 sentences = self._ground_sentences(sentences, verdicts, decided, context, question)
                 sentences = flag_unfound_names(sentences, names, self.threshold)
+            if (
+                verdicts is not None
+                and self.judge.conflicts
+                and self.judge.verification in ("hybrid", "grounding")
+            ):
+                # a sentence without facts read against the listing (verify/listings.py)
+                sentences, listed = judge_listed_sentences(sentences, answer, context)
+                if listed:
+                    hallucinated = sorted([*hallucinated, *listed], key=lambda h: h.start)
             if quoted:
                 sentences = _quoted_sentences_supported(sentences, quoted, context)
             summary = summarize(sentences, verdicts, no_context=index.is_empty)

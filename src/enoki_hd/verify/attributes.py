@@ -264,3 +264,27 @@ def judge_attributes(
                 verdict = relabel(verdict, "supported", "attribute", evidence)
         out.append(verdict)
     return out
+
+
+def sentence_attribute_conflicts(
+    answer: str, span: Span, attributes: Sequence[Attribute]
+) -> list[tuple[Attribute, Span]]:
+    """The listed attributes a sentence without facts (judged whole) names against the
+    listing: each it says yes to that the listing says no to or leaves unknown, with its words
+    in the answer ("with upscale and trendy elements" against ``'Ambience': {'upscale': False,
+    'trendy': False}``). Only a sentence that denies nothing is read — with no facts, which
+    words a "not" governs is unknown ("does not offer reservations or outdoor seating, but has
+    WiFi"); a nested attribute only where the sentence names its parent."""
+    tokens = list(_WORD_RE.finditer(answer, span.start, span.end))
+    words = [t.group().lower() for t in tokens]
+    if any(w in _NEGATORS or w.endswith(("n't", "n’t")) for w in words):
+        return []
+    said = set(words)
+    out = []
+    for attribute in attributes:
+        if attribute.value is True or (attribute.topic and not said & set(attribute.topic)):
+            continue
+        at = _find(words, attribute.words)
+        if at is not None:
+            out.append((attribute, Span(tokens[at[0]].start(), tokens[at[1] - 1].end())))
+    return sorted(out, key=lambda found: found[1].start)
