@@ -454,3 +454,10 @@ def test_a_part_of_articles_alone_is_dropped_and_so_is_a_row_left_without_subjec
     assert decode_rows(text, words, [dangling_articles_dropped(row, text, words)]) == []
     words, row = _labelled(text, [(1, ARG1), (2, ARG1), (0, REL), (4, ARG2), (5, ARG2)])
     assert dangling_articles_dropped(row, text, words) is row
+
+
+def test_a_relation_of_an_article_before_its_object_is_kept() -> None:
+    # "Lyon | the | third largest city": the implicit "is", read by asserted.relation_implicit
+    text = "Lyon , the third largest city , is known for its food ."
+    words, row = _labelled(text, [(0, ARG1), (2, REL), (3, ARG2), (4, ARG2), (5, ARG2)])
+    assert dangling_articles_dropped(row, text, words) is row

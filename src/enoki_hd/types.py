@@ -435,8 +435,10 @@ class SentenceVerdict:
 
     ``score`` is a hallucination score: higher means more likely unsupported. ``method`` says
     how it was made: ``sentence-nli`` (the whole sentence checked as one hypothesis), an
-    aggregation of fact verdicts (``max``, ``mean``, ...), or ``quoted`` (a sentence judged
-    whole that the context states word for word: :mod:`enoki_hd.verify.quoted`). ``split`` is empty unless the
+    aggregation of fact verdicts (``max``, ``mean``, ...), ``quoted`` (a sentence judged
+    whole that the context states word for word: :mod:`enoki_hd.verify.quoted`), or the
+    listing check that failed a sentence without facts (``hours_conflict``,
+    ``attribute_conflict``, ``attribute_unknown``: :mod:`enoki_hd.verify.listings`). ``split`` is empty unless the
     sentence was too long to judge whole: then the pieces judged, as half-open offsets into the
     answer.
 

@@ -240,8 +240,10 @@ def dangling_articles_dropped(row: np.ndarray, text: str, words: Sequence[Span])
     is read with the next word of the sentence that is not punctuation, so one followed by a
     word the row does not label, or by none, is no part of what the row states — the tagger's
     "the weather in Sausalito | appears to be mild | the" (of "… mild throughout the year") has
-    no object. Nor is a part of articles alone: "the | Vacuum pre-filter every | two weeks" (of
-    "Vacuum the pre-filter every two weeks") has no subject. An article before a word of any
+    no object. Nor is a subject or object of articles alone: "the | Vacuum pre-filter every |
+    two weeks" (of "Vacuum the pre-filter every two weeks") has no subject; a relation of
+    articles alone before its object ("Lyon | the | third largest city of France") is kept,
+    the implicit "is" (:func:`enoki_hd.extract.asserted.relation_implicit`). An article before a word of any
     part stays ("stayed within the | Ridley legal arsenic limit", "is a | New Mexican")."""
     n = len(words)
     out = row
@@ -253,7 +255,8 @@ def dangling_articles_dropped(row: np.ndarray, text: str, words: Sequence[Span])
             text[words[following].start : words[following].end]
         ):
             following += 1
-        alone = all(
+        # (a relation of articles alone is the implicit "is": asserted.relation_implicit)
+        alone = row[k] != REL and all(
             row[i] != row[k] or text[words[i].start : words[i].end].casefold() in _ARTICLES
             for i in range(n)
         )
