@@ -724,3 +724,15 @@ def test_a_row_of_an_order_is_dropped(nlp, text: str, parts: dict[str, int]) -> 
 def test_a_row_of_a_clause_with_a_doer_is_kept(nlp, text: str, parts: dict[str, int]) -> None:
     row = read(nlp, text, parts)
     assert row is not None and row[ARG1] == next(p for p, lab in parts.items() if lab == ARG1)
+
+
+def test_a_subject_the_verb_governs_is_dropped_with_its_row(nlp) -> None:
+    # the tagger's "snowfall | provides information on | ∅": the verb's subject is "Passage 1"
+    text = "Passage 1 provides information on snowfall in Indianapolis and Gary."
+    assert read(nlp, text, {"snowfall": ARG1, "provides information on": REL}) is None
+    kept = read(nlp, text, {"Passage 1": ARG1, "provides": REL, "information": ARG2})
+    assert kept == {ARG1: "Passage 1", REL: "provides", ARG2: "information"}
+    # a subject before the verb is no complement of it ("the report" of "which Smith wrote")
+    text = "The report that Smith wrote was published in May."
+    kept = read(nlp, text, {"The report": ARG1, "wrote": REL})
+    assert kept is not None and kept[ARG1] == "The report"

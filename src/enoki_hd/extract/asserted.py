@@ -18,6 +18,10 @@ rows to the same reading:
   anything, and the tagger's subject for it is one of its complements ("the computer |
   enable | disable it"); the sentence is judged whole, as the rules extractor, which gives
   an order no fact, leaves it;
+- a row whose subject, one piece, lies in a complement of its verb while the parse gives the
+  verb a subject elsewhere ("snowfall | provides information on | ∅" of "Passage 1 provides
+  information on snowfall", :func:`subject_is_complement`) is dropped: the tagger read what
+  the verb governs as its doer;
 - a row whose relation is a relative clause of a noun that is none ("there was no British
   commander named Robertson who led the British forces") keeps that noun's whole phrase as its
   subject: the tagger's row "Robertson | led | the British forces" reads as the opposite of the
@@ -156,6 +160,8 @@ def asserted_row(
         return row  # an implicit relation only ("[is]"): nothing to read
     if is_unasserted(head) or is_imperative(head):
         return None
+    if subject_is_complement(row, head, words, token_words):
+        return None
     if head.dep_ not in ("relcl", "acl") or not is_none(head.head):
         row = existential_kept(row, head, words, token_words)
         return subject_pieces_kept(row, head, words, token_words)
@@ -220,6 +226,36 @@ def existential_kept(
     return out
 
 
+def _complements(head: Token, token_words: Sequence[int]) -> set[int]:
+    """The words of ``head``'s complements after it ("provides *information on snowfall*")."""
+    return set().union(
+        *(
+            _words_under(child, token_words)
+            for child in head.children
+            if child.dep_ in _COMPLEMENT_DEPS and child.i > head.i
+        )
+    )
+
+
+def subject_is_complement(
+    row: np.ndarray, head: Token, words: Sequence[Span], token_words: Sequence[int]
+) -> bool:
+    """Whether the row's subject, one piece, lies wholly in a complement of ``head`` after it
+    while the parse gives ``head`` a subject of its own elsewhere: the tagger read what the
+    verb governs as who does it ("snowfall | provides information on | ∅" of "Passage 1
+    provides information on snowfall in Indianapolis"). A subject in pieces is read by
+    :func:`subject_pieces_kept`."""
+    pieces = _runs([k for k in range(len(words)) if row[k] == ARG1])
+    if len(pieces) != 1:
+        return False
+    subject = subject_of(head, relative_entity=False)
+    if subject is None or subject.dep_ == "expl":
+        return False
+    if _words_under(subject, token_words).intersection(pieces[0]):
+        return False
+    return _complements(head, token_words).issuperset(pieces[0])
+
+
 def subject_pieces_kept(
     row: np.ndarray, head: Token, words: Sequence[Span], token_words: Sequence[int]
 ) -> np.ndarray:
@@ -236,13 +272,7 @@ def subject_pieces_kept(
     kept = [piece for piece in pieces if inside.intersection(piece)]
     if not kept or len(kept) == len(pieces):
         return row
-    complements = set().union(
-        *(
-            _words_under(child, token_words)
-            for child in head.children
-            if child.dep_ in _COMPLEMENT_DEPS and child.i > head.i
-        )
-    )
+    complements = _complements(head, token_words)
     out = row.copy()
     for piece in pieces:
         if piece not in kept:
