@@ -93,7 +93,7 @@ def test_context_hours_reads_the_table_day_by_day() -> None:
         5: (720, 1320),
         6: (720, 1320),
     }
-    assert table[2][1].text(YELP) == "Wednesday': '11:0-15:0"
+    assert table[2][1].text(YELP) == "'Wednesday': '11:0-15:0'"
 
 
 def test_context_hours_leaves_out_what_it_cannot_tell() -> None:
@@ -123,7 +123,7 @@ def test_a_claim_that_gets_one_day_wrong_conflicts() -> None:
     answer = "Mala Town is open Monday to Thursday from 5:00 PM to 9:00 PM."
     [(claim, entry)] = conflicting_claims(answer, YELP)
     assert claim.span.text(answer) == "Monday to Thursday from 5:00 PM to 9:00 PM"
-    assert entry.text(YELP) == "Wednesday': '11:0-15:0"  # the first day it gets wrong
+    assert entry.text(YELP) == "'Wednesday': '11:0-15:0'"  # the first day it gets wrong
     for right in (
         "Mala Town is open Monday from 5:00 PM to 9:00 PM.",
         "On weekends it opens from 12 PM to 10 PM.",
@@ -216,7 +216,7 @@ def test_judge_hours_contradicts_the_facts_of_a_wrong_claim() -> None:
     assert [s.text(answer) for s in out[1].blamed or []] == [
         "Monday to Thursday from 5:00 PM to 9:00 PM"
     ]
-    assert out[1].evidence is not None and out[1].evidence.text == "Wednesday': '11:0-15:0"
+    assert out[1].evidence is not None and out[1].evidence.text == "'Wednesday': '11:0-15:0'"
     # an agreeing claim vouches for a fact the verifier or grounding failed, never for one
     # another check found in conflict
     monday = "Mala Town is open Monday from 5:00 PM to 9:00 PM."
@@ -232,3 +232,12 @@ def test_judge_hours_contradicts_the_facts_of_a_wrong_claim() -> None:
         chinese,
         hours,
     ]
+
+
+def test_a_listings_entry_is_given_with_its_quotes_a_sentences_without() -> None:
+    assert context_hours(YELP)[0][1].text(YELP) == "'Monday': '17:0-21:0'"
+    prose = "The shop is open 'Monday to Friday from 9 am to 5 pm' and closed at weekends."
+    table = context_hours(prose)
+    assert table[0][1].text(prose) == "'Monday to Friday from 9 am to 5 pm'"
+    prose = "The shop is open Monday to Friday from 9 am to 5 pm."
+    assert context_hours(prose)[4][1].text(prose) == "Monday to Friday from 9 am to 5 pm"

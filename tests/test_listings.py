@@ -3,8 +3,12 @@ yes-or-no attribute the listing fails relabels the sentence and blames the claim
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from enoki_hd.project import blame_sentence_words
 from enoki_hd.types import SentenceVerdict, Span
 from enoki_hd.verify.attributes import context_attributes, sentence_attribute_conflicts
+from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.listings import judge_listed_sentences
 from tests.test_attributes import LISTING
 from tests.test_hours import YELP
@@ -69,7 +73,7 @@ def test_an_hours_claim_in_a_sentence_without_facts_is_read_against_the_table() 
         ("supported", "sentence-nli-fallback"),  # agrees: a listing never supports one
     ]
     assert judged[0].evidence is not None
-    assert judged[0].evidence.text == "Wednesday': '11:0-15:0"  # the hours table's entry
+    assert judged[0].evidence.text == "'Wednesday': '11:0-15:0'"  # the hours table's entry
     assert [(h.text, h.label) for h in spans] == [
         ("Wednesday from 5:00 PM to 9:00 PM", "contradicted")
     ]
@@ -84,3 +88,16 @@ def test_sentences_judged_by_their_facts_or_without_a_listing_are_left_alone() -
         whole,
         [],
     )
+
+
+def test_a_listed_sentences_other_absent_words_are_not_blamed() -> None:
+    # "ambiance" is in no context (the listing writes 'Ambience'); the listing names "romantic"
+    answer = "The ambiance is casual and romantic."
+    judged, spans = judge_listed_sentences(sentences(answer), answer, LISTING)
+    index = GroundingIndex(LISTING)
+    assert blame_sentence_words(answer, judged, spans, [], index) == spans
+    assert [h.text for h in spans] == ["romantic"]
+    # the same sentence flagged otherwise points at its absent words
+    flagged = [replace(judged[0], method="max")]
+    blamed = blame_sentence_words(answer, flagged, spans, [], index)
+    assert [h.text for h in blamed] == ["ambiance", "romantic"]

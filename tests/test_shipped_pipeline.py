@@ -665,7 +665,7 @@ def test_a_day_range_that_covers_a_day_with_other_hours_is_contradicted(
     decided = {v.decided_by for v in report.facts if v.label != "supported"}
     assert decided == {"hours_conflict"}
     evidence = {v.evidence.text for v in report.facts if v.evidence and v.label != "supported"}
-    assert evidence == {"Wednesday': '11:0-15:0"}
+    assert evidence == {"'Wednesday': '11:0-15:0'"}
 
 
 LISTING = (

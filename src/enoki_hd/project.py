@@ -349,6 +349,9 @@ def join_phrase_gaps(
 # date counted from another, opening hours read from a table: "weekends", "5:00 PM"; a
 # listing's yes or no: "does provide free WiFi" for 'WiFi': 'free')
 _RESTATED = frozenset({"period", "relative_date", "hours", "attribute"})
+# a sentence without facts that a listing failed (verify/listings.py): the listing names what is
+# wrong, so its other words are taken as paraphrase, as a value conflict's ancestors' are
+_LISTED = frozenset({"hours_conflict", "attribute_conflict", "attribute_unknown"})
 
 
 def blame_sentence_words(
@@ -372,7 +375,10 @@ def blame_sentence_words(
     period, length or date (``decided_by`` ``period`` or ``relative_date``: "44 years" of
     "some 44 years after the reservoir was completed", which no context writes, was read as
     the year it stands for and entailed), of its opening hours (``hours``: "weekends" and
-    "PM", which a table of hours never writes) or of a listing's yes or no (``attribute``). The added spans carry the sentence's score and label and no fact
+    "PM", which a table of hours never writes) or of a listing's yes or no (``attribute``); nor
+    are any of a sentence without facts that a listing failed (its ``method``
+    ``hours_conflict``, ``attribute_conflict``, ``attribute_unknown``): the claim the listing
+    names is blamed. The added spans carry the sentence's score and label and no fact
     id, and are merged with ``spans`` by the rule of :func:`project_spans`.
     """
     from enoki_hd.verify.grounding import ground
@@ -388,7 +394,7 @@ def blame_sentence_words(
         covered.setdefault(fact.sentence, []).extend(parts)
     extra = []
     for sentence in sentences:
-        if sentence.label not in ("contradicted", "unverifiable"):
+        if sentence.label not in ("contradicted", "unverifiable") or sentence.method in _LISTED:
             continue
         inside = covered.get(sentence.index, [])
         result = ground(sentence.text, "", question=question, scope=grounding)

@@ -206,6 +206,16 @@ _SENTENCE_END_RE = re.compile(r"[!?\n]|\.(?=\s+[A-Z])")
 _EXCEPT_RE = re.compile(r"(?i)\b(?:except|but not|other than|apart from|excluding)\s+(?:on\s+)?$")
 
 
+def _quoted(text: str, span: Span) -> Span:
+    """``span`` with the quotes around it when a listing's pair starts and ends inside them
+    ("Wednesday': '11:0-15:0" → "'Wednesday': '11:0-15:0'"), so that the evidence reads as
+    the context writes it."""
+    quote = text[span.start - 1] if span.start > 0 else ""
+    if quote in ("'", '"') and span.end < len(text) and text[span.end] == quote:
+        return Span(span.start - 1, span.end + 1)
+    return span
+
+
 def context_hours(context: str) -> dict[int, tuple[tuple[int, int] | None, Span]]:
     """Per day (0 = Monday), the hours the context gives it (None: closed) and where. Left
     out: a day given two different ways, with the same opening and closing time, excepted
@@ -222,7 +232,7 @@ def context_hours(context: str) -> dict[int, tuple[tuple[int, int] | None, Span]
         for day in claim.days:
             if day in table and table[day][0] != claim.hours:
                 ambiguous.add(day)
-            table.setdefault(day, (claim.hours, claim.span))
+            table.setdefault(day, (claim.hours, _quoted(context, claim.span)))
     ends = [m.start() for m in _SENTENCE_END_RE.finditer(context)]
     for run in _DAYS_RE.finditer(context):
         if any(c.span.start <= run.start() and run.end() <= c.span.end for c in claims):
