@@ -7,7 +7,11 @@ from dataclasses import replace
 
 from enoki_hd.project import blame_sentence_words
 from enoki_hd.types import SentenceVerdict, Span
-from enoki_hd.verify.attributes import context_attributes, sentence_attribute_conflicts
+from enoki_hd.verify.attributes import (
+    context_attributes,
+    index_attributes,
+    sentence_attribute_conflicts,
+)
 from enoki_hd.verify.grounding import GroundingIndex
 from enoki_hd.verify.listings import judge_listed_sentences
 from tests.test_attributes import LISTING
@@ -26,7 +30,7 @@ def sentences(answer: str, method: str = "sentence-nli-fallback") -> list[Senten
 
 
 def test_an_attribute_a_sentence_says_yes_to_is_read_against_the_listing() -> None:
-    attributes = context_attributes(LISTING)
+    attributes = index_attributes(context_attributes(LISTING))
 
     def conflicts(text: str) -> list[tuple[str, bool | None]]:
         found = sentence_attribute_conflicts(text, Span(0, len(text)), attributes)

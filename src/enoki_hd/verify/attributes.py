@@ -125,6 +125,42 @@ def _find(words: Sequence[str], key: tuple[str, ...]) -> tuple[int, int] | None:
     return None
 
 
+@dataclass(frozen=True)
+class AttributeIndex:
+    """A listing's attributes with their keys' words joined ("wifi"), for :func:`_found`."""
+
+    attributes: Sequence[Attribute]
+    keys: dict[str, list[int]]  # joined key words → the attributes' positions
+    longest: int  # the longest joined key, in characters
+
+
+def index_attributes(attributes: Sequence[Attribute]) -> AttributeIndex:
+    """``attributes`` indexed by their joined key words (keys under four letters left out,
+    as :func:`_find` leaves them)."""
+    keys: dict[str, list[int]] = {}
+    for k, attribute in enumerate(attributes):
+        target = "".join(attribute.words)
+        if len(target) >= 4:
+            keys.setdefault(target, []).append(k)
+    return AttributeIndex(attributes, keys, max((len(key) for key in keys), default=0))
+
+
+def _found(words: Sequence[str], index: AttributeIndex) -> list[tuple[Attribute, tuple[int, int]]]:
+    """Where consecutive ``words`` first spell each attribute's key (as :func:`_find`), for
+    the attributes found, in the listing's order: the runs of words are looked up among the
+    keys, so that a listing of thousands of keys costs no scan per key."""
+    found: dict[int, tuple[int, int]] = {}
+    for i in range(len(words)):
+        joined = ""
+        for j in range(i, len(words)):
+            joined += words[j]
+            if len(joined) > index.longest:
+                break
+            for k in index.keys.get(joined, ()):
+                found.setdefault(k, (i, j + 1))
+    return [(index.attributes[k], found[k]) for k in sorted(found)]
+
+
 def _closing_brace(text: str, start: int) -> int:
     """Where the dict opened just before ``start`` closes (its nested dicts skipped); the
     text's end when it never does."""
@@ -199,7 +235,7 @@ class _Mention:
     only: bool  # the fact says nothing but the attribute
 
 
-def _mention(fact: Fact, answer: str, attributes: Sequence[Attribute]) -> _Mention | None:
+def _mention(fact: Fact, answer: str, index: AttributeIndex, listed: set[str]) -> _Mention | None:
     """The attribute the fact's relation and object name (their words in the answer's order,
     across the parts: "is good for | groups"; one in the object first, what a refinement
     adds), with the fact's polarity."""
@@ -210,11 +246,9 @@ def _mention(fact: Fact, answer: str, attributes: Sequence[Attribute]) -> _Menti
     in_relation = {
         t.start() for p in fact.relation_spans for t in _WORD_RE.finditer(answer, p.start, p.end)
     }
-    listed = {w for a in attributes for w in a.words}
     found: list[tuple[Attribute, tuple[int, int]]] = []
-    for attribute in attributes:
-        at = _find(words, attribute.words)
-        if at is None or (attribute.topic and not said & set(attribute.topic)):
+    for attribute, at in _found(words, index):
+        if attribute.topic and not said & set(attribute.topic):
             continue  # a nested attribute counts only beside its parent's name
         found.append((attribute, at))
     if not found:
@@ -245,9 +279,11 @@ def judge_attributes(
     attributes = context_attributes(context) if verdicts else []
     if not attributes:
         return list(verdicts)
+    index = index_attributes(attributes)
+    listed = {w for a in attributes for w in a.words}
     out = []
     for verdict in verdicts:
-        mention = _mention(verdict.fact, answer, attributes)
+        mention = _mention(verdict.fact, answer, index, listed)
         if mention is not None:
             pair = mention.attribute.span
             evidence = Evidence(pair.start, pair.end, pair.text(context))
@@ -267,7 +303,7 @@ def judge_attributes(
 
 
 def sentence_attribute_conflicts(
-    answer: str, span: Span, attributes: Sequence[Attribute]
+    answer: str, span: Span, index: AttributeIndex
 ) -> list[tuple[Attribute, Span]]:
     """The listed attributes a sentence without facts (judged whole) names against the
     listing: each it says yes to that the listing says no to or leaves unknown, with its words
@@ -281,10 +317,8 @@ def sentence_attribute_conflicts(
         return []
     said = set(words)
     out = []
-    for attribute in attributes:
+    for attribute, at in _found(words, index):
         if attribute.value is True or (attribute.topic and not said & set(attribute.topic)):
             continue
-        at = _find(words, attribute.words)
-        if at is not None:
-            out.append((attribute, Span(tokens[at[0]].start(), tokens[at[1] - 1].end())))
+        out.append((attribute, Span(tokens[at[0]].start(), tokens[at[1] - 1].end())))
     return sorted(out, key=lambda found: found[1].start)

@@ -22,7 +22,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from enoki_hd.types import Evidence, FactLabel, HallucinatedSpan, SentenceVerdict, Span
-from enoki_hd.verify.attributes import context_attributes, sentence_attribute_conflicts
+from enoki_hd.verify.attributes import (
+    context_attributes,
+    index_attributes,
+    sentence_attribute_conflicts,
+)
 from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR
 from enoki_hd.verify.hours import checked_claims
 
@@ -41,8 +45,8 @@ def judge_listed_sentences(
     if not any(s.method == FALLBACK for s in sentences):
         return list(sentences), []
     hours = [(c.span, entry) for c, entry, agrees in checked_claims(answer, context) if not agrees]
-    attributes = context_attributes(context)
-    if not hours and not attributes:
+    attributes = index_attributes(context_attributes(context))
+    if not hours and not attributes.keys:
         return list(sentences), []
     out: list[SentenceVerdict] = []
     spans: list[HallucinatedSpan] = []
