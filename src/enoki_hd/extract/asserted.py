@@ -125,11 +125,12 @@ _CONTROLLED_DEPS = frozenset({"conj", "xcomp", "advcl"})
 
 def is_imperative(token: Token) -> bool:
     """Whether ``token``, a relation's head, is a verb of an order — a verb in its base form
-    without subject or auxiliary that heads the sentence ("Vacuum the pre-filter every two
+    without subject or auxiliary that heads the sentence ("Rinse the filter every two
     weeks") — or a verb or preposition whose doer is that order's ("toggle the switch … to
     *enable* or disable it", "Preheat a grill *to* medium heat"). Such a clause names no
     one who does anything, so the tagger's subject for it is one of its own complements: "the
-    | Vacuum pre-filter every | two weeks", "the computer | enable | disable it"."""
+    computer | enable | disable it", "a gas grill | to | medium heat". (spaCy's small model
+    tags some orders' first word a proper noun, "Vacuum the pre-filter …": not read as one.)"""
     current = token
     if current.pos_ == "ADP" and current.head is not current:
         current = current.head

@@ -241,10 +241,11 @@ def dangling_articles_dropped(row: np.ndarray, text: str, words: Sequence[Span])
     word the row does not label, or by none, is no part of what the row states — the tagger's
     "the weather in Sausalito | appears to be mild | the" (of "… mild throughout the year") has
     no object. Nor is a subject or object of articles alone: "the | Vacuum pre-filter every |
-    two weeks" (of "Vacuum the pre-filter every two weeks") has no subject; a relation of
-    articles alone before its object ("Lyon | the | third largest city of France") is kept,
-    the implicit "is" (:func:`enoki_hd.extract.asserted.relation_implicit`). An article before a word of any
-    part stays ("stayed within the | Ridley legal arsenic limit", "is a | New Mexican")."""
+    two weeks" (of "Vacuum the pre-filter every two weeks") has no subject. A relation of
+    articles alone before its object ("Lyon | the | third largest city of France") is kept:
+    the implicit "is" (:func:`enoki_hd.extract.asserted.relation_implicit`). An article
+    before a word of any part stays ("stayed within the | Ridley legal arsenic limit", "is a
+    | New Mexican")."""
     n = len(words)
     out = row
     for k in range(n):
