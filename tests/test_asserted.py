@@ -16,6 +16,7 @@ from enoki_hd.extract.asserted import (
     relation_implicit,
     relation_parsed,
     subject_filled,
+    subjects_distributed,
     word_of_tokens,
 )
 from enoki_hd.igl.labels import ARG1, ARG2, NONE, REL, SENTINELS
@@ -736,3 +737,46 @@ def test_a_subject_the_verb_governs_is_dropped_with_its_row(nlp) -> None:
     text = "The report that Smith wrote was published in May."
     kept = read(nlp, text, {"The report": ARG1, "wrote": REL})
     assert kept is not None and kept[ARG1] == "The report"
+
+
+def distributed(nlp, text: str, parts: dict[str, int]) -> list[dict[int, str]]:
+    row, words = labelled(text, parts)
+    doc = nlp(text)
+    return [
+        by_label(text, words, r)
+        for r in subjects_distributed(row, doc, words, word_of_tokens(doc, words))
+    ]
+
+
+def test_a_coordinated_subject_gives_a_row_per_conjunct(nlp) -> None:
+    text = "Takeout and catering are available for groups."
+    parts = {"Takeout and catering": ARG1, "are available for": REL, "groups": ARG2}
+    assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["Takeout", "catering"]
+    assert all(
+        r[REL] == "are available for" and r[ARG2] == "groups" for r in distributed(nlp, text, parts)
+    )
+    # a conjunct keeps its own modifiers, not the others' nor the commas
+    text = "Fever, cough and fatigue are common symptoms."
+    parts = {"Fever, cough and fatigue": ARG1, "are": REL, "common symptoms": ARG2}
+    assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["Fever", "cough", "fatigue"]
+    text = "The president and the treasurer of the club resigned."
+    parts = {"The president and the treasurer of the club": ARG1, "resigned": REL}
+    assert [r[ARG1] for r in distributed(nlp, text, parts)] == [
+        "The president",
+        "the treasurer of the club",
+    ]
+
+
+def test_a_subject_that_is_one_name_or_no_coordination_gives_the_row(nlp) -> None:
+    # names joined by "&" are one firm
+    text = "Procter & Gamble sells soap."
+    parts = {"Procter & Gamble": ARG1, "sells": REL, "soap": ARG2}
+    assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["Procter & Gamble"]
+    text = "The pollution index rose."
+    assert [
+        r[ARG1] for r in distributed(nlp, text, {"The pollution index": ARG1, "rose": REL})
+    ] == ["The pollution index"]
+    # a conjunct the row leaves out of its subject: the row as the tagger wrote it
+    text = "Takeout and catering are available."
+    parts = {"catering": ARG1, "are available": REL}
+    assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["catering"]

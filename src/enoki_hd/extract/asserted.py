@@ -70,7 +70,13 @@ import numpy as np
 from spacy.tokens import Doc, Token
 
 from enoki_hd.extract.rules.clauses import subject_of
-from enoki_hd.extract.rules.syntax import OBJECT_DEPS, RELATION_DEPS, is_none, is_unasserted
+from enoki_hd.extract.rules.syntax import (
+    OBJECT_DEPS,
+    RELATION_DEPS,
+    conjuncts,
+    is_none,
+    is_unasserted,
+)
 from enoki_hd.igl.labels import ARG1, ARG2, LOC_TMP, NONE, REL, SENTINELS
 from enoki_hd.types import Span
 
@@ -586,4 +592,49 @@ def object_completed(
         return row
     out = row.copy()
     out[phrase] = row[last]
+    return out
+
+
+def subjects_distributed(
+    row: np.ndarray, doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[np.ndarray]:
+    """``row`` once per conjunct of a coordinated subject, as the rules extractor distributes
+    one (:func:`~enoki_hd.extract.rules.syntax.conjuncts`: nouns, not verbs, names joined by
+    "&" or titles in quotation marks): "Takeout and catering | are available for | …" gives
+    "Takeout | are available for | …" and "catering | are available for | …", so that a
+    conjunct the context never names is not diluted by the others. Each conjunct keeps its own
+    words (its phrase without the other conjuncts, the conjunction and the commas). A subject
+    that is no coordination, or whose conjuncts' words the row does not all hold, gives
+    ``[row]``."""
+    n = len(words)
+    subject = {k for k in range(n) if row[k] == ARG1}
+    if not subject:
+        return [row]
+    heads = [
+        t
+        for t in doc
+        if token_words[t.i] in subject
+        and (t.head is t or token_words[t.head.i] not in subject)
+        and t.pos_ in ("NOUN", "PROPN", "PRON")
+    ]
+    if len(heads) != 1:
+        return [row]
+    members = conjuncts(heads[0])
+    if len(members) < 2:
+        return [row]
+    pieces = []
+    for member in members:
+        others = [c for c in member.children if c.dep_ == "conj" or c.dep_ in ("cc", "punct")]
+        own = _words_under(member, token_words) - set().union(
+            *(_words_under(c, token_words) for c in others)
+        )
+        piece = sorted(own & subject)
+        if token_words[member.i] not in piece:
+            return [row]
+        pieces.append(piece)
+    out = []
+    for piece in pieces:
+        one = row.copy()
+        one[sorted(subject - set(piece))] = NONE
+        out.append(one)
     return out

@@ -48,6 +48,7 @@ from enoki_hd.extract.asserted import (
     relation_implicit,
     relation_parsed,
     subject_filled,
+    subjects_distributed,
     word_of_tokens,
 )
 from enoki_hd.extract.rules.families.polarity import modality_text, negated_text
@@ -572,6 +573,7 @@ class EncoderExtractor:
             "filled_objects": 0,
             "filled_subjects": 0,
             "completed_objects": 0,
+            "distributed_subjects": 0,
             "joined_pieces": 0,
         }
 
@@ -800,8 +802,14 @@ class EncoderExtractor:
                 trimmed = edges_trimmed(kept, unit.text, unit.words)
                 self.stats["trimmed_edges"] += int(trimmed is not kept)
                 kept = trimmed
-                rows.append(kept)
-                confidences.append(score)
+                distributed = (
+                    subjects_distributed(kept, doc, unit.words, token_words)
+                    if doc is not None
+                    else [kept]
+                )
+                self.stats["distributed_subjects"] += int(len(distributed) > 1)
+                rows += distributed
+                confidences += [score] * len(distributed)
         facts = decode_rows(
             unit.text,
             unit.words,
