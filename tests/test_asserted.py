@@ -8,6 +8,7 @@ import pytest
 
 from enoki_hd.extract.asserted import (
     asserted_row,
+    existentials_added,
     object_completed,
     object_filled,
     pieces_joined,
@@ -780,3 +781,37 @@ def test_a_subject_that_is_one_name_or_no_coordination_gives_the_row(nlp) -> Non
     text = "Takeout and catering are available."
     parts = {"catering": ARG1, "are available": REL}
     assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["catering"]
+
+
+def added(nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
+    """The rows :func:`existentials_added` adds to ``rows`` (given as :func:`labelled` parts)."""
+    doc = nlp(text)
+    words = tokenize_words(text)
+    given = [labelled(text, parts)[0] for parts in rows]
+    return [
+        by_label(text, words, r)
+        for r in existentials_added(given, doc, words, word_of_tokens(doc, words))
+    ]
+
+
+def test_an_existential_clause_no_row_states_is_added(nlp) -> None:
+    text = 'There was no British commander named "Robertson" who led the British forces.'
+    # the tagger's row of the relative clause only
+    rows = [
+        {'no British commander named "Robertson"': ARG1, "led": REL, "the British forces": ARG2}
+    ]
+    assert added(nlp, text, rows) == [
+        {ARG1: "There", REL: "was", ARG2: 'no British commander named " Robertson "'}
+    ]
+    # the auxiliaries join the relation; what modifies the verb ("since 2001") is no part of
+    # what exists
+    text = "There have been three floods since 2001."
+    assert added(nlp, text, []) == [{ARG1: "There", REL: "have been", ARG2: "three floods"}]
+
+
+def test_no_existential_is_added_where_a_row_states_it_or_the_sentence_does_not(nlp) -> None:
+    text = "There are three bridges over the river."
+    rows = [{"There": ARG1, "are": REL, "three bridges over the river": ARG2}]
+    assert added(nlp, text, rows) == []
+    assert added(nlp, "If there is a fire, leave the building.", []) == []
+    assert added(nlp, "The bridge is over there.", []) == []

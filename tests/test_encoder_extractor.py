@@ -289,6 +289,13 @@ def test_a_relative_clause_of_no_one_keeps_its_noun_in_the_subject(tagger_dir) -
     row[words.index("Suede.") if "Suede." in words else words.index("Suede")] = ARG2
     extractor = EncoderExtractor(path=tagger_dir)
     extractor.session = FixedRowSession(row)  # type: ignore[assignment]
-    (fact,) = extractor.extract(answer)
+    fact, existential = extractor.extract(answer)
     assert (fact.subject, fact.relation) == ("no singer named Anderson", "joined")
     assert_exact(answer, fact)
+    # the existential clause, which no row states, added from the parse
+    assert (existential.subject, existential.relation, existential.object) == (
+        "There",
+        "was",
+        "no singer named Anderson",
+    )
+    assert existential.negated and extractor.stats["added_existentials"] == 1

@@ -638,3 +638,46 @@ def subjects_distributed(
         one[sorted(subject - set(piece))] = NONE
         out.append(one)
     return out
+
+
+def existentials_added(
+    rows: Sequence[np.ndarray], doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[np.ndarray]:
+    """A row for each existential clause of the sentence that no row states, as the rules
+    extractor gives one: "there" its subject, its "be" with the auxiliaries and negation the
+    relation, what exists its object — the noun's phrase without a relative clause ("there
+    was no British commander named "Robertson" who led the British forces" gives "there | was
+    | no British commander named "Robertson"", a claim the tagger, taught on verb-centred
+    triples, left without a row; the relative clause is a row of its own). A clause the
+    sentence does not assert (:func:`~enoki_hd.extract.rules.syntax.is_unasserted`), one
+    whose verb a row already holds, or one the parse gives nothing that exists, adds none."""
+    n = len(words)
+    added: list[np.ndarray] = []
+    for there in doc:
+        if there.dep_ != "expl" or there.lower_ != "there" or there.head is there:
+            continue
+        verb = there.head
+        subject, at = token_words[there.i], token_words[verb.i]
+        if verb.lemma_ != "be" or subject < 0 or at < 0 or is_unasserted(verb):
+            continue
+        if any(row[at] == REL for row in [*rows, *added]):
+            continue
+        what = [c for c in verb.children if c.dep_ in ("attr", "nsubj") and c.i > verb.i]
+        if not what:
+            continue
+        relation = {at} | {token_words[c.i] for c in verb.children if c.dep_ in _RELATION_DEPS} - {
+            -1
+        }
+        clauses = set().union(
+            *(_words_under(c, token_words) for c in what[0].children if c.dep_ == "relcl")
+        )
+        phrase = sorted(_words_under(what[0], token_words) - clauses - relation - {-1, subject})
+        phrase = _trimmed(phrase, doc, words, token_words)
+        if not phrase:
+            continue
+        row = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
+        row[subject] = ARG1
+        row[sorted(relation)] = REL
+        row[phrase] = ARG2
+        added.append(row)
+    return added

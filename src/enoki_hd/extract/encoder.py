@@ -7,7 +7,8 @@ of windows sorted by length → the tagger's ``predict_with_scores`` (ONNX Runti
 ``depth`` label rows per window and the probability of each chosen label → rows over the
 sentence's words, a negation the tagger left out given to the part beside it
 (:func:`enoki_hd.igl.decode.keep_negations`) → each row read against the sentence's dependency
-parse, a clause the sentence does not assert dropped (:mod:`enoki_hd.extract.asserted`) →
+parse, a clause the sentence does not assert dropped, an existential clause no row states
+added (:mod:`enoki_hd.extract.asserted`) →
 :func:`enoki_hd.igl.decode.decode_rows` → facts with spans into the answer.
 
 A checkpoint directory holds either
@@ -41,6 +42,7 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.asserted import (
     asserted_row,
+    existentials_added,
     object_completed,
     object_filled,
     pieces_joined,
@@ -463,7 +465,15 @@ class EncoderExtractor:
             ended on a preposition takes the phrase it governs ("the home ground for *the
             Austrian football club*"; ``stats["completed_objects"]``), and the commas and
             conjunctions between pieces of a subject or object are kept ("Oberhof*,*
-            Germany"; ``stats["joined_pieces"]``).
+            Germany"; ``stats["joined_pieces"]``). A row of an order ("the computer | enable
+            | disable it" of "toggle the switch … to enable or disable it") or whose subject
+            its verb governs ("snowfall | provides information on") is dropped, a
+            coordinated subject gives a row per conjunct ("Takeout | …", "catering | …";
+            ``stats["distributed_subjects"]``), and an existential clause no row states gets
+            one ("there | was | no British commander named "Robertson"";
+            ``stats["added_existentials"]``). Without it, the rows as tagged (an article
+            without its noun still left out:
+            :func:`~enoki_hd.igl.decode.dangling_articles_dropped`).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
         device: torch backend only.
     """
@@ -574,6 +584,7 @@ class EncoderExtractor:
             "filled_subjects": 0,
             "completed_objects": 0,
             "distributed_subjects": 0,
+            "added_existentials": 0,
             "joined_pieces": 0,
         }
 
@@ -810,6 +821,12 @@ class EncoderExtractor:
                 self.stats["distributed_subjects"] += int(len(distributed) > 1)
                 rows += distributed
                 confidences += [score] * len(distributed)
+        if doc is not None:
+            # an existential clause no row states (asserted.existentials_added)
+            extra = existentials_added(rows, doc, unit.words, token_words)
+            self.stats["added_existentials"] += len(extra)
+            rows += extra
+            confidences += [min(confidences, default=self.min_confidence)] * len(extra)
         facts = decode_rows(
             unit.text,
             unit.words,
