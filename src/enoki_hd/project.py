@@ -349,9 +349,6 @@ def join_phrase_gaps(
 # date counted from another, opening hours read from a table: "weekends", "5:00 PM"; a
 # listing's yes or no: "does provide free WiFi" for 'WiFi': 'free')
 _RESTATED = frozenset({"period", "relative_date", "hours", "attribute"})
-# a sentence without facts that a listing failed (verify/listings.py): the listing names what is
-# wrong, so its other words are taken as paraphrase, as a value conflict's ancestors' are
-_LISTED = frozenset({"hours_conflict", "attribute_conflict", "attribute_unknown"})
 
 
 def blame_sentence_words(
@@ -382,6 +379,7 @@ def blame_sentence_words(
     id, and are merged with ``spans`` by the rule of :func:`project_spans`.
     """
     from enoki_hd.verify.grounding import ground
+    from enoki_hd.verify.listings import LISTED_METHODS
 
     explained = explained_failures(verdicts)
     covered: dict[int, list[Span]] = {}
@@ -394,7 +392,12 @@ def blame_sentence_words(
         covered.setdefault(fact.sentence, []).extend(parts)
     extra = []
     for sentence in sentences:
-        if sentence.label not in ("contradicted", "unverifiable") or sentence.method in _LISTED:
+        # a sentence a listing failed: the listing names what is wrong, so its other words are
+        # taken as paraphrase, as a value conflict's ancestors' are
+        if (
+            sentence.label not in ("contradicted", "unverifiable")
+            or sentence.method in LISTED_METHODS
+        ):
             continue
         inside = covered.get(sentence.index, [])
         result = ground(sentence.text, "", question=question, scope=grounding)

@@ -109,22 +109,6 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD_RE.findall(text)]
 
 
-def _find(words: Sequence[str], key: tuple[str, ...]) -> tuple[int, int] | None:
-    """Where consecutive ``words`` spell ``key`` (joined or not), as a word range."""
-    target = "".join(key)
-    if len(target) < 4:
-        return None
-    for i in range(len(words)):
-        joined = ""
-        for j in range(i, len(words)):
-            joined += words[j]
-            if joined == target:
-                return i, j + 1
-            if not target.startswith(joined):
-                break
-    return None
-
-
 @dataclass(frozen=True)
 class AttributeIndex:
     """A listing's attributes with their keys' words joined ("wifi"), for :func:`_found`."""
@@ -135,8 +119,8 @@ class AttributeIndex:
 
 
 def index_attributes(attributes: Sequence[Attribute]) -> AttributeIndex:
-    """``attributes`` indexed by their joined key words (keys under four letters left out,
-    as :func:`_find` leaves them)."""
+    """``attributes`` indexed by their joined key words (a key under four letters is
+    never looked for)."""
     keys: dict[str, list[int]] = {}
     for k, attribute in enumerate(attributes):
         target = "".join(attribute.words)
@@ -146,9 +130,9 @@ def index_attributes(attributes: Sequence[Attribute]) -> AttributeIndex:
 
 
 def _found(words: Sequence[str], index: AttributeIndex) -> list[tuple[Attribute, tuple[int, int]]]:
-    """Where consecutive ``words`` first spell each attribute's key (as :func:`_find`), for
-    the attributes found, in the listing's order: the runs of words are looked up among the
-    keys, so that a listing of thousands of keys costs no scan per key."""
+    """Where consecutive ``words`` first spell each attribute's key (joined or not: "wifi",
+    "wi fi"), for the attributes found, in the listing's order: the runs of words are looked
+    up among the keys, so that a listing of thousands of keys costs no scan per key."""
     found: dict[int, tuple[int, int]] = {}
     for i in range(len(words)):
         joined = ""
@@ -205,14 +189,14 @@ def context_attributes(context: str) -> list[Attribute]:
     free_text.append(context[cursor:])
     outside = _words(" ".join(free_text))
     written = set(outside)
+    # written outside: solid ("wifi"), or word by word (looked for only when every word is)
+    spelt = [a[0] for (words, _), a in found.items() if all(w in written for w in words)]
+    in_words = {a for a, _ in _found(outside, index_attributes(spelt))} if spelt else set()
     out = []
     for (words, _), attributes in found.items():
         if len({a.value for a in attributes}) > 1:
             continue
-        # written outside: solid ("wifi"), or word by word (a scan, only when every word is)
-        if "".join(words) in written or (
-            all(w in written for w in words) and _find(outside, words) is not None
-        ):
+        if "".join(words) in written or attributes[0] in in_words:
             continue
         out.append(attributes[0])
     return sorted(out, key=lambda a: a.span.start)

@@ -31,6 +31,8 @@ from enoki_hd.verify.grounding import CONTRADICTED_HALL_FLOOR
 from enoki_hd.verify.hours import checked_claims
 
 FALLBACK = "sentence-nli-fallback"
+# the ``method`` of a sentence a listing failed: the check that failed it
+LISTED_METHODS = frozenset({"hours_conflict", "attribute_conflict", "attribute_unknown"})
 
 
 def _inside(span: Span, sentence: Span) -> bool:
