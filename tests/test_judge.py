@@ -745,3 +745,65 @@ def test_sentence_entailment_out_of_range_is_refused(value: object) -> None:
     assert str(err.value) == (
         f"sentence_entailment must be a number in [0, 1] or None (off), got {value!r}"
     )
+
+
+def _contradicted(answer: str, fact: Fact, context: str) -> FactVerdict:
+    """``fact``'s hybrid verdict when the verifier contradicts it (0.97) from ``context``."""
+    decision = EvidenceDecision(
+        "contradicted", NLIScores(0.01, 0.02, 0.97), Evidence(0, len(context), context), 1
+    )
+    return FactJudge("hybrid").judge(
+        answer, [fact], ["hypothesis"], [decision], grounding=GroundingIndex(context)
+    )[0]
+
+
+def _spanned(answer: str, fact_id: str, subject: str, relation: str, obj: str) -> Fact:
+    def at(words: str) -> list[Span]:
+        start = answer.index(words)
+        return [Span(start, start + len(words))]
+
+    return Fact(fact_id, 0, subject, relation, obj, at(subject), at(relation), at(obj))
+
+
+@pytest.mark.parametrize(
+    ("answer", "subject", "relation", "obj", "blamed"),
+    [
+        # a denial: its polarity is what the verifier contradicts, so the object is blamed
+        # whole, not only the name the context lacks
+        (
+            'There was no British commander named "Robertson" at the battle.',
+            "There",
+            "was",
+            'no British commander named "Robertson"',
+            None,
+        ),
+        ("The general had never met Robertson.", "The general", "had", "never met Robertson", None),
+        # no denial in what the fact blames: the unfound words, as before
+        (
+            "There was a British commander named Robertson.",
+            "There",
+            "was",
+            "a British commander named Robertson",
+            ["Robertson"],
+        ),
+        # "No." before a number abbreviates "number"
+        (
+            "The general led No. 5 Regiment under Robertson.",
+            "The general",
+            "led",
+            "No. 5 Regiment under Robertson",
+            ["Robertson"],
+        ),
+    ],
+)
+def test_a_contradicted_denial_blames_its_object_whole(
+    answer: str, subject: str, relation: str, obj: str, blamed: list[str] | None
+) -> None:
+    context = (
+        "General William Howe led the British forces at the battle; No. 5 Regiment was there."
+        " A British commander, named in the orders, had never met the general."
+    )
+    verdict = _contradicted(answer, _spanned(answer, "f0", subject, relation, obj), context)
+    assert (verdict.label, verdict.decided_by) == ("contradicted", "nli")
+    words = None if verdict.blamed is None else [answer[s.start : s.end] for s in verdict.blamed]
+    assert words == blamed

@@ -95,6 +95,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from enoki_hd.project import blamed_spans
 from enoki_hd.text import merge_spans
 from enoki_hd.types import (
     Evidence,
@@ -136,8 +137,17 @@ _MODES_TEXT = "'nli', 'grounding', 'hybrid' or 'calibrated'"
 # of the 5,736 SNLI test pairs the shipped verifier puts at or above it, 97.1% are indeed not
 # entailed (gold neutral or contradiction).
 NLI_DECISIVE = 0.9
+# The words that deny what a fact's blamed words say ("no British commander", "never won").
+_DENIAL_RE = re.compile(
+    r"\b(?:no(?!\.\s*\d)|not|never|none|nothing|nobody|neither|nor|cannot)\b|n't", re.I
+)
 # the signals whose failure a period's restatement can lift: not a conflict, not an absent name
 _PERIOD_DECIDERS = frozenset({"nli", "grounding"})
+
+
+def _denies(answer: str, spans: Sequence[Span]) -> bool:
+    """Whether a word of ``spans`` in ``answer`` denies ("no", "not", "never", "n't", ...)."""
+    return any(_DENIAL_RE.search(answer[span.start : span.end]) for span in spans)
 
 
 def _only_the_length_unfound(answer: str, verdict: FactVerdict) -> bool:
@@ -525,6 +535,12 @@ class FactJudge:
         if result is not None:
             blamed = [p for span in result.missing_spans for p in answer_pieces(span, offsets)]
             blamed = blamed or None
+            # a denial the verifier contradicts is wrong as a whole: its polarity, not only the
+            # words the context lacks ("there | was | no British commander named "Robertson""
+            # blames the object, not "Robertson" alone)
+            denial = label == "contradicted" and fusion.decided_by == "nli"
+            if blamed and denial and _denies(answer, blamed_spans(fact)):
+                blamed = None
             if blamed and widened:
                 # a wrong date of a refinement: blame what the refinement added ("5" of
                 # "5 March 1950"), not the month and year its ancestors vouch for
