@@ -8,6 +8,7 @@ import pytest
 
 from enoki_hd.extract.asserted import (
     asserted_row,
+    clauses_added,
     existentials_added,
     object_completed,
     object_filled,
@@ -815,3 +816,58 @@ def test_no_existential_is_added_where_a_row_states_it_or_the_sentence_does_not(
     assert added(nlp, text, rows) == []
     assert added(nlp, "If there is a fire, leave the building.", []) == []
     assert added(nlp, "The bridge is over there.", []) == []
+
+
+def clause_rows(nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
+    """The rows :func:`clauses_added` adds to ``rows`` (given as :func:`labelled` parts)."""
+    doc = nlp(text)
+    words = tokenize_words(text)
+    given = [labelled(text, parts)[0] for parts in rows]
+    return [
+        by_label(text, words, r)
+        for r in clauses_added(given, doc, words, word_of_tokens(doc, words))
+    ]
+
+
+def test_a_clause_no_row_states_is_added(nlp) -> None:
+    text = "Corça was one of two capitals (the other being the port city Vlorë)."
+    rows = [{"Corça": ARG1, "was one of": REL, "two capitals": ARG2}]
+    assert clause_rows(nlp, text, rows) == [
+        {ARG1: "the other", REL: "being", ARG2: "the port city Vlorë"}
+    ]
+    # the tagger's row of the relative clause only: the main clause, its object without the
+    # relative clause, a hyphenated word kept whole at the object's end
+    text = (
+        "Joni Mitchell, 76, is a renowned singer-songwriter who has been inducted into the "
+        "Hall of Fame."
+    )
+    rows = [{"Joni Mitchell": ARG1, "has been inducted into": REL, "the Hall of Fame": ARG2}]
+    assert clause_rows(nlp, text, rows) == [
+        {ARG1: "Joni Mitchell , 76", REL: "is", ARG2: "a renowned singer-songwriter"}
+    ]
+    # the first preposition joins the relation, the other phrases the object
+    text = "Apple was founded by Steve Jobs in 1976; Oracle was founded by Robert Noyce in 1977."
+    rows = [{"Apple": ARG1, "was founded by": REL, "Steve Jobs in 1976": ARG2}]
+    assert clause_rows(nlp, text, rows) == [
+        {ARG1: "Oracle", REL: "was founded by", ARG2: "Robert Noyce in 1977"}
+    ]
+
+
+def test_no_clause_is_added_where_a_row_states_it_or_it_names_nothing(nlp) -> None:
+    text = "Apple was founded by Steve Jobs in 1976."
+    rows = [{"Apple": ARG1, "was founded by": REL, "Steve Jobs in 1976": ARG2}]
+    assert clause_rows(nlp, text, rows) == []
+    # a pronoun subject, a relative clause, an unasserted clause, a clause without object
+    assert (
+        clause_rows(
+            nlp,
+            "The restaurant offers reservations, but they are not required.",
+            [{"The restaurant": ARG1, "offers": REL, "reservations": ARG2}],
+        )
+        == []
+    )
+    assert clause_rows(nlp, "It is important to title your graph.", []) == []
+    assert clause_rows(nlp, "If the museum is closed on Mondays, visit the park.", []) == []
+    assert clause_rows(nlp, "The museum closed.", []) == []
+    text = "The band that Noel Gallagher founded plays tonight."
+    assert clause_rows(nlp, text, [{"The band": ARG1, "plays": REL, "tonight": ARG2}]) == []

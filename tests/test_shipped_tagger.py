@@ -75,33 +75,59 @@ def test_split_atoms_cuts_the_shipped_taggers_coarse_object() -> None:
     assert [answer[s.start : s.end] for s in atoms[1].delta] == ["Manchester"]
 
 
+FIRMS = [
+    ("Apple", "Steve Jobs", 1976),
+    ("Microsoft", "Bill Gates", 1975),
+    ("Google", "Larry Page", 1998),
+    ("Amazon", "Jeff Bezos", 1994),
+    ("Tesla", "Martin Eberhard", 2003),
+    ("Netflix", "Reed Hastings", 1997),
+    ("Oracle", "Larry Ellison", 1977),
+]
+FIRMS_CONTEXT = (
+    " ".join(f"{f} was founded by {p} in {y}." for f, p, y in FIRMS)
+    + " Intel was founded by Robert Noyce in 1968."
+)
+FIRMS_ANSWER = (
+    "; ".join(f"{f} was founded by {p} in {y}" for f, p, y in FIRMS[:-1])
+    + "; Oracle was founded by Robert Noyce in 1977."
+)
+
+
+def test_clauses_the_tagger_leaves_out_get_rows_from_the_parse() -> None:
+    """Seven founders in one sentence: the tagger emits one row (at most `depth` rows per
+    window); each clause no row states gets one from the parse (asserted.clauses_added), so
+    the swapped founder is a fact, read against the context's founders."""
+    pytest.importorskip("onnxruntime")
+    report = Detector(extractor="encoder").detect(answer=FIRMS_ANSWER, context=FIRMS_CONTEXT)
+    (sentence,) = report.sentences
+    assert sentence.label == "contradicted"
+    assert [(v.fact.subject, v.fact.relation) for v in report.facts] == [
+        ("Apple", "founded by"),
+        *[(firm, "was founded by") for firm, _, _ in FIRMS[1:]],
+    ]
+    oracle = report.facts[-1]
+    assert (oracle.fact.object, oracle.label) == ("Robert Noyce in 1977", "contradicted")
+    assert [v.label for v in report.facts[:-1]] == ["supported"] * 6
+    assert [s.text for s in report.spans] == ["Robert Noyce"]
+
+
 def test_clauses_the_tagger_leaves_out_are_judged_and_blamed() -> None:
-    """Seven founders in one sentence: the tagger emits one fact (at most `depth` rows per
-    window), so the swapped founder of the last clause went unjudged and the sentence was
-    reported supported at 0.0. The clauses no fact covers are facts of their own now."""
+    """The rows as tagged (``asserted=False``, no row added from the parse): the swapped
+    founder of the last clause went unjudged and the sentence was reported supported at 0.0.
+    The clauses no fact covers are facts of their own now."""
 
     pytest.importorskip("onnxruntime")
-    firms = [
-        ("Apple", "Steve Jobs", 1976),
-        ("Microsoft", "Bill Gates", 1975),
-        ("Google", "Larry Page", 1998),
-        ("Amazon", "Jeff Bezos", 1994),
-        ("Tesla", "Martin Eberhard", 2003),
-        ("Netflix", "Reed Hastings", 1997),
-        ("Oracle", "Larry Ellison", 1977),
-    ]
-    context = " ".join(f"{f} was founded by {p} in {y}." for f, p, y in firms)
-    context += " Intel was founded by Robert Noyce in 1968."
-    answer = "; ".join(f"{f} was founded by {p} in {y}" for f, p, y in firms[:-1])
-    answer += "; Oracle was founded by Robert Noyce in 1977."
-    report = Detector(extractor="encoder").detect(answer=answer, context=context)
+    answer, context = FIRMS_ANSWER, FIRMS_CONTEXT
+    tagger = get_extractor("encoder", asserted=False)
+    report = Detector(extractor=tagger).detect(answer=answer, context=context)
     (sentence,) = report.sentences
     assert sentence.label == "contradicted"
     assert [s.text for s in report.spans] == ["Oracle was founded by Robert Noyce in 1977"]
     clauses = [v.fact for v in report.facts if v.fact.source == "clause"]
     assert [f.subject for f in clauses][-1] == "Oracle was founded by Robert Noyce in 1977"
     assert (
-        Detector(extractor="encoder", clause_coverage=False)
+        Detector(extractor=tagger, clause_coverage=False)
         .detect(answer=answer, context=context)
         .sentences[0]
         .label

@@ -483,8 +483,14 @@ def _trimmed(
     """``phrase`` (word indices) without the punctuation and conjunctions it ends on ("an
     American author, journalist," ends at "journalist"; "low-cost or" at "low-cost") and cut
     before a bracket it opens and does not close ("February (10.5 inches" → "February")."""
+    # a word every token of which is punctuation or a conjunction (not "singer-songwriter",
+    # whose hyphen is a token of its own)
     loose = {
         token_words[t.i] for t in doc if (t.is_punct and not t.is_right_punct) or t.pos_ == "CCONJ"
+    } - {
+        token_words[t.i]
+        for t in doc
+        if not ((t.is_punct and not t.is_right_punct) or t.pos_ == "CCONJ")
     }
     text = doc.text
     depth_at_open: int | None = None
@@ -681,3 +687,86 @@ def existentials_added(
         row[phrase] = ARG2
         added.append(row)
     return added
+
+
+# Heads of a subject a clause of its own can be checked on: a noun phrase, not a pronoun ("it
+# is important to …", "you can …", "they are not required" name nothing the context can).
+_NAMED_SUBJECT_POS = frozenset({"NOUN", "PROPN", "NUM"})
+_OWN_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass"})
+# What a clause's row takes as its object: its verb's object or predicate and the phrases of
+# its prepositions ("by Robert Noyce", "in 1977"), not its subordinate or coordinated clauses.
+_PREPOSITION_DEPS = frozenset({"prep", "agent", "dative"})
+_COMPLEMENT_DEPS = OBJECT_DEPS | _PREPOSITION_DEPS
+
+
+def clauses_added(
+    rows: Sequence[np.ndarray], doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[np.ndarray]:
+    """A row for each asserted clause of the sentence that no row states, as the rules
+    extractor gives one: its noun subject (without a relative clause), its verb with the
+    auxiliaries and negation the relation, its object, predicate or, failing those, its first
+    prepositional phrase the object ("Joni Mitchell, 76, is a renowned singer-songwriter" gives
+    "Joni Mitchell, 76 | is | a renowned singer-songwriter", "(the other being the port city
+    Vlorë)" gives "the other | being | the port city Vlorë": clauses the tagger, taught on
+    verb-centred triples, left without a row, so their words were never checked). A clause
+    no row states is one whose verb and auxiliaries no row labels the relation; a relative
+    clause, a clause whose subject is a pronoun, one the sentence does not assert
+    (:func:`~enoki_hd.extract.rules.syntax.is_unasserted`) or one without an object adds
+    none."""
+    n = len(words)
+    added: list[np.ndarray] = []
+    for verb in doc:
+        if verb.pos_ not in ("VERB", "AUX") or verb.dep_ == "relcl" or is_unasserted(verb):
+            continue
+        subjects = [c for c in verb.children if c.dep_ in _OWN_SUBJECT_DEPS]
+        if len(subjects) != 1 or not _names_something(subjects[0]):
+            continue
+        relation = {token_words[verb.i]} | {
+            token_words[c.i] for c in verb.children if c.dep_ in _RELATION_DEPS
+        }
+        relation -= {-1}
+        if not relation or any(row[k] == REL for row in [*rows, *added] for k in relation):
+            continue
+        complements = [c for c in verb.children if c.i > verb.i and c.dep_ in _COMPLEMENT_DEPS]
+        if not complements:
+            continue
+        first = complements[0]
+        phrase: set[int] = set()
+        if first.dep_ in _PREPOSITION_DEPS:
+            # "was founded by | Robert Noyce in 1977": the first preposition is the relation's
+            objects = [c for c in first.children if c.dep_ == "pobj"]
+            if not objects:
+                continue
+            relation.add(token_words[first.i])
+            phrase |= _phrase(objects[0], doc, words, token_words)
+            complements = complements[1:]
+        for complement in complements:
+            phrase |= _phrase(complement, doc, words, token_words)
+        subject = _phrase(subjects[0], doc, words, token_words) - relation
+        phrase -= relation | subject
+        subject_words = _trimmed(sorted(subject), doc, words, token_words)
+        object_words = _trimmed(sorted(phrase), doc, words, token_words)
+        if not subject_words or not object_words:
+            continue
+        row = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
+        row[subject_words] = ARG1
+        row[sorted(relation)] = REL
+        row[object_words] = ARG2
+        added.append(row)
+    return added
+
+
+def _names_something(subject: Token) -> bool:
+    """Whether ``subject`` heads a noun phrase: a noun, name or number, or an adjective with a
+    determiner ("the other", "the latter")."""
+    if subject.pos_ in _NAMED_SUBJECT_POS:
+        return True
+    return subject.pos_ == "ADJ" and any(c.dep_ == "det" for c in subject.children)
+
+
+def _phrase(head: Token, doc: Doc, words: Sequence[Span], token_words: Sequence[int]) -> set[int]:
+    """The words of ``head``'s phrase without its relative clauses."""
+    clauses = set().union(
+        *(_words_under(c, token_words) for c in head.children if c.dep_ == "relcl")
+    )
+    return _words_under(head, token_words) - clauses - {-1}

@@ -42,6 +42,7 @@ from enoki_hd.export.onnx import sha256_file
 from enoki_hd.extract import register
 from enoki_hd.extract.asserted import (
     asserted_row,
+    clauses_added,
     existentials_added,
     object_completed,
     object_filled,
@@ -469,9 +470,12 @@ class EncoderExtractor:
             | disable it" of "toggle the switch … to enable or disable it") or whose subject
             its verb governs ("snowfall | provides information on") is dropped, a
             coordinated subject gives a row per conjunct ("Takeout | …", "catering | …";
-            ``stats["distributed_subjects"]``), and an existential clause no row states gets
+            ``stats["distributed_subjects"]``), an existential clause no row states gets
             one ("there | was | no British commander named "Robertson"";
-            ``stats["added_existentials"]``). Without it, the rows as tagged (an article
+            ``stats["added_existentials"]``), and so does, in a sentence the tagger kept a row
+            of, a clause with a noun subject and an object no row states ("the other | being |
+            the port city Vlorë"; :func:`~enoki_hd.extract.asserted.clauses_added`,
+            ``stats["added_clauses"]``). Without it, the rows as tagged (an article
             without its noun still left out:
             :func:`~enoki_hd.igl.decode.dangling_articles_dropped`).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
@@ -585,6 +589,7 @@ class EncoderExtractor:
             "completed_objects": 0,
             "distributed_subjects": 0,
             "added_existentials": 0,
+            "added_clauses": 0,
             "joined_pieces": 0,
         }
 
@@ -821,12 +826,20 @@ class EncoderExtractor:
                 self.stats["distributed_subjects"] += int(len(distributed) > 1)
                 rows += distributed
                 confidences += [score] * len(distributed)
+        kept_one = bool(confidences)
         if doc is not None:
             # an existential clause no row states (asserted.existentials_added)
             extra = existentials_added(rows, doc, unit.words, token_words)
             self.stats["added_existentials"] += len(extra)
             rows += extra
             confidences += [min(confidences, default=self.min_confidence)] * len(extra)
+        if doc is not None and kept_one:
+            # a clause no row states (asserted.clauses_added), in a sentence the tagger kept a
+            # row of (one without is judged whole), at the confidence of its weakest row
+            extra = clauses_added(rows, doc, unit.words, token_words)
+            self.stats["added_clauses"] += len(extra)
+            rows += extra
+            confidences += [min(confidences)] * len(extra)
         facts = decode_rows(
             unit.text,
             unit.words,
