@@ -10,6 +10,7 @@ from enoki_hd.extract.asserted import (
     asserted_row,
     clauses_added,
     existentials_added,
+    fragments_dropped,
     object_completed,
     object_filled,
     pieces_joined,
@@ -871,3 +872,34 @@ def test_no_clause_is_added_where_a_row_states_it_or_it_names_nothing(nlp) -> No
     assert clause_rows(nlp, "The museum closed.", []) == []
     text = "The band that Noel Gallagher founded plays tonight."
     assert clause_rows(nlp, text, [{"The band": ARG1, "plays": REL, "tonight": ARG2}]) == []
+
+
+def kept_rows(nlp, text: str, rows: list[dict[str, int]]) -> list[int]:
+    """The indices of ``rows`` (given as :func:`labelled` parts) :func:`fragments_dropped`
+    keeps."""
+    doc = nlp(text)
+    words = tokenize_words(text)
+    given = [labelled(text, parts)[0] for parts in rows]
+    return fragments_dropped(given, doc, words, word_of_tokens(doc, words))
+
+
+def test_a_verbless_piece_of_a_longer_row_is_dropped(nlp) -> None:
+    text = "The pollution index is 61% worse than the national average."
+    whole = {"The pollution index": ARG1, "is": REL, "61% worse than the national average": ARG2}
+    piece = {"index": ARG1, "worse than": REL, "the national average": ARG2}
+    assert kept_rows(nlp, text, [whole, piece]) == [0]
+    assert kept_rows(nlp, text, [piece, whole]) == [1]
+    # alone, the piece is the tagger's only reading: kept
+    assert kept_rows(nlp, text, [piece]) == [0]
+
+
+def test_a_piece_with_a_verb_or_words_of_its_own_stays(nlp) -> None:
+    text = "Young has 5 sacks on the year, compared to 9 sacks before."
+    whole = {"Young": ARG1, "has": REL, "5 sacks on the year, compared to 9 sacks before": ARG2}
+    # a verb in its relation: a claim of its own
+    assert kept_rows(nlp, text, [whole, {"Young": ARG1, "has": REL, "5 sacks": ARG2}]) == [0, 1]
+    # a word no other row holds ("before" left out of the longer row)
+    text = "The pollution index is worse than the national average before."
+    longer = {"The pollution index": ARG1, "is": REL, "worse than the national average": ARG2}
+    piece = {"index": ARG1, "worse than": REL, "the national average before": ARG2}
+    assert kept_rows(nlp, text, [longer, piece]) == [0, 1]

@@ -770,3 +770,25 @@ def _phrase(head: Token, doc: Doc, words: Sequence[Span], token_words: Sequence[
         *(_words_under(c, token_words) for c in head.children if c.dep_ == "relcl")
     )
     return _words_under(head, token_words) - clauses - {-1}
+
+
+def fragments_dropped(
+    rows: Sequence[np.ndarray], doc: Doc, words: Sequence[Span], token_words: Sequence[int]
+) -> list[int]:
+    """The indices of ``rows`` to keep: a row whose relation, written in the sentence, holds
+    no verb and whose words are all words of another, longer row is dropped — a piece of
+    that row's predicate read without it ("index | worse than | the national average" of
+    "the pollution index | is | 61% worse than the national average" said the index is worse
+    than average, which its context, giving the 61%, contradicts). A row with a verb in its
+    relation, or with the implicit relation only, stays."""
+    n = len(words)
+    verbs = {token_words[t.i] for t in doc if t.pos_ in _VERB_POS} - {-1}
+    spans = [frozenset(k for k in range(n) if row[k] != NONE) for row in rows]
+    kept = []
+    for i, row in enumerate(rows):
+        relation = {k for k in range(n) if row[k] == REL}
+        fragment = bool(relation) and not relation & verbs
+        if fragment and any(spans[i] < spans[j] for j in range(len(rows)) if j != i):
+            continue
+        kept.append(i)
+    return kept

@@ -44,6 +44,7 @@ from enoki_hd.extract.asserted import (
     asserted_row,
     clauses_added,
     existentials_added,
+    fragments_dropped,
     object_completed,
     object_filled,
     pieces_joined,
@@ -590,6 +591,7 @@ class EncoderExtractor:
             "distributed_subjects": 0,
             "added_existentials": 0,
             "added_clauses": 0,
+            "dropped_fragments": 0,
             "joined_pieces": 0,
         }
 
@@ -826,6 +828,12 @@ class EncoderExtractor:
                 self.stats["distributed_subjects"] += int(len(distributed) > 1)
                 rows += distributed
                 confidences += [score] * len(distributed)
+        if doc is not None:
+            # a piece of a longer row's predicate read without it (asserted.fragments_dropped)
+            keep = fragments_dropped(rows, doc, unit.words, token_words)
+            self.stats["dropped_fragments"] += len(rows) - len(keep)
+            rows = [rows[k] for k in keep]
+            confidences = [confidences[k] for k in keep]
         kept_one = bool(confidences)
         if doc is not None:
             # an existential clause no row states (asserted.existentials_added)
