@@ -27,7 +27,9 @@ Rules (Enoki's projection, with incremental chains):
 - a fact with no parent, or with an empty ``delta``, blames its object spans, else its
   relation spans, else its subject spans;
 - when the verifier narrowed the blame (``verdict.blamed``: the words of those spans that have
-  no trace in the context), only those spans are blamed;
+  no trace in the context), only those spans are blamed (a denial the verifier contradicts
+  is not narrowed: "there | was | no British commander named "Robertson"" blames its object
+  whole, its polarity being what may be wrong);
 - blamed spans are trimmed of surrounding whitespace and punctuation (a bracket or quote
   stays when its partner is inside the span), then spans of
   all facts are merged when they overlap or only whitespace separates them. A merged span

@@ -476,7 +476,10 @@ class EncoderExtractor:
             ``stats["added_existentials"]``), and so does, in a sentence the tagger kept a row
             of, a clause with a noun subject and an object no row states ("the other | being |
             the port city Vlorë"; :func:`~enoki_hd.extract.asserted.clauses_added`,
-            ``stats["added_clauses"]``). Without it, the rows as tagged (an article
+            ``stats["added_clauses"]``), after a row whose relation holds no verb and whose
+            words all belong to a longer row is dropped ("index | worse than | the national
+            average"; :func:`~enoki_hd.extract.asserted.fragments_dropped`,
+            ``stats["dropped_fragments"]``). Without it, the rows as tagged (an article
             without its noun still left out:
             :func:`~enoki_hd.igl.decode.dangling_articles_dropped`).
         spacy_model: the spaCy pipeline for segmentation, the language check and ``asserted``.
