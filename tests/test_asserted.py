@@ -785,15 +785,18 @@ def test_a_subject_that_is_one_name_or_no_coordination_gives_the_row(nlp) -> Non
     assert [r[ARG1] for r in distributed(nlp, text, parts)] == ["catering"]
 
 
-def added(nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
-    """The rows :func:`existentials_added` adds to ``rows`` (given as :func:`labelled` parts)."""
+def rows_added(adder, nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
+    """The rows ``adder`` (:func:`existentials_added`, :func:`clauses_added`) adds to ``rows``
+    (given as :func:`labelled` parts)."""
     doc = nlp(text)
     words = tokenize_words(text)
     given = [labelled(text, parts)[0] for parts in rows]
-    return [
-        by_label(text, words, r)
-        for r in existentials_added(given, doc, words, word_of_tokens(doc, words))
-    ]
+    return [by_label(text, words, r) for r in adder(given, doc, words, word_of_tokens(doc, words))]
+
+
+def added(nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
+    """The rows :func:`existentials_added` adds to ``rows``."""
+    return rows_added(existentials_added, nlp, text, rows)
 
 
 def test_an_existential_clause_no_row_states_is_added(nlp) -> None:
@@ -820,14 +823,8 @@ def test_no_existential_is_added_where_a_row_states_it_or_the_sentence_does_not(
 
 
 def clause_rows(nlp, text: str, rows: list[dict[str, int]]) -> list[dict[int, str]]:
-    """The rows :func:`clauses_added` adds to ``rows`` (given as :func:`labelled` parts)."""
-    doc = nlp(text)
-    words = tokenize_words(text)
-    given = [labelled(text, parts)[0] for parts in rows]
-    return [
-        by_label(text, words, r)
-        for r in clauses_added(given, doc, words, word_of_tokens(doc, words))
-    ]
+    """The rows :func:`clauses_added` adds to ``rows``."""
+    return rows_added(clauses_added, nlp, text, rows)
 
 
 def test_a_clause_no_row_states_is_added(nlp) -> None:

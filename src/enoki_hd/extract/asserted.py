@@ -674,19 +674,29 @@ def existentials_added(
         relation = {at} | {token_words[c.i] for c in verb.children if c.dep_ in _RELATION_DEPS} - {
             -1
         }
-        clauses = set().union(
-            *(_words_under(c, token_words) for c in what[0].children if c.dep_ == "relcl")
-        )
-        phrase = sorted(_words_under(what[0], token_words) - clauses - relation - {-1, subject})
+        phrase = sorted(_phrase(what[0], token_words) - relation - {subject})
         phrase = _trimmed(phrase, doc, words, token_words)
-        if not phrase:
-            continue
-        row = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
-        row[subject] = ARG1
-        row[sorted(relation)] = REL
-        row[phrase] = ARG2
-        added.append(row)
+        if phrase:
+            added.append(_row(n, [subject], relation, phrase))
     return added
+
+
+def _row(n: int, subject: Sequence[int], relation: set[int], obj: Sequence[int]) -> np.ndarray:
+    """A row over ``n`` words (and the sentinels, unlabelled) with ``subject``, ``relation``
+    and ``obj`` (word indices) labelled."""
+    row = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
+    row[list(subject)] = ARG1
+    row[sorted(relation)] = REL
+    row[list(obj)] = ARG2
+    return row
+
+
+def _phrase(head: Token, token_words: Sequence[int]) -> set[int]:
+    """The words of ``head``'s phrase without its relative clauses."""
+    clauses = set().union(
+        *(_words_under(c, token_words) for c in head.children if c.dep_ == "relcl")
+    )
+    return _words_under(head, token_words) - clauses - {-1}
 
 
 # Heads of a subject a clause of its own can be checked on: a noun phrase, not a pronoun ("it
@@ -738,21 +748,16 @@ def clauses_added(
             if not objects:
                 continue
             relation.add(token_words[first.i])
-            phrase |= _phrase(objects[0], doc, words, token_words)
+            phrase |= _phrase(objects[0], token_words)
             complements = complements[1:]
         for complement in complements:
-            phrase |= _phrase(complement, doc, words, token_words)
-        subject = _phrase(subjects[0], doc, words, token_words) - relation
+            phrase |= _phrase(complement, token_words)
+        subject = _phrase(subjects[0], token_words) - relation
         phrase -= relation | subject
         subject_words = _trimmed(sorted(subject), doc, words, token_words)
         object_words = _trimmed(sorted(phrase), doc, words, token_words)
-        if not subject_words or not object_words:
-            continue
-        row = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
-        row[subject_words] = ARG1
-        row[sorted(relation)] = REL
-        row[object_words] = ARG2
-        added.append(row)
+        if subject_words and object_words:
+            added.append(_row(n, subject_words, relation, object_words))
     return added
 
 
@@ -762,14 +767,6 @@ def _names_something(subject: Token) -> bool:
     if subject.pos_ in _NAMED_SUBJECT_POS:
         return True
     return subject.pos_ == "ADJ" and any(c.dep_ == "det" for c in subject.children)
-
-
-def _phrase(head: Token, doc: Doc, words: Sequence[Span], token_words: Sequence[int]) -> set[int]:
-    """The words of ``head``'s phrase without its relative clauses."""
-    clauses = set().union(
-        *(_words_under(c, token_words) for c in head.children if c.dep_ == "relcl")
-    )
-    return _words_under(head, token_words) - clauses - {-1}
 
 
 def fragments_dropped(
