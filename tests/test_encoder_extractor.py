@@ -299,3 +299,13 @@ def test_a_relative_clause_of_no_one_keeps_its_noun_in_the_subject(tagger_dir) -
         "no singer named Anderson",
     )
     assert existential.negated and extractor.stats["added_existentials"] == 1
+
+
+def test_min_confidence_leaves_no_row_from_the_parse_where_it_dropped_the_taggers(stubbed) -> None:
+    answer = "There were three floods in 2001."
+    sentences = [Span(0, len(answer))]
+    assert stubbed.extract(answer, sentences=sentences)
+    # every row the tagger gave is below the floor: no existential row is added in their place
+    stubbed.min_confidence = 0.81
+    assert stubbed.extract(answer, sentences=sentences) == []
+    assert stubbed.stats["added_existentials"] == 0

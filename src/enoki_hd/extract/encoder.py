@@ -445,7 +445,8 @@ class EncoderExtractor:
         depth: extraction rows per sentence; an ONNX graph has its depth fixed at export.
         batch_size: windows per forward pass (the int8 graph's activation scales depend on the
             batch, so this can change outputs slightly).
-        min_confidence: rows whose confidence is below this yield no fact.
+        min_confidence: rows whose confidence is below this yield no fact; a sentence all
+            of whose rows fall below it gets no row from the parse either (``asserted``).
         split: how a row's object is cut at its prepositions (``"none"``, ``"chain"``,
             ``"atoms"``; see :func:`~enoki_hd.igl.decode.decode_rows`).
         min_english_share: sentences whose English-lexicon share is below this are reported
@@ -790,12 +791,14 @@ class EncoderExtractor:
         token_words = word_of_tokens(doc, unit.words) if doc is not None else []
         negations = negation_positions(unit.text, unit.words)
         rows: list[np.ndarray] = []
+        below = 0  # rows with a label that fell below min_confidence
         confidences: list[float] = []
         for window, (labels, probs) in zip(unit.windows, tagged, strict=True):
             m = window.num_words
             labels = np.where(np.asarray(window.word_mask)[None, :], labels, NONE)
             for row, score in zip(labels, row_confidences(labels, probs, m), strict=True):
                 if score < self.min_confidence:
+                    below += int(bool((row != NONE).any()))
                     continue
                 full = np.full(n + len(SENTINELS), NONE, dtype=np.int64)
                 full[window.word_start : window.word_start + m] = row[:m]
@@ -838,7 +841,9 @@ class EncoderExtractor:
             rows = [rows[k] for k in keep]
             confidences = [confidences[k] for k in keep]
         kept_one = bool(confidences)
-        if doc is not None:
+        # when every row the tagger gave fell below min_confidence, no row from the parse
+        # either: one added there would carry no confidence of the tagger's
+        if doc is not None and (kept_one or not below):
             # an existential clause no row states (asserted.existentials_added)
             extra = existentials_added(rows, doc, unit.words, token_words)
             self.stats["added_existentials"] += len(extra)
