@@ -780,12 +780,12 @@ def fragments_dropped(
     relation, or with the implicit relation only, stays."""
     n = len(words)
     verbs = {token_words[t.i] for t in doc if t.pos_ in _VERB_POS} - {-1}
-    spans = [frozenset(k for k in range(n) if row[k] != NONE) for row in rows]
+    labelled = [frozenset(k for k in range(n) if row[k] != NONE) for row in rows]
     kept = []
     for i, row in enumerate(rows):
         relation = {k for k in range(n) if row[k] == REL}
         fragment = bool(relation) and not relation & verbs
-        if fragment and any(spans[i] < spans[j] for j in range(len(rows)) if j != i):
+        if fragment and any(labelled[i] < other for other in labelled):
             continue
         kept.append(i)
     return kept

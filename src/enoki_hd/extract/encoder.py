@@ -7,8 +7,9 @@ of windows sorted by length → the tagger's ``predict_with_scores`` (ONNX Runti
 ``depth`` label rows per window and the probability of each chosen label → rows over the
 sentence's words, a negation the tagger left out given to the part beside it
 (:func:`enoki_hd.igl.decode.keep_negations`) → each row read against the sentence's dependency
-parse, a clause the sentence does not assert dropped, an existential clause no row states
-added (:mod:`enoki_hd.extract.asserted`) →
+parse, a clause the sentence does not assert dropped, a verbless piece of a longer row dropped,
+an existential clause or a clause with a noun subject no row states added
+(:mod:`enoki_hd.extract.asserted`) →
 :func:`enoki_hd.igl.decode.decode_rows` → facts with spans into the answer.
 
 A checkpoint directory holds either
@@ -841,21 +842,20 @@ class EncoderExtractor:
             rows = [rows[k] for k in keep]
             confidences = [confidences[k] for k in keep]
         kept_one = bool(confidences)
-        # when every row the tagger gave fell below min_confidence, no row from the parse
-        # either: one added there would carry no confidence of the tagger's
-        if doc is not None and (kept_one or not below):
-            # an existential clause no row states (asserted.existentials_added)
-            extra = existentials_added(rows, doc, unit.words, token_words)
-            self.stats["added_existentials"] += len(extra)
+        # rows from the parse, at the confidence of the sentence's weakest row: an existential
+        # clause no row states (asserted.existentials_added), unless every row the tagger gave
+        # fell below min_confidence; a clause with a noun subject no row states
+        # (asserted.clauses_added) only in a sentence the tagger kept a row of (one without is
+        # judged whole)
+        adders = [(existentials_added, "added_existentials", kept_one or not below)]
+        adders.append((clauses_added, "added_clauses", kept_one))
+        for adder, stat, wanted in adders:
+            if doc is None or not wanted:
+                continue
+            extra = adder(rows, doc, unit.words, token_words)
+            self.stats[stat] += len(extra)
             rows += extra
             confidences += [min(confidences, default=self.min_confidence)] * len(extra)
-        if doc is not None and kept_one:
-            # a clause no row states (asserted.clauses_added), in a sentence the tagger kept a
-            # row of (one without is judged whole), at the confidence of its weakest row
-            extra = clauses_added(rows, doc, unit.words, token_words)
-            self.stats["added_clauses"] += len(extra)
-            rows += extra
-            confidences += [min(confidences)] * len(extra)
         facts = decode_rows(
             unit.text,
             unit.words,
