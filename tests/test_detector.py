@@ -813,3 +813,38 @@ def test_sentence_entailment_clears_facts_only_the_verifier_failed() -> None:
     assert all("without" in f.hypothesis for f in cleared)
     assert {f.fact.id for f in cleared} == {f.fact.id for f in off.facts if f.label != "supported"}
     assert detector.config()["sentence_entailment"] == 0.7
+
+
+def test_query_windows_ask_each_fact_with_its_answer_sentence() -> None:
+    from enoki_hd.verify.evidence import EvidenceSelector
+
+    class Recording(EvidenceSelector):
+        def verify(self, verifier, index, hypotheses, queries=None):  # type: ignore[override]
+            self.asked = [*getattr(self, "asked", []), (list(hypotheses), queries)]
+            return super().verify(verifier, index, hypotheses, queries)
+
+    first = "Suede is an English rock band formed in Manchester in 1989."
+    second = "Their debut album won the Mercury Music Prize in 1995."
+    selector = Recording(query_windows="defer")
+    detector = Detector(
+        LexicalVerifier(), extractor="rules", selector=selector, sentence_backend="regex"
+    )
+    detector.detect(answer=FACT_ANSWER, context=FACT_CONTEXT)
+    # refinements first (the two coarsest facts of sentence 0 inherit and are not asked)
+    assert selector.asked == [
+        (
+            [
+                "Suede is an English rock band.",
+                "Suede formed in Manchester.",
+                "Suede formed in 1989.",
+                "Their debut album won Mercury Music Prize in 1995.",
+            ],
+            [first, first, first, second],
+        ),
+        (["Their debut album won Mercury Music Prize."], [second]),
+    ]
+    off = Recording()
+    Detector(LexicalVerifier(), extractor="rules", selector=off, sentence_backend="regex").detect(
+        answer=FACT_ANSWER, context=FACT_CONTEXT
+    )
+    assert [queries for _, queries in off.asked] == [None, None]

@@ -471,6 +471,7 @@ def test_selector_config_lists_every_behaviour_changing_setting() -> None:
         "value_sentences": True,
         "resolve_references": True,
         "max_sentence_chars": 1000,
+        "query_windows": "off",
     }
     assert EvidenceSelector(dense_weight=0.3).config()["embedder"] == DEFAULT_EMBEDDER_NAME
     keyword = EvidenceSelector(dense_weight=0.3, fusion="rrf", embedder=KeywordEmbedder())
@@ -546,6 +547,10 @@ def test_selector_rejects_bad_options() -> None:
         EvidenceSelector(max_sentence_chars=99)
     with pytest.raises(TypeError, match=r"max_sentence_chars must be .* got str '1000'"):
         EvidenceSelector(max_sentence_chars="1000")  # type: ignore[arg-type]
+    with pytest.raises(
+        ValueError, match=r"query_windows must be one of off, defer, any, got False"
+    ):
+        EvidenceSelector(query_windows=False)  # type: ignore[arg-type]
 
 
 def test_index_keeps_offsets_into_the_context() -> None:
@@ -716,3 +721,131 @@ def test_retrieval_reads_words_as_grounding_does(middle: str, query: str) -> Non
     scores = index.bm25_scores(query)
     assert int(np.argmax(scores)) == 1 and scores[1] > 0
     assert scores[0] == scores[2] == 0
+
+
+# Four sentences: a fact's own retrieval (top_k=1, no neighbours) finds "Metal frames look
+# light." on its words; its answer sentence finds the daybeds sentence.
+QUERY_CONTEXT = (
+    "Metal frames look light. The hotel has a pool. Guests say the daybeds of the old wing are "
+    "sturdy. The lobby has a bar."
+)
+DAYBEDS = "Guests say the daybeds of the old wing are sturdy."
+
+
+class ScriptedVerifier(WordVerifier):
+    """The scores named for a premise, neutral for any other."""
+
+    def __init__(self, scores: dict[str, NLIScores]) -> None:
+        super().__init__(max_length=64)
+        self.scores = scores
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[NLIScores]:
+        self.calls.append(list(pairs))
+        return [self.scores.get(premise, NEUTRAL) for premise, _ in pairs]
+
+
+def _query_decisions(mode: str, verifier: WordVerifier) -> list:
+    index = EvidenceIndex(QUERY_CONTEXT, sentence_backend="regex")
+    selector = EvidenceSelector(top_k=1, neighbours=0, query_windows=mode)  # type: ignore[arg-type]
+    return selector.verify(
+        verifier,
+        index,
+        ["Frames are metal.", "Frames are metal."],
+        ["The daybeds of the old wing are sturdy and their frames are metal.", None],
+    )
+
+
+@pytest.mark.parametrize("mode", ["defer", "any"])
+def test_a_window_found_for_the_facts_sentence_can_support_it(mode: str) -> None:
+    verifier = ScriptedVerifier({DAYBEDS: ENTAILS})
+    with_query, without = _query_decisions(mode, verifier)
+    assert (with_query.label, with_query.evidence.text, with_query.n_windows) == (
+        "supported",
+        DAYBEDS,
+        2,
+    )
+    # a hypothesis without a query is judged on its own windows only
+    assert (without.label, without.evidence.text, without.n_windows) == (
+        "unverifiable",
+        "Metal frames look light.",
+        1,
+    )
+    assert [p for p, _ in verifier.calls[0]] == [
+        "Metal frames look light.",
+        DAYBEDS,
+        "Metal frames look light.",
+    ]
+
+
+def test_query_windows_off_judges_a_fact_on_its_own_windows() -> None:
+    verifier = ScriptedVerifier({DAYBEDS: ENTAILS})
+    decisions = _query_decisions("off", verifier)
+    assert [(d.label, d.evidence.text, d.n_windows) for d in decisions] == [
+        ("unverifiable", "Metal frames look light.", 1)
+    ] * 2
+    assert len(verifier.calls[0]) == 2
+
+
+@pytest.mark.parametrize("mode", ["defer", "any"])
+def test_a_window_found_for_the_facts_sentence_can_contradict_it(mode: str) -> None:
+    decision, _ = _query_decisions(mode, ScriptedVerifier({DAYBEDS: CONTRADICTS}))
+    assert (decision.label, decision.evidence.text, decision.n_windows) == (
+        "contradicted",
+        DAYBEDS,
+        2,
+    )
+
+
+def test_a_borrowed_entailment_does_not_outweigh_the_facts_own_contradiction() -> None:
+    scores = {DAYBEDS: ENTAILS, "Metal frames look light.": CONTRADICTS}
+    deferred, _ = _query_decisions("defer", ScriptedVerifier(scores))
+    assert (deferred.label, deferred.evidence.text) == (
+        "contradicted",
+        "Metal frames look light.",
+    )
+    any_window, _ = _query_decisions("any", ScriptedVerifier(scores))
+    assert (any_window.label, any_window.evidence.text) == ("supported", DAYBEDS)
+
+
+def test_query_windows_add_nothing_the_facts_own_premises_hold() -> None:
+    index = EvidenceIndex(QUERY_CONTEXT, sentence_backend="regex")
+    selector = EvidenceSelector(top_k=1, neighbours=0, query_windows="defer")
+    verifier = ScriptedVerifier({})
+    selector.verify(
+        verifier,
+        index,
+        ["Frames are metal.", "Frames are metal.", "Frames are metal."],
+        ["Frames are metal.", "Zebras gallop.", "Metal frames look light."],
+    )
+    # the query as the hypothesis, one sharing no word with the context, one retrieving
+    # the fact's own window: no premise added
+    assert [p for p, _ in verifier.calls[0]] == ["Metal frames look light."] * 3
+    whole = EvidenceSelector(strategy="window", query_windows="any")
+    [decision] = whole.verify(
+        ScriptedVerifier({}), index, ["Frames are metal."], ["The daybeds are sturdy."]
+    )
+    assert decision.n_windows == 1  # the whole context is its window already
+    with pytest.raises(ValueError, match="1 queries for 2 hypotheses"):
+        selector.verify(verifier, index, ["a", "b"], ["a"])
+
+
+def test_aggregate_lets_borrowed_windows_entail_unless_the_own_ones_contradict() -> None:
+    windows = [Evidence(i, i + 1, str(i)) for i in range(4)]
+    # an own window contradicts and none entails: the borrowed entailment does not count
+    decision = aggregate(windows, [NEUTRAL, CONTRADICTS, ENTAILS, NEUTRAL], borrowed=2)
+    assert (decision.label, decision.evidence) == ("contradicted", windows[1])
+    # no own window contradicts: it does
+    decision = aggregate(windows, [NEUTRAL, NEUTRAL, ENTAILS, CONTRADICTS], borrowed=2)
+    assert (decision.label, decision.evidence) == ("supported", windows[2])
+    # an own window entails too: the stronger entailment decides, as ever
+    strong = NLIScores(0.97, 0.02, 0.01)
+    decision = aggregate(windows, [ENTAILS, CONTRADICTS, strong, NEUTRAL], borrowed=2)
+    assert (decision.label, decision.evidence) == ("supported", windows[2])
+    # a borrowed contradiction counts; an unverifiable decision's evidence is an own window
+    decision = aggregate(windows, [NEUTRAL, NEUTRAL, NEUTRAL, CONTRADICTS], borrowed=2)
+    assert (decision.label, decision.evidence) == ("contradicted", windows[3])
+    least_bad = NLIScores(0.45, 0.5, 0.05)
+    decision = aggregate(windows, [NEUTRAL, NEUTRAL, least_bad, NEUTRAL], borrowed=2)
+    assert (decision.label, decision.evidence) == ("unverifiable", windows[0])
+    with pytest.raises(ValueError, match="borrowed must leave at least one of the 4 windows"):
+        aggregate(windows, [NEUTRAL] * 4, borrowed=4)

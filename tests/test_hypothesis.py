@@ -244,3 +244,52 @@ def test_verify_chains_rejects_bad_input() -> None:
         verify_chains(
             EvidenceSelector(), LexicalVerifier(), index, facts, hypotheses, inherit_threshold=1.5
         )
+    with pytest.raises(ValueError, match="1 queries for 2 facts"):
+        verify_chains(
+            EvidenceSelector(), LexicalVerifier(), index, facts, hypotheses, queries=["q"]
+        )
+
+
+class RecordingSelector(EvidenceSelector):
+    """Records the hypotheses and queries of every ``verify`` call."""
+
+    def verify(self, verifier, index, hypotheses, queries=None):  # type: ignore[override]
+        self.asked = [*getattr(self, "asked", []), (list(hypotheses), queries)]
+        return super().verify(verifier, index, hypotheses, queries)
+
+
+def test_each_fact_carries_its_query_through_rounds_and_pieces() -> None:
+    index = EvidenceIndex(CHAIN_CONTEXT, sentence_backend="regex")
+    facts, hypotheses = _chain("", "in March 2021")
+    queries = ["It closed.", "It closed in March 2021."]
+    selector = RecordingSelector()
+    verify_chains(
+        selector,
+        LexicalVerifier(),
+        index,
+        facts,
+        hypotheses,
+        ["Nobody was hurt."],
+        queries=queries,
+        **AT_HALF,
+    )
+    # round one: the refinement with its query, the extra sentence with none; round two: the root
+    assert selector.asked == [
+        (
+            ["The plant closed in March 2021.", "Nobody was hurt."],
+            ["It closed in March 2021.", None],
+        ),
+        (["The plant closed."], ["It closed."]),
+    ]
+    once = RecordingSelector()
+    verify_chains(once, LexicalVerifier(), index, facts, hypotheses, queries=queries)
+    assert once.asked == [(hypotheses, queries)]
+    plain = RecordingSelector()
+    verify_chains(plain, LexicalVerifier(), index, facts, hypotheses)
+    assert plain.asked == [(hypotheses, None)]
+    # a hypothesis judged in pieces: each piece is asked with the hypothesis's query
+    long_sentence = ", ".join(["the plant closed in March"] * 30) + "."
+    split = RecordingSelector()
+    [judged] = verify_hypotheses(split, LexicalVerifier(), index, [long_sentence], ["Q"])
+    assert len(judged.split) > 1
+    assert split.asked[0][1] == ["Q"] * len(judged.split)

@@ -620,6 +620,12 @@ class Detector:
                 hypotheses,
                 [selections[i].hypothesis or spans[i].text(answer) for i in whole],
                 inherit_threshold=self.inherit_entailment,
+                queries=[
+                    selections[f.sentence].hypothesis or spans[f.sentence].text(answer)
+                    for f in facts or []
+                ]
+                if self.selector.query_windows != "off"
+                else None,
             )
             fact_judged, sentence_judged = chains.facts, chains.extra
         verdicts: list[FactVerdict] | None = None

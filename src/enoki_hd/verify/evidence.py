@@ -430,28 +430,44 @@ class EvidenceDecision:
     n_windows: int
 
 
-def aggregate(windows: Sequence[Evidence], scores: Sequence[NLIScores]) -> EvidenceDecision:
+def aggregate(
+    windows: Sequence[Evidence], scores: Sequence[NLIScores], *, borrowed: int = 0
+) -> EvidenceDecision:
     """Decide one hypothesis from the scores of its windows.
 
     Supported if any window entails (entailment is the argmax), deciding window = highest
     entailment; else contradicted if any window contradicts, deciding window = highest
-    contradiction; else unverifiable, deciding window = lowest ``hall_prob``.
+    contradiction; else unverifiable, deciding window = lowest ``hall_prob``. The last
+    ``borrowed`` windows were found for something else (the hypothesis's sentence, see
+    ``query_windows``): their entailment does not outweigh a contradiction by one of the
+    hypothesis's own windows when none of those entails, and they are not the evidence of an
+    unverifiable decision.
     """
     if len(windows) != len(scores):
         raise ValueError(f"{len(windows)} windows but {len(scores)} scores")
+    if not 0 <= borrowed < max(len(windows), 1):
+        raise ValueError(
+            f"borrowed must leave at least one of the {len(windows)} windows, got {borrowed}"
+        )
     if not windows:
         return EvidenceDecision("unverifiable", NLIScores(0.0, 1.0, 0.0), None, 0)
     labels = [s.label() for s in scores]
     indices = range(len(windows))
+    own = range(len(windows) - borrowed)
     entailing = [i for i in indices if labels[i] == "entailment"]
     contradicting = [i for i in indices if labels[i] == "contradiction"]
+    own_labels = {labels[i] for i in own}
+    if borrowed and "contradiction" in own_labels and "entailment" not in own_labels:
+        # the hypothesis's own evidence denies it: a window found for another part of its
+        # sentence does not outweigh that
+        entailing = []
     label: FactLabel
     if entailing:
         label, best = "supported", max(entailing, key=lambda i: scores[i].entailment)
     elif contradicting:
         label, best = "contradicted", max(contradicting, key=lambda i: scores[i].contradiction)
     else:
-        label, best = "unverifiable", min(indices, key=lambda i: scores[i].hall_prob)
+        label, best = "unverifiable", min(own, key=lambda i: scores[i].hall_prob)
     return EvidenceDecision(label, scores[best], windows[best], len(windows))
 
 
@@ -485,6 +501,8 @@ def require_bool(value: object, name: str) -> None:
 
 PremiseKind = Literal["window", "sentence", "pair"]
 PREMISE_KINDS: tuple[PremiseKind, ...] = ("window", "sentence", "pair")
+QueryWindows = Literal["off", "defer", "any"]
+QUERY_WINDOW_MODES: tuple[QueryWindows, ...] = ("off", "defer", "any")
 
 
 @dataclass(kw_only=True)
@@ -541,6 +559,14 @@ class EvidenceSelector:
             segmented). A context that is one sentence without a full stop would otherwise
             be one unit, every budget-sized piece of it judged against every hypothesis: on
             50,000 such characters, a hundred NLI pairs per hypothesis.
+        query_windows: what the windows retrieved for a hypothesis's *query* (for a fact,
+            the answer sentence it was read from: :meth:`verify`'s ``queries``) add to its
+            own premises. A fact of a few words retrieves poorly ("Their frames can be made
+            out of metal" finds a window about guest rooms), its sentence finds the one that
+            entails it ("Daybeds come in wood, metal, or a combination"). ``"off"``: nothing;
+            ``"defer"``: they are premises like its own, but their entailment does not
+            outweigh a contradiction by its own windows when none of those entails (see
+            :func:`aggregate`); ``"any"``: they are premises like its own.
 
     ``stats`` counts ``hypotheses`` judged, ``pairs`` sent to the verifier and
     ``model_calls`` (one per :meth:`verify` that had anything to judge).
@@ -560,6 +586,7 @@ class EvidenceSelector:
     value_sentences: bool = True
     resolve_references: bool = True
     max_sentence_chars: int | None = 1000
+    query_windows: QueryWindows = "off"
     stats: dict[str, int] = field(
         default_factory=lambda: {"hypotheses": 0, "pairs": 0, "model_calls": 0},
         init=False,
@@ -572,6 +599,11 @@ class EvidenceSelector:
             raise ValueError(f"strategy must be 'window' or 'retrieve', got {self.strategy!r}")
         if self.fusion not in ("minmax", "rrf"):
             raise ValueError(f"fusion must be 'minmax' or 'rrf', got {self.fusion!r}")
+        if self.query_windows not in QUERY_WINDOW_MODES:
+            raise ValueError(
+                f"query_windows must be one of {', '.join(QUERY_WINDOW_MODES)}, "
+                f"got {self.query_windows!r}"
+            )
         require_int(self.top_k, "top_k", minimum=1)
         require_int(self.neighbours, "neighbours", minimum=0)
         require_fraction(self.dense_weight, "dense_weight")
@@ -641,6 +673,7 @@ class EvidenceSelector:
             "value_sentences": self.value_sentences,
             "resolve_references": self.resolve_references,
             "max_sentence_chars": self.max_sentence_chars,
+            "query_windows": self.query_windows,
         }
 
     def premise_budget(self, verifier: Verifier, hypothesis: str) -> int:
@@ -870,20 +903,69 @@ class EvidenceSelector:
             return (1 - w) / (RRF_K + 1 + _ranks(lexical)) + w / (RRF_K + 1 + _ranks(dense))
         return (1 - w) * _minmax(lexical) + w * _minmax(dense)
 
+    def _query_windows(
+        self,
+        index: EvidenceIndex,
+        query: str,
+        hypothesis: str,
+        own: list[Evidence],
+        verifier: Verifier,
+        scores: dict[str, np.ndarray],
+    ) -> list[Evidence]:
+        """The windows retrieved for ``query`` that ``hypothesis``'s own premises ``own`` do not
+        hold, cut to ``hypothesis``'s budget. None when every sentence is a window's anyway
+        (``strategy="window"`` or a short context) or no sentence shares a term with the
+        query."""
+        if index.is_empty or self.strategy == "window" or query == hypothesis:
+            return []
+        if len(index) <= self.top_k * (2 * self.neighbours + 1):
+            return []
+        values = self._scores(index, query, scores)
+        if not (values > 0).any():
+            return []
+        budget = self.premise_budget(verifier, hypothesis)
+        seen = {(p.start, p.end) for p in own}
+        out = []
+        for first, last in self._retrieved_ranges(values, index):
+            for start, end in index.chunks(verifier, first, last, budget):
+                if (start, end) not in seen:
+                    seen.add((start, end))
+                    out.append(Evidence(start, end, index.context[start:end]))
+        return out
+
     def verify(
-        self, verifier: Verifier, index: EvidenceIndex, hypotheses: Sequence[str]
+        self,
+        verifier: Verifier,
+        index: EvidenceIndex,
+        hypotheses: Sequence[str],
+        queries: Sequence[str | None] | None = None,
     ) -> list[EvidenceDecision]:
         """Judge every hypothesis against its windows with ONE ``verifier.predict`` call.
 
-        An empty context gives ``unverifiable`` decisions without calling the verifier.
+        ``queries`` (one per hypothesis, or None) are what ``query_windows`` retrieves more
+        windows for: for a fact, its answer sentence. An empty context gives
+        ``unverifiable`` decisions without calling the verifier.
 
         Raises:
+            ValueError: ``queries`` and ``hypotheses`` differ in length.
             VerifierError: the verifier returned the wrong number of scores (or failed).
         """
         hypotheses = list(hypotheses)
+        if queries is not None and len(queries) != len(hypotheses):
+            raise ValueError(f"{len(queries)} queries for {len(hypotheses)} hypotheses")
         self.stats["hypotheses"] += len(hypotheses)
         retrieval: dict[str, np.ndarray] = {}
         per_hypothesis = [self._premises(index, h, verifier, retrieval) for h in hypotheses]
+        added = [0] * len(hypotheses)
+        if queries is not None and self.query_windows != "off":
+            for i, (hypothesis, query) in enumerate(zip(hypotheses, queries, strict=True)):
+                if query is None:
+                    continue
+                extra = self._query_windows(
+                    index, query, hypothesis, per_hypothesis[i], verifier, retrieval
+                )
+                per_hypothesis[i] += extra
+                added[i] = len(extra)
         pairs = [
             (self._premise_text(verifier, index, window, hypothesis), hypothesis)
             for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True)
@@ -901,8 +983,9 @@ class EvidenceSelector:
                 )
         decisions = []
         offset = 0
-        for hypothesis, windows in zip(hypotheses, per_hypothesis, strict=True):
-            decision = aggregate(windows, scores[offset : offset + len(windows)])
+        for hypothesis, windows, n_added in zip(hypotheses, per_hypothesis, added, strict=True):
+            borrowed = n_added if self.query_windows == "defer" else 0
+            decision = aggregate(windows, scores[offset : offset + len(windows)], borrowed=borrowed)
             offset += len(windows)
             if decision.evidence is not None:
                 focus = self._focus(

@@ -203,13 +203,18 @@ def verify_hypotheses(
     verifier: Verifier,
     index: EvidenceIndex,
     hypotheses: Sequence[str],
+    queries: Sequence[str | None] | None = None,
 ) -> list[HypothesisDecision]:
     """Judge every hypothesis against ``index`` in one batched verifier call, splitting the
-    ones too long to judge whole."""
+    ones too long to judge whole; ``queries`` (one per hypothesis, or None) are passed to
+    :meth:`EvidenceSelector.verify`, a split hypothesis's for each of its pieces."""
+    if queries is not None and len(queries) != len(hypotheses):
+        raise ValueError(f"{len(queries)} queries for {len(hypotheses)} hypotheses")
     budget = hypothesis_budget(verifier)
     splits: list[list[Span]] = []
     texts: list[str] = []
-    for hypothesis in hypotheses:
+    piece_queries: list[str | None] = []
+    for n, hypothesis in enumerate(hypotheses):
         pieces = split_hypothesis(hypothesis, verifier.count_tokens, budget)
         if len(pieces) > 1:
             logger.info(
@@ -220,7 +225,11 @@ def verify_hypotheses(
             )
         splits.append(pieces if len(pieces) > 1 else [])
         texts.extend(p.text(hypothesis) for p in pieces)
-    flat = selector.verify(verifier, index, texts)
+        piece_queries.extend([None if queries is None else queries[n]] * len(pieces))
+    if queries is None:
+        flat = selector.verify(verifier, index, texts)
+    else:
+        flat = selector.verify(verifier, index, texts, piece_queries)
     out: list[HypothesisDecision] = []
     cursor = 0
     for split in splits:
@@ -258,9 +267,12 @@ def verify_chains(
     extra: Sequence[str] = (),
     *,
     inherit_threshold: float | None = None,
+    queries: Sequence[str | None] | None = None,
 ) -> ChainJudgement:
     """Judge ``facts`` (verbalised as ``hypotheses``) and the ``extra`` hypotheses (whole
-    sentences), refinements first (see the module docstring).
+    sentences), refinements first (see the module docstring). ``queries`` (one per fact, or
+    None) are passed to :meth:`EvidenceSelector.verify` with the facts' hypotheses (the
+    extra ones have none).
 
     Rounds go from the finest facts up: round one judges every fact no other fact refines,
     with the extra hypotheses; each later round judges the facts whose refinements are all
@@ -269,15 +281,24 @@ def verify_chains(
     (its probabilities and evidence, no split). None: every fact is judged, in one round.
 
     Raises:
-        ValueError: ``hypotheses`` and ``facts`` differ in length, or ``inherit_threshold`` is
-            outside [0, 1].
+        ValueError: ``hypotheses`` (or ``queries``) and ``facts`` differ in length, or
+            ``inherit_threshold`` is outside [0, 1].
     """
     if len(hypotheses) != len(facts):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(facts)} facts")
+    if queries is not None and len(queries) != len(facts):
+        raise ValueError(f"{len(queries)} queries for {len(facts)} facts")
+    fact_queries: list[str | None] = list(queries) if queries is not None else [None] * len(facts)
     if inherit_threshold is not None and not 0.0 <= inherit_threshold <= 1.0:
         raise ValueError(f"inherit_threshold must be in [0, 1] or None, got {inherit_threshold}")
     if inherit_threshold is None or not facts:
-        judged = verify_hypotheses(selector, verifier, index, [*hypotheses, *extra])
+        judged = verify_hypotheses(
+            selector,
+            verifier,
+            index,
+            [*hypotheses, *extra],
+            None if queries is None else [*fact_queries, *[None] * len(extra)],
+        )
         return ChainJudgement(judged[: len(facts)], judged[len(facts) :])
     position = {fact.id: i for i, fact in enumerate(facts)}
     parent = [position.get(f.parent) if f.parent is not None else None for f in facts]
@@ -319,8 +340,12 @@ def verify_chains(
                 inherited[i] = donor[i]
                 offer(i)
         ready = [i for i in ready if i not in inherited]
-        texts = [hypotheses[i] for i in ready] + (list(extra) if extra_judged is None else [])
-        judged = verify_hypotheses(selector, verifier, index, texts) if texts else []
+        more = list(extra) if extra_judged is None else []
+        texts = [hypotheses[i] for i in ready] + more
+        asked = None
+        if queries is not None:
+            asked = [fact_queries[i] for i in ready] + [None] * len(more)
+        judged = verify_hypotheses(selector, verifier, index, texts, asked) if texts else []
         for i, judgement in zip(ready, judged, strict=False):
             decided[i] = judgement
             offer(i)
