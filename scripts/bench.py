@@ -213,9 +213,17 @@ def bench_end_to_end(
         "sentence_entailment": None if vouch is None else float(vouch),
     }
     from enoki_hd.extract import get_extractor
+    from enoki_hd.verify.evidence import EvidenceSelector
+
+    query_windows = cfg.end_to_end.get("query_windows") or EvidenceSelector.query_windows
 
     path = {"path": cfg.tagger.path} if extractor == "encoder" else {}
-    detector = Detector(verifier, extractor=get_extractor(extractor, **path), **options)
+    detector = Detector(
+        verifier,
+        extractor=get_extractor(extractor, **path),
+        selector=EvidenceSelector(query_windows=query_windows),
+        **options,
+    )
     detector.detect(answer="Warm-up sentence.", context="Warm-up context.")
     pairs_before = verifier.stats["pairs"]
     totals, stages = [], {}
@@ -232,6 +240,7 @@ def bench_end_to_end(
         "examples": len(examples),
         "inherit_entailment": options["inherit_entailment"],
         "sentence_entailment": options["sentence_entailment"],
+        "query_windows": query_windows,
         "nli_pairs_per_example": round((verifier.stats["pairs"] - pairs_before) / len(examples), 1),
         "median_seconds_per_example": round(statistics.median(totals), 4),
         "p90_seconds_per_example": round(sorted(totals)[int(0.9 * (len(totals) - 1))], 4),

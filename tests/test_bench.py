@@ -58,6 +58,7 @@ def test_bench_writes_results(tmp_path: Path, tiny_nli_dir: Path, shared_dir: Pa
     assert saved["end_to_end"]["examples"] == 2
     assert saved["end_to_end"]["inherit_entailment"] == 0.5  # the detector's default
     assert saved["end_to_end"]["sentence_entailment"] is None  # off, the default
+    assert saved["end_to_end"]["query_windows"] == "off"  # the selector's default
     assert saved["end_to_end"]["nli_pairs_per_example"] > 0
     assert {"extract", "verify", "total"} <= set(saved["end_to_end"]["median_stage_seconds"])
 
