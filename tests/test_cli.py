@@ -576,3 +576,24 @@ def test_options_that_would_be_skipped_are_a_usage_error_before_any_model_loads(
     assert (code, out) == (2, "")
     assert err == f"enoki {command}: error: {message}\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_query_windows_reaches_the_detector_and_is_checked(files, capsys) -> None:
+    from enoki_hd.cli import QUERY_WINDOWS, _detector_config, build_parser
+    from enoki_hd.verify.evidence import QUERY_WINDOW_MODES
+
+    assert QUERY_WINDOWS == QUERY_WINDOW_MODES  # written out so the CLI parses without models
+    context, answer = files
+    context.write_text("Harwick Town Council voted to close the footbridge.", encoding="utf-8")
+    answer.write_text("Harwick Town Council voted to close the footbridge.")
+    base = ["detect", "--context", str(context), "--answer", str(answer), "--stable"]
+    code, out, _ = run_cli(base, capsys)  # off by default
+    assert code == 0 and json.loads(out)["config"]["evidence"]["query_windows"] == "off"
+    code, out, _ = run_cli([*base, "--query-windows", "defer"], capsys)
+    assert code == 0 and json.loads(out)["config"]["evidence"]["query_windows"] == "defer"
+    code, _, err = run_cli([*base, "--query-windows", "on"], capsys)
+    assert code == 2 and "argument --query-windows: invalid choice: 'on'" in err
+    batch = ["detect-batch", "--input", "x.jsonl", "--out", "y.jsonl"]
+    for command in (batch, ["serve"]):
+        args = build_parser().parse_args([*command, "--query-windows", "any"])
+        assert _detector_config(args)["evidence"]["query_windows"] == "any"

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from enoki_hd import __version__
 
+# EvidenceSelector's query_windows settings, written out: the CLI imports no model code to parse
+QUERY_WINDOWS = ("off", "defer", "any")
+
 logger = logging.getLogger(__name__)
 
 DETECT_EXAMPLES = """\
@@ -167,6 +170,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="evidence selection strategy (default: retrieve)",
     )
     detect.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
+    detect.add_argument(
+        "--query-windows",
+        choices=QUERY_WINDOWS,
+        default="off",
+        help="also judge each fact against the windows retrieved for its answer sentence "
+        "(defer: their entailment never outweighs the fact's own contradiction; default off)",
+    )
     detect.add_argument(
         "--threshold",
         type=float,
@@ -404,6 +414,12 @@ def _add_detector_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--evidence", choices=("retrieve", "window"), default="retrieve")
     parser.add_argument("--top-k", type=int, default=3, help="sentences retrieved per hypothesis")
+    parser.add_argument(
+        "--query-windows",
+        choices=QUERY_WINDOWS,
+        default="off",
+        help="also judge each fact against its answer sentence's windows (default off)",
+    )
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--verification", choices=("nli", "grounding", "hybrid"), default="hybrid")
     parser.add_argument("--selection", choices=("rules", "none"), default="rules")
@@ -483,7 +499,11 @@ def _detector_config(args: argparse.Namespace) -> dict:
     return {
         "verifier": {"path": args.verifier},
         "extractor": args.extractor,
-        "evidence": {"strategy": args.evidence, "top_k": args.top_k},
+        "evidence": {
+            "strategy": args.evidence,
+            "top_k": args.top_k,
+            "query_windows": args.query_windows,
+        },
         "threshold": args.threshold,
         "verification": args.verification,
         "selection": args.selection,
@@ -656,7 +676,9 @@ def _run_detect(args: argparse.Namespace) -> int:
     detector = Detector(
         args.verifier,
         extractor=extractor,
-        selector=EvidenceSelector(strategy=args.evidence, top_k=args.top_k),
+        selector=EvidenceSelector(
+            strategy=args.evidence, top_k=args.top_k, query_windows=args.query_windows
+        ),
         threshold=args.threshold,
         verification=args.verification,
         selection=args.selection,
