@@ -612,6 +612,13 @@ class Detector:
             expected = set(whole)
             if facts is not None and self.judge.needs_sentence_nli:
                 whole = sorted(expected | ({f.sentence for f in facts} - unchecked))
+            # with query_windows, each fact's sentence retrieves evidence for it too
+            queries = None
+            if facts and getattr(self.selector, "query_windows", "off") != "off":
+                queries = [
+                    selections[f.sentence].hypothesis or spans[f.sentence].text(answer)
+                    for f in facts
+                ]
             chains = verify_chains(
                 self.selector,
                 self.verifier,
@@ -620,12 +627,7 @@ class Detector:
                 hypotheses,
                 [selections[i].hypothesis or spans[i].text(answer) for i in whole],
                 inherit_threshold=self.inherit_entailment,
-                queries=[
-                    selections[f.sentence].hypothesis or spans[f.sentence].text(answer)
-                    for f in facts or []
-                ]
-                if self.selector.query_windows != "off"
-                else None,
+                queries=queries,
             )
             fact_judged, sentence_judged = chains.facts, chains.extra
         verdicts: list[FactVerdict] | None = None

@@ -913,12 +913,11 @@ class EvidenceSelector:
         scores: dict[str, np.ndarray],
     ) -> list[Evidence]:
         """The windows retrieved for ``query`` that ``hypothesis``'s own premises ``own`` do not
-        hold, cut to ``hypothesis``'s budget. None when every sentence is a window's anyway
-        (``strategy="window"`` or a short context) or no sentence shares a term with the
-        query."""
-        if index.is_empty or self.strategy == "window" or query == hypothesis:
-            return []
-        if len(index) <= self.top_k * (2 * self.neighbours + 1):
+        hold, cut to ``hypothesis``'s budget. None when the query is the hypothesis, when every
+        sentence is a window's anyway (``strategy="window"`` or a short context) or when no
+        sentence shares a term with the query."""
+        covered_anyway = self.top_k * (2 * self.neighbours + 1)
+        if query == hypothesis or self.strategy == "window" or len(index) <= covered_anyway:
             return []
         values = self._scores(index, query, scores)
         if not (values > 0).any():

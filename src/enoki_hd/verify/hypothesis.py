@@ -226,7 +226,7 @@ def verify_hypotheses(
         splits.append(pieces if len(pieces) > 1 else [])
         texts.extend(p.text(hypothesis) for p in pieces)
         piece_queries.extend([None if queries is None else queries[n]] * len(pieces))
-    if queries is None:
+    if queries is None:  # a selector of its own may take no queries
         flat = selector.verify(verifier, index, texts)
     else:
         flat = selector.verify(verifier, index, texts, piece_queries)
