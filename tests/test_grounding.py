@@ -1437,3 +1437,61 @@ def test_dates_and_times_are_restated_in_the_hypothesis_words() -> None:
 )
 def test_a_plain_word_is_one_a_sentence_may_open_with(word: str, plain: bool) -> None:
     assert is_plain_word(word) is plain
+
+
+# --- a table's declared scale --------------------------------------------------------------
+
+SCALED_TABLE = (
+    "Kellerby Hotels – summary results (all amounts in thousands of euros). Revenue: 48,300. "
+    "Operating profit: 5,120. The board proposes no dividend for 2024."
+)
+
+
+def test_a_tables_figures_are_read_at_its_declared_scale() -> None:
+    from enoki_hd.verify.grounding import ScaledNumber, scaled_numbers
+
+    assert scaled_numbers(SCALED_TABLE) == [
+        ScaledNumber(Span(80, 86), 48_300_000.0, "euro"),
+        ScaledNumber(Span(106, 111), 5_120_000.0, "euro"),
+    ]  # the year is no figure
+    found = ground("Kellerby Hotels had revenue of about 48.3 million euros.", SCALED_TABLE)
+    assert (found.status, found.missing) == ("grounded", [])
+    wrong = ground("Kellerby Hotels had revenue of 48.3 billion euros.", SCALED_TABLE)
+    assert wrong.missing_names == ["48.3 billion euros"]
+    # without the declaration 48,300 is 48,300
+    plain = SCALED_TABLE.replace(" (all amounts in thousands of euros)", "")
+    assert scaled_numbers(plain) == []
+    assert ground("Revenue was 48.3 million euros.", plain).missing_names == ["48.3 million euros"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Net sales ($ in millions): 312.4", [(312_400_000.0, "dollar")]),
+        ("Selected figures (in millions of dollars). Debt: 1,140.", [(1_140_000_000.0, "dollar")]),
+        ("Visitors (in thousands) | 48,300 | 12% |", [(48_300_000.0, None)]),
+        ("Figures are shown in billions. Output: 2.5", [(2_500_000_000.0, None)]),
+        # prose that says "in millions" declares nothing
+        ("The game sold in millions. Its price was 48,300.", []),
+        # a figure with a scale or unit of its own keeps it; a blank line ends the table
+        ("(in thousands) Staff: 2.1 million; weight 5 kg\n\nRevenue 48,300", []),
+    ],
+)
+def test_what_a_declared_scale_multiplies(text: str, values: list) -> None:
+    from enoki_hd.verify.grounding import scaled_numbers
+
+    assert [(n.value, n.currency) for n in scaled_numbers(text)] == values
+
+
+def test_a_scaled_figure_is_restated_in_the_hypothesis_words_of_its_currency_only() -> None:
+    hypothesis = "Kellerby Hotels had revenue of about 48.3 million euros."
+    assert restate_quantities(SCALED_TABLE, hypothesis) == SCALED_TABLE.replace(
+        "Revenue: 48,300.", "Revenue: 48.3 million euros."
+    )
+    in_dollars = SCALED_TABLE.replace("of euros", "of dollars")
+    assert restate_quantities(in_dollars, hypothesis) == in_dollars
+    unnamed = SCALED_TABLE.replace(" of euros", "")
+    assert restate_quantities(unnamed, hypothesis) == unnamed  # no currency declared
+    assert restate_quantities(unnamed, "Revenue was 48.3 million.") == unnamed.replace(
+        "48,300", "48.3 million"
+    )

@@ -31,6 +31,7 @@ import dataclasses
 import functools
 import itertools
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -1379,6 +1380,69 @@ def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:
             yield tuple(key)
 
 
+# A table's declared scale: "(in thousands)", "($ in millions)", "(in millions of dollars)",
+# "all amounts in thousands of euros". Prose that says "sold in millions" declares nothing: the
+# phrase must open a parenthesis or follow "amounts", "figures", "values" or "numbers".
+_DECLARED_SCALE_RE = re.compile(
+    r"(?:\(\s*(?P<symbol>[$€£]|usd|eur|gbp)?\s*(?:in\s+)?"
+    r"|\b(?:amounts|figures|values|numbers)\s+(?:are\s+)?"
+    r"(?:(?:stated|given|shown|expressed|reported)\s+)?in\s+)"
+    r"(?P<scale>thousands?|millions?|billions?)\b"
+    r"(?:\s+of\s+(?P<word>euros?|dollars?|pounds?))?",
+    re.IGNORECASE,
+)
+_DECLARED_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SCALE_CURRENCIES = {
+    "$": "dollar", "usd": "dollar", "dollar": "dollar", "€": "euro", "eur": "euro",
+    "euro": "euro", "£": "pound", "gbp": "pound", "pound": "pound",
+}  # fmt: skip
+_PLAIN_AMOUNT_RE = re.compile(r"[$€£]?\s?\d[\d,]*(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class ScaledNumber:
+    """A plain number of a text under a declared scale: "48,300" after "(all amounts in
+    thousands of euros)" is ``value`` 48,300,000, ``currency`` "euro" (None when the
+    declaration names none)."""
+
+    span: Span
+    value: float
+    currency: str | None
+
+
+def scaled_numbers(text: str) -> list[ScaledNumber]:
+    """The plain numbers of ``text`` that a declared scale before them multiplies
+    (:data:`_DECLARED_SCALE_RE`), up to the next blank line: a table's figures under its "(in
+    thousands)". A year, percentage, date or a number written with its own scale word is never
+    one. Empty when ``text`` declares no scale."""
+    return _scaled(text, None)
+
+
+def _scaled(text: str, quantities: list[_Quantity] | None) -> list[ScaledNumber]:
+    """:func:`scaled_numbers`, given ``text``'s quantities when they are at hand (None: read
+    them, only when ``text`` declares a scale)."""
+    declarations = list(_DECLARED_SCALE_RE.finditer(text))
+    if not declarations:
+        return []
+    found: list[ScaledNumber] = []
+    if quantities is None:
+        quantities = _analyse(text).quantities
+    for m in declarations:
+        scale = _DECLARED_SCALES[m.group("scale").lower().rstrip("s")]
+        said = m.group("symbol") or m.group("word")
+        currency = _SCALE_CURRENCIES.get(said.lower().rstrip("s")) if said else None
+        end = text.find("\n\n", m.end())
+        end = len(text) if end < 0 else end
+        for q in quantities:
+            mention = q.mention
+            if not m.end() <= mention.span.start < end or mention.kind not in ("number", "money"):
+                continue
+            if not _PLAIN_AMOUNT_RE.fullmatch(mention.text) or _measures(q.unit):
+                continue  # "48.3 million", "5 kg": a scale or unit of its own
+            found.append(ScaledNumber(mention.span, mention.value * scale, currency))
+    return found
+
+
 class GroundingIndex:
     """What a context (and optionally the question) offers to ground an answer: built once,
     in one pass over the text, then queried by :func:`ground` for every fact.
@@ -1459,6 +1523,9 @@ class GroundingIndex:
                 values["count"].extend(float(n.group()) for n in _PLAIN_DIGITS_RE.finditer(m.text))
             if m.kind in ("year", "number") and m.value.is_integer():
                 years.add(int(m.value))
+        # a table's figures under its declared scale are found at that scale too: "48,300"
+        # under "(all amounts in thousands of euros)" for "48.3 million euros"
+        values["count"].extend(n.value for n in _scaled(context, analysis.quantities))
         self._values = {group: sorted(v) for group, v in values.items()}
         self._date_keys = {
             key for d in analysis.dates if d.kind in ("day", "month") for key in _date_keys(d)
@@ -2403,6 +2470,17 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
                 if target.start == 0 and not starts_sentence(premise, measure.start):
                     said = said[:1].lower() + said[1:]  # "A quarter" that opens the hypothesis
                 found.append((measure.start, measure.end, said))
+                break
+    for number in scaled_numbers(premise):
+        # a table's "48,300" under "(in thousands of euros)" is "48.3 million euros": said so
+        # for an amount in the currency the declaration names, or for a count where it names
+        # none ("(in thousands)": 48.3 million visitors)
+        for target in wanted:
+            currency = target.dimension.partition(":")[2] or None
+            if currency != number.currency or not target.dimension.startswith(("money", "count")):
+                continue
+            if target.is_amount and math.isclose(target.values[0], number.value, rel_tol=1e-9):
+                found.append((number.span.start, number.span.end, target.text))
                 break
     for span, said, readings in _moments_of(premise):
         for _, target_text, target_readings in moments:
