@@ -1473,8 +1473,17 @@ def test_a_tables_figures_are_read_at_its_declared_scale() -> None:
         ("Figures are shown in billions. Output: 2.5", [(2_500_000_000.0, None)]),
         # prose that says "in millions" declares nothing
         ("The game sold in millions. Its price was 48,300.", []),
+        ("Revenue (€ thousands) | 48,300 |", [(48_300_000.0, "euro")]),
         # a figure with a scale or unit of its own keeps it; a blank line ends the table
         ("(in thousands) Staff: 2.1 million; weight 5 kg\n\nRevenue 48,300", []),
+        # a parenthesis that speaks of millions of something declares nothing
+        ("Floods (millions of people were displaced) destroyed 300 homes.", []),
+        # a second declaration ends the first's table; a figure's own currency wins
+        (
+            "(in thousands) Staff: 12 (in millions of dollars) Sales: 4",
+            [(12e3, None), (4e6, "dollar")],
+        ),
+        ("(in millions of dollars) Sales: €4", [(4e6, "euro")]),
     ],
 )
 def test_what_a_declared_scale_multiplies(text: str, values: list) -> None:

@@ -1380,14 +1380,17 @@ def _date_keys(date: DateMention) -> Iterator[tuple[int | None, ...]]:
             yield tuple(key)
 
 
-# A table's declared scale: "(in thousands)", "($ in millions)", "(in millions of dollars)",
-# "all amounts in thousands of euros". Prose that says "sold in millions" declares nothing: the
-# phrase must open a parenthesis or follow "amounts", "figures", "values" or "numbers".
+# A table's declared scale: "(in thousands)", "($ in millions)", "(€ thousands)", "(in millions
+# of dollars)", "all amounts in thousands of euros". Prose declares nothing: "sold in millions"
+# or "(millions of people were displaced)" — the phrase must be "(in …", a currency and the scale
+# alone in parentheses, or follow "amounts", "figures", "values" or "numbers".
+_CURRENCY_MARK = r"[$€£]|usd|eur|gbp"
+_SCALE_WORD = r"thousands?|millions?|billions?"
 _DECLARED_SCALE_RE = re.compile(
-    r"(?:\(\s*(?P<symbol>[$€£]|usd|eur|gbp)?\s*(?:in\s+)?"
+    rf"(?:\(\s*(?:(?P<symbol>{_CURRENCY_MARK})\s*)?in\s+(?P<scale>{_SCALE_WORD})\b"
+    rf"|\(\s*(?P<symbol_alone>{_CURRENCY_MARK})\s*(?P<scale_alone>{_SCALE_WORD})\s*(?=\))"
     r"|\b(?:amounts|figures|values|numbers)\s+(?:are\s+)?"
-    r"(?:(?:stated|given|shown|expressed|reported)\s+)?in\s+)"
-    r"(?P<scale>thousands?|millions?|billions?)\b"
+    rf"(?:(?:stated|given|shown|expressed|reported)\s+)?in\s+(?P<scale_said>{_SCALE_WORD})\b)"
     r"(?:\s+of\s+(?P<word>euros?|dollars?|pounds?))?",
     re.IGNORECASE,
 )
@@ -1427,19 +1430,24 @@ def _scaled(text: str, quantities: list[_Quantity] | None) -> list[ScaledNumber]
     found: list[ScaledNumber] = []
     if quantities is None:
         quantities = _analyse(text).quantities
-    for m in declarations:
-        scale = _DECLARED_SCALES[m.group("scale").lower().rstrip("s")]
-        said = m.group("symbol") or m.group("word")
+    for k, m in enumerate(declarations):
+        word = m.group("scale") or m.group("scale_alone") or m.group("scale_said")
+        scale = _DECLARED_SCALES[word.lower().rstrip("s")]
+        said = m.group("symbol") or m.group("symbol_alone") or m.group("word")
         currency = _SCALE_CURRENCIES.get(said.lower().rstrip("s")) if said else None
+        # the table ends at a blank line or where another scale is declared
         end = text.find("\n\n", m.end())
         end = len(text) if end < 0 else end
+        if k + 1 < len(declarations):
+            end = min(end, declarations[k + 1].start())
         for q in quantities:
             mention = q.mention
             if not m.end() <= mention.span.start < end or mention.kind not in ("number", "money"):
                 continue
             if not _PLAIN_AMOUNT_RE.fullmatch(mention.text) or _measures(q.unit):
                 continue  # "48.3 million", "5 kg": a scale or unit of its own
-            found.append(ScaledNumber(mention.span, mention.value * scale, currency))
+            own = _SCALE_CURRENCIES.get(mention.text[0]) if mention.kind == "money" else None
+            found.append(ScaledNumber(mention.span, mention.value * scale, own or currency))
     return found
 
 
@@ -2455,6 +2463,9 @@ def restate_quantities(premise: str, hypothesis: str) -> str:
     hypothesis stays wrong; so is everything when the hypothesis states no value. Counts and
     amounts under :data:`RESTATED_FROM` keep their words ("three" stays "three" against "3":
     the verifier reads small numbers either way, and a rewritten premise is a new input to it).
+    A table's figure under a declared scale (:func:`scaled_numbers`) is restated at that scale
+    when the hypothesis states the amount in the currency declared, or a count where none is:
+    "Revenue: 48,300" under "(in thousands of euros)" becomes "Revenue: 48.3 million euros".
     """
     wanted = _measures_of(hypothesis)
     moments = _moments_of(hypothesis)
