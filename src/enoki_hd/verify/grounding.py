@@ -1395,10 +1395,6 @@ _DECLARED_SCALE_RE = re.compile(
     re.IGNORECASE,
 )
 _DECLARED_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-_SCALE_CURRENCIES = {
-    "$": "dollar", "usd": "dollar", "dollar": "dollar", "€": "euro", "eur": "euro",
-    "euro": "euro", "£": "pound", "gbp": "pound", "pound": "pound",
-}  # fmt: skip
 _PLAIN_AMOUNT_RE = re.compile(r"[$€£]?\s?\d[\d,]*(?:\.\d+)?")
 
 
@@ -1434,7 +1430,7 @@ def _scaled(text: str, quantities: list[_Quantity] | None) -> list[ScaledNumber]
         word = m.group("scale") or m.group("scale_alone") or m.group("scale_said")
         scale = _DECLARED_SCALES[word.lower().rstrip("s")]
         said = m.group("symbol") or m.group("symbol_alone") or m.group("word")
-        currency = _SCALE_CURRENCIES.get(said.lower().rstrip("s")) if said else None
+        currency = currency_of(said) if said else None
         # the table ends at a blank line or where another scale is declared
         end = text.find("\n\n", m.end())
         end = len(text) if end < 0 else end
@@ -1446,7 +1442,7 @@ def _scaled(text: str, quantities: list[_Quantity] | None) -> list[ScaledNumber]
                 continue
             if not _PLAIN_AMOUNT_RE.fullmatch(mention.text) or _measures(q.unit):
                 continue  # "48.3 million", "5 kg": a scale or unit of its own
-            own = _SCALE_CURRENCIES.get(mention.text[0]) if mention.kind == "money" else None
+            own = currency_of(mention.text) if mention.kind == "money" else None
             found.append(ScaledNumber(mention.span, mention.value * scale, own or currency))
     return found
 
